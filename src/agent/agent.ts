@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import type OpenAI from 'openai';
+import type { Config } from '../config/schema.js';
+import type { Database } from '../db/database.js';
+import { LlmError, errorMessage } from '../errors.js';
+import type { ChatMessage, LlmClient, LlmResponse, LlmUsage } from '../llm/types.js';
+import type { Logger } from '../log.js';
+import type { MemoryStore } from '../memory/store.js';
+import type { ToolPolicy } from '../tools/policy.js';
+import type { ApprovalHandler, ToolRegistry } from '../tools/registry.js';
+import type { Artifact, CallOrigin } from '../tools/types.js';
+import type { ZonedClock } from './clock.js';
+import { ConversationStore } from './conversations.js';
+import { buildSystemPrompt } from './prompt.js';
+
+export interface TurnInput {
+  conversationId: string;
+  text: string;
+  /** Sent as image content when `llm.vision` is on; only a text note is kept in history. */
+  images?: ReadonlyArray<{ mimeType: string; data: Buffer }>;
+  origin: CallOrigin;
+  source: 'chat' | 'cli' | 'job' | 'skill';
+  signal?: AbortSignal;
+  unattended?: boolean;
+  policy?: ToolPolicy;
+  approve?: ApprovalHandler;
+  /** Agent profile overrides. */
+  persona?: string;
+  model?: string;
+  /** Appended to the system prompt (a skill's instructions, a job's context). */
+  systemExtra?: string;
+  /** Called for progress (the terminal prints tool calls). */
+  onEvent?: (event: TurnEvent) => void;
+}
+
+export type TurnEvent =
+  | { type: 'tool_start'; tool: string; arguments: string }
+  | { type: 'tool_end'; tool: string; success: boolean; durationMs: number };
+
+export type TurnStatus = 'ok' | 'loop_cap' | 'repeat' | 'llm_error' | 'cancelled' | 'blocked';
+
+export interface TurnResult {
+  turnId: string;
+  status: TurnStatus;
+  /** What to show the person: the answer, or a short honest notice. */
+  text: string;
+  artifacts: Artifact[];
+  usage: LlmUsage & { llmCalls: number };
+  model: string | undefined;
+  toolCalls: number;
+  externalSources: string[];
+  error?: string;
+}
+
+/** Checked before every LLM call (usage budget): a string stops the turn with that message. */
+export type LlmGate = (input: { conversationId: string; source: TurnInput['source'] }) => string | undefined;
+
+export interface AgentDeps {
+  config: Config;
+  db: Database;
+  llm: LlmClient;
+  tools: ToolRegistry;
+  memory: MemoryStore;
+  conversations: ConversationStore;
+  clock: ZonedClock;
+  log: Logger;
+  now?: () => Date;
+}
+
+const REPEAT_LIMIT = 3;
+
+/**
+ * The function-calling loop. Contract: `runTurn` never throws for provider or tool failures; the result
+ * always carries text for the person, and history stays valid (every tool call has its result).
+ */
+export class Agent {
+  private readonly deps: AgentDeps;
+  private readonly gates: LlmGate[] = [];
+  private readonly usageListeners: Array<(usage: { turnId: string; conversationId: string; model: string; usage: LlmUsage }) => void> = [];
+
+  constructor(deps: AgentDeps) {
+    this.deps = deps;
+  }
+
+  addLlmGate(gate: LlmGate): void {
+    this.gates.push(gate);
+  }
+
+  onUsage(listener: (usage: { turnId: string; conversationId: string; model: string; usage: LlmUsage }) => void): void {
+    this.usageListeners.push(listener);
+  }
+
+  async runTurn(input: TurnInput): Promise<TurnResult> {
+    const { config, db, llm, tools, conversations } = this.deps;
+    const turnId = randomUUID();
+    const log = this.deps.log.child({ conversation: input.conversationId, turn: turnId.slice(0, 8) });
+    const startedAt = Date.now();
+    db.prepare('INSERT INTO turns (id, conversation_id, source, started_at) VALUES (?, ?, ?, ?)').run(turnId, input.conversationId, input.source, startedAt);
+
+    const timeout = AbortSignal.timeout(config.agent.turn_timeout_s * 1000);
+    const signal = input.signal ? AbortSignal.any([input.signal, timeout]) : timeout;
+    const result: TurnResult = {
+      turnId, status: 'ok', text: '', artifacts: [], usage: { promptTokens: 0, completionTokens: 0, llmCalls: 0 },
+      model: undefined, toolCalls: 0, externalSources: [],
+    };
+
+    const userMessage: ChatMessage = { role: 'user', content: input.text };
+    conversations.append(input.conversationId, turnId, [userMessage]);
+    const system = buildSystemPrompt({
+      persona: input.persona ?? config.agent.persona,
+      agentName: config.agent.name,
+      clock: this.deps.clock,
+      now: this.deps.now?.() ?? new Date(),
+      memory: this.deps.memory,
+      memoryBudget: config.memory.prompt_chars,
+      extra: input.systemExtra,
+    });
+    const messages: ChatMessage[] = [{ role: 'system', content: system }, ...conversations.history(input.conversationId, config.agent.history_tokens)];
+    if (input.images && input.images.length > 0 && config.llm.vision) attachImages(messages, input.text, input.images);
+
+    const schemas = tools.toFunctionSchemas(input.policy);
+    let models: readonly string[] = input.model ? [input.model, ...llm.models.filter((m) => m !== input.model)] : llm.models;
+    const repeats = new Map<string, number>();
+
+    try {
+      for (let loop = 0; ; loop += 1) {
+        if (loop >= config.llm.max_loops) {
+          result.status = 'loop_cap';
+          result.text = `I stopped after ${config.llm.max_loops} steps without reaching an answer. Tell me how to narrow it down, or ask me to continue.`;
+          break;
+        }
+        const blocked = this.gates.map((gate) => gate({ conversationId: input.conversationId, source: input.source })).find((reason) => reason);
+        if (blocked) {
+          result.status = 'blocked';
+          result.text = blocked;
+          break;
+        }
+        let response: LlmResponse;
+        try {
+          response = await llm.complete({ messages, tools: schemas, models, signal });
+        } catch (error) {
+          if (signal.aborted) throw error;
+          const reason = error instanceof LlmError ? error.message : errorMessage(error);
+          log.error({ err: error }, 'llm failed');
+          result.status = 'llm_error';
+          result.error = reason;
+          result.text = `Sorry, I could not answer: ${reason}. Please try again in a moment.`;
+          break;
+        }
+        result.usage.promptTokens += response.usage.promptTokens;
+        result.usage.completionTokens += response.usage.completionTokens;
+        result.usage.llmCalls += 1;
+        result.model = response.model;
+        for (const listener of this.usageListeners) listener({ turnId, conversationId: input.conversationId, model: response.model, usage: response.usage });
+        // The model that answered serves the rest of this turn (a fallback sticks until the turn ends).
+        const answered = models.indexOf(response.model);
+        if (answered > 0) models = models.slice(answered);
+
+        if (response.toolCalls.length === 0) {
+          result.text = response.content.trim() || '(I have nothing to add.)';
+          conversations.append(input.conversationId, turnId, [{ role: 'assistant', content: response.content }]);
+          break;
+        }
+
+        const assistant: OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam = {
+          role: 'assistant',
+          content: response.content || null,
+          tool_calls: response.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+        };
+        let repeated: string | undefined;
+        const outcomes = await Promise.all(
+          response.toolCalls.map(async (call) => {
+            const key = `${call.name}\u0000${normalizeArguments(call.arguments)}`;
+            const count = (repeats.get(key) ?? 0) + 1;
+            repeats.set(key, count);
+            if (count >= REPEAT_LIMIT) {
+              repeated = call.name;
+              return { content: `Not run: ${call.name} was called with the same arguments ${REPEAT_LIMIT} times in this turn.`, artifacts: [] as Artifact[] };
+            }
+            input.onEvent?.({ type: 'tool_start', tool: call.name, arguments: call.arguments });
+            const outcome = await tools.execute({
+              name: call.name, arguments: call.arguments, callId: call.id, conversationId: input.conversationId, turnId,
+              origin: input.origin, unattended: input.unattended ?? false, signal,
+              ...(input.policy ? { policy: input.policy } : {}),
+              ...(input.approve ? { approve: input.approve } : {}),
+              taint: [...result.externalSources],
+            });
+            input.onEvent?.({ type: 'tool_end', tool: call.name, success: outcome.result.success, durationMs: outcome.durationMs });
+            if (outcome.result.externalSource && !result.externalSources.includes(outcome.result.externalSource)) {
+              result.externalSources.push(outcome.result.externalSource);
+            }
+            const content = outcome.result.success ? outcome.result.output : `ERROR: ${outcome.result.output}`;
+            return { content, artifacts: outcome.result.artifacts ?? [] };
+          }),
+        );
+        result.toolCalls += response.toolCalls.length;
+        const toolMessages: ChatMessage[] = response.toolCalls.map((call, index) => ({
+          role: 'tool', tool_call_id: call.id, content: outcomes[index]?.content ?? '',
+        }));
+        for (const outcome of outcomes) result.artifacts.push(...outcome.artifacts);
+        // A call and its results are stored together, so history never holds a call without a result.
+        conversations.append(input.conversationId, turnId, [assistant, ...toolMessages]);
+        messages.push(assistant, ...toolMessages);
+        if (signal.aborted) throw signal.reason;
+        if (repeated) {
+          result.status = 'repeat';
+          result.text = `I stopped because I kept calling ${repeated} with the same arguments without getting further. Could you rephrase or give me more detail?`;
+          break;
+        }
+      }
+      if (result.status === 'loop_cap' || result.status === 'repeat') {
+        conversations.append(input.conversationId, turnId, [{ role: 'assistant', content: result.text }]);
+      }
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      const timedOut = timeout.aborted && !input.signal?.aborted;
+      result.status = 'cancelled';
+      result.text = timedOut ? `I stopped: the turn took longer than ${config.agent.turn_timeout_s} s.` : 'Stopped.';
+      result.error = timedOut ? 'turn timeout' : 'cancelled';
+    } finally {
+      db.prepare(
+        'UPDATE turns SET ended_at = ?, status = ?, model = ?, llm_calls = ?, prompt_tokens = ?, completion_tokens = ?, error = ? WHERE id = ?',
+      ).run(Date.now(), result.status, result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null, turnId);
+    }
+    log.debug({ status: result.status, toolCalls: result.toolCalls, ms: Date.now() - startedAt }, 'turn done');
+    return result;
+  }
+}
+
+/** Key order and spacing do not make a call different. */
+function normalizeArguments(text: string): string {
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(text)));
+  } catch {
+    return text.trim();
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]));
+  }
+  return value;
+}
+
+function attachImages(messages: ChatMessage[], text: string, images: ReadonlyArray<{ mimeType: string; data: Buffer }>): void {
+  const last = messages.at(-1);
+  if (!last || last.role !== 'user') return;
+  last.content = [
+    { type: 'text', text },
+    ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data.toString('base64')}` } })),
+  ];
+}

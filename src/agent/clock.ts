@@ -1,0 +1,36 @@
+/**
+ * Date formatting in the configured zone. Formatters are built once per zone: building an
+ * Intl.DateTimeFormat per turn is slow and was a peer daemon's memory leak.
+ */
+export class ZonedClock {
+  readonly timeZone: string;
+  private readonly long: Intl.DateTimeFormat;
+  private readonly offset: Intl.DateTimeFormat;
+  private readonly short: Intl.DateTimeFormat;
+
+  constructor(timeZone: string) {
+    this.timeZone = timeZone;
+    this.long = new Intl.DateTimeFormat('en-GB', {
+      timeZone, weekday: 'long', year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+    });
+    this.offset = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+    this.short = new Intl.DateTimeFormat('sv-SE', {
+      timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+    });
+  }
+
+  /** "Sunday 22 November 2026 at 05:10 (Europe/Paris, UTC+01:00)". */
+  describe(date: Date): string {
+    return `${this.long.format(date)} (${this.timeZone}, ${this.offsetOf(date)})`;
+  }
+
+  /** "2026-11-22 05:10" in the zone. */
+  format(date: Date): string {
+    return this.short.format(date);
+  }
+
+  offsetOf(date: Date): string {
+    const name = this.offset.formatToParts(date).find((part) => part.type === 'timeZoneName')?.value ?? 'GMT';
+    return name === 'GMT' ? 'UTC+00:00' : name.replace('GMT', 'UTC');
+  }
+}

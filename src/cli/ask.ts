@@ -1,0 +1,24 @@
+import { parseCommandArgs } from './run.js';
+import type { Command } from './context.js';
+
+/** `familiar ask "text"`: one turn, the reply on stdout; non-zero exit when the turn failed. */
+export const askCommand: Command = async (context) => {
+  const { positionals, values } = parseCommandArgs(context.args, { conversation: { type: 'string' }, new: { type: 'boolean' } });
+  const text = positionals.join(' ').trim();
+  if (text === '') {
+    context.io.stderr.write('usage: familiar ask [--conversation NAME] [--new] "your question"\n');
+    return 2;
+  }
+  const app = await context.createApp('quiet');
+  try {
+    const chatId = typeof values.conversation === 'string' ? values.conversation : 'ask';
+    if (values.new === true) app.conversations.reset('cli', chatId);
+    const result = await app.converse({ text, origin: { channel: 'cli', chatId, userId: 'owner' }, source: 'cli' });
+    const stream = result.status === 'ok' ? context.io.stdout : context.io.stderr;
+    stream.write(`${result.text}\n`);
+    for (const artifact of result.artifacts) context.io.stderr.write(`[artifact: ${artifact.type} ${artifact.name}]\n`);
+    return result.status === 'ok' ? 0 : 1;
+  } finally {
+    await app.close(1000);
+  }
+};

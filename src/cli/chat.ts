@@ -1,0 +1,53 @@
+import { createInterface } from 'node:readline/promises';
+import type { Command } from './context.js';
+
+const CHAT_HELP = 'Commands: /reset (new conversation), /exit. Anything else goes to the assistant.\n';
+
+/** `familiar chat`: an interactive conversation in the terminal; history is kept across sessions. */
+export const chatCommand: Command = async (context) => {
+  const app = await context.createApp('quiet');
+  const { stdout } = context.io;
+  const rl = createInterface({ input: context.io.stdin, output: stdout, terminal: process.stdin.isTTY === true && context.io.stdin === process.stdin });
+  const origin = { channel: 'cli', chatId: 'terminal', userId: 'owner' };
+  let running: AbortController | undefined;
+  rl.on('SIGINT', () => {
+    if (running) running.abort(new DOMException('stopped by the person', 'AbortError'));
+    else rl.close();
+  });
+  stdout.write(`Familiar (${app.config.llm.model}). ${CHAT_HELP}`);
+  try {
+    for (;;) {
+      let line: string;
+      try {
+        line = (await rl.question('you> ')).trim();
+      } catch {
+        break; // input closed
+      }
+      if (line === '') continue;
+      if (line === '/exit' || line === '/quit') break;
+      if (line === '/help') {
+        stdout.write(CHAT_HELP);
+        continue;
+      }
+      if (line === '/reset') {
+        app.conversations.reset(origin.channel, origin.chatId);
+        stdout.write('Started a new conversation (the old one is kept in the database).\n');
+        continue;
+      }
+      running = new AbortController();
+      const result = await app.converse({
+        text: line, origin, source: 'cli', signal: running.signal,
+        onEvent: (event) => {
+          if (event.type === 'tool_start') stdout.write(`  · ${event.tool}\n`);
+        },
+      });
+      running = undefined;
+      stdout.write(`familiar> ${result.text}\n`);
+      for (const artifact of result.artifacts) stdout.write(`  [artifact: ${artifact.type} ${artifact.name}]\n`);
+    }
+  } finally {
+    rl.close();
+    await app.close(2000);
+  }
+  return 0;
+};

@@ -1,0 +1,59 @@
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import type { DoctorLine } from '../app.js';
+import { probeLlm } from '../llm/probe.js';
+import type { Command } from './context.js';
+
+const MARK: Record<DoctorLine['status'], string> = { ok: '✓', fail: '✗', warn: '!', skip: '–' };
+
+/** `familiar doctor`: one line per check, ✓ or ✗ with what to do. Exit 1 when any check failed. */
+export const doctorCommand: Command = async (context) => {
+  const { stdout } = context.io;
+  const lines: DoctorLine[] = [];
+  const print = (line: DoctorLine) => {
+    lines.push(line);
+    const detail = line.detail ? `: ${line.detail}` : '';
+    const fix = line.fix && line.status !== 'ok' ? ` — ${line.fix}` : '';
+    stdout.write(`${MARK[line.status]} ${line.label}${detail}${fix}\n`);
+  };
+  const loaded = context.loadConfig();
+  print({
+    status: 'ok',
+    label: `config: ${loaded.path}`,
+    ...(loaded.source === 'example' ? { detail: 'no config.yaml; using the example defaults' } : {}),
+  });
+  const config = loaded.config;
+  for (const [key, dir] of [['data_dir', config.data_dir], ['memory_dir', config.memory_dir], ['skills_dir', config.skills_dir]] as const) {
+    print(checkWritable(key, dir));
+  }
+  const app = await context.createApp('quiet');
+  try {
+    const integrity = app.db.pragma('quick_check', { simple: true });
+    print(integrity === 'ok'
+      ? { status: 'ok', label: 'database: integrity ok' }
+      : { status: 'fail', label: 'database', detail: String(integrity), fix: 'restore from a backup (familiar backup) or move data/familiar.db aside' });
+    print(await probeLlm(config.llm));
+    for (const module of app.modules) {
+      if (!module.doctor) continue;
+      try {
+        for (const line of await module.doctor()) print(line);
+      } catch (error) {
+        print({ status: 'fail', label: module.name, detail: String(error) });
+      }
+    }
+  } finally {
+    await app.close(0);
+  }
+  const failed = lines.filter((line) => line.status === 'fail').length;
+  stdout.write(failed === 0 ? 'All checks passed.\n' : `${failed} check(s) failed.\n`);
+  return failed === 0 ? 0 : 1;
+};
+
+function checkWritable(key: string, dir: string): DoctorLine {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    return { status: 'ok', label: `${key}: ${dir} writable` };
+  } catch (error) {
+    return { status: 'fail', label: `${key}: ${dir}`, detail: `not writable (${(error as NodeJS.ErrnoException).code ?? 'error'})`, fix: `create it or fix its permissions, or set ${key}` };
+  }
+}

@@ -1,0 +1,17 @@
+import type { Command } from './context.js';
+
+/** `familiar start`: run until SIGINT/SIGTERM, then stop taking work, drain, close; exit 0. */
+export const startCommand: Command = async (context) => {
+  const app = await context.createApp('daemon');
+  const stopped = new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  await app.start();
+  app.log.info({ tools: app.tools.list().length, modules: app.modules.map((module) => module.name), ms: Math.round(performance.now()) }, 'familiar is ready');
+  const signal = await stopped;
+  app.log.info({ signal }, 'shutting down');
+  await app.close(15_000);
+  app.log.info('stopped');
+  return 0;
+};

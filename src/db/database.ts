@@ -1,0 +1,54 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { AppError } from '../errors.js';
+import { MIGRATIONS, type Migration } from './migrations.js';
+
+export type Database = BetterSqlite3.Database;
+
+export const DATABASE_FILE = 'familiar.db';
+
+/**
+ * Opens (creating if needed) the one SQLite file under `dataDir`, in WAL mode, and brings it to the
+ * latest schema. Contract: throws AppError `DB_TOO_NEW` for a database written by a newer Familiar.
+ */
+export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Database {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new BetterSqlite3(path.join(dataDir, DATABASE_FILE));
+  try {
+    db.pragma('journal_mode = WAL');
+    // NORMAL is durable across process crashes in WAL mode; only a power loss can drop the last commits.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, migrations);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+/** Applies pending migrations, each in its own transaction together with the version bump. */
+export function migrate(db: Database, migrations: readonly Migration[]): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const latest = migrations.length;
+  if (current > latest) {
+    throw new AppError(
+      'DB_TOO_NEW',
+      `database schema version ${current} is newer than this Familiar understands (${latest}); upgrade Familiar or restore a backup`,
+    );
+  }
+  for (let version = current + 1; version <= latest; version += 1) {
+    const migration = migrations[version - 1];
+    if (!migration) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${version}`);
+    })();
+  }
+}
+
+export function schemaVersion(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}

@@ -1,0 +1,75 @@
+/**
+ * Numbered migrations: index + 1 is the schema version stored in PRAGMA user_version.
+ * Append only; never edit a released migration.
+ */
+export interface Migration {
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    name: '001-core',
+    sql: `
+      CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        channel TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        archived_at INTEGER
+      );
+      CREATE INDEX conversations_chat ON conversations (channel, chat_id, archived_at);
+
+      CREATE TABLE messages (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL,
+        turn_id TEXT,
+        role TEXT NOT NULL,
+        body TEXT NOT NULL,
+        tokens INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX messages_conversation ON messages (conversation_id, id);
+
+      CREATE TABLE turns (
+        id TEXT PRIMARY KEY,
+        conversation_id TEXT NOT NULL,
+        source TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        status TEXT NOT NULL DEFAULT 'running',
+        model TEXT,
+        llm_calls INTEGER NOT NULL DEFAULT 0,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        error TEXT
+      );
+      CREATE INDEX turns_started ON turns (started_at);
+      CREATE INDEX turns_conversation ON turns (conversation_id, started_at);
+
+      CREATE TABLE audit (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        call_id TEXT NOT NULL,
+        conversation_id TEXT,
+        turn_id TEXT,
+        tool TEXT NOT NULL,
+        input TEXT NOT NULL,
+        output TEXT,
+        error TEXT,
+        success INTEGER NOT NULL,
+        duration_ms REAL NOT NULL,
+        decision TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX audit_created ON audit (created_at);
+      CREATE INDEX audit_tool ON audit (tool, created_at);
+
+      CREATE TABLE memory_files (
+        path TEXT PRIMARY KEY,
+        mtime_ms REAL NOT NULL,
+        size INTEGER NOT NULL
+      );
+      CREATE VIRTUAL TABLE memory_fts USING fts5 (path UNINDEXED, content, tokenize = 'porter unicode61');
+    `,
+  },
+];

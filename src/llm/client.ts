@@ -1,0 +1,125 @@
+import OpenAI, { APIError, APIUserAbortError } from 'openai';
+import type { LlmConfig } from '../config/schema.js';
+import { LlmError, errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import { backoffMs, isRetryable, retryAfterMs, sleep as defaultSleep } from './retry.js';
+import type { LlmClient, LlmRequest, LlmResponse, ToolCallRequest } from './types.js';
+
+export interface CreateLlmClientOptions {
+  config: LlmConfig;
+  log: Logger;
+  /** Injected in tests to observe backoff without waiting. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  fetch?: typeof fetch;
+}
+
+/** True when a request can be made: a key is set, or the base URL is not OpenAI's (local servers need none). */
+export function llmConfigured(config: LlmConfig): boolean {
+  return config.api_key !== '' || !config.base_url.includes('api.openai.com');
+}
+
+export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
+  const { config, log } = options;
+  const sleep = options.sleep ?? defaultSleep;
+  const openai = new OpenAI({
+    baseURL: config.base_url,
+    // Local servers (Ollama, llama.cpp) accept any key, but the SDK insists on one.
+    apiKey: config.api_key || 'none',
+    // Retries are ours: they log, honour long retry-after values up to a cap, and stop on abort.
+    maxRetries: 0,
+    timeout: config.timeout_s * 1000,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  const models = [config.model, ...config.fallback_models.filter((model) => model !== config.model)];
+
+  async function callOnce(model: string, request: LlmRequest): Promise<LlmResponse> {
+    const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming = {
+      model,
+      messages: request.messages,
+      ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
+      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+      ...(config.max_tokens !== undefined ? { max_tokens: config.max_tokens } : {}),
+    };
+    const completion = await openai.chat.completions.create(body, request.signal ? { signal: request.signal } : {});
+    const choice = completion.choices?.[0];
+    if (!choice) throw new LlmError(`model ${model} returned no choices`, undefined);
+    const seen = new Set<string>();
+    const toolCalls: ToolCallRequest[] = [];
+    for (const [index, call] of (choice.message.tool_calls ?? []).entries()) {
+      if (call.type !== 'function') continue;
+      // Some servers (llama.cpp) repeat one id for parallel calls, others omit it: ids must be unique per turn.
+      let id = call.id || `call_${index}`;
+      if (seen.has(id)) id = `${id}_${index}`;
+      seen.add(id);
+      toolCalls.push({ id, name: call.function.name, arguments: call.function.arguments ?? '' });
+    }
+    return {
+      content: choice.message.content ?? '',
+      toolCalls,
+      usage: {
+        promptTokens: completion.usage?.prompt_tokens ?? 0,
+        completionTokens: completion.usage?.completion_tokens ?? 0,
+      },
+      model: completion.model || model,
+      finishReason: choice.finish_reason ?? 'stop',
+    };
+  }
+
+  async function callWithRetries(model: string, request: LlmRequest): Promise<LlmResponse> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await callOnce(model, request);
+      } catch (error) {
+        if (isAbort(error, request.signal)) throw abortError(request.signal);
+        if (attempt >= config.max_retries || !isRetryable(error)) throw error;
+        const asked = retryAfterMs(error);
+        const delay = Math.min(asked ?? backoffMs(attempt), config.max_retry_delay_s * 1000);
+        log.warn({ model, attempt: attempt + 1, status: statusOf(error), delayMs: Math.round(delay) }, 'llm call failed; retrying');
+        await sleep(delay, request.signal);
+      }
+    }
+  }
+
+  return {
+    models,
+    async complete(request) {
+      const candidates = request.models && request.models.length > 0 ? request.models : models;
+      let lastError: unknown;
+      for (const model of candidates) {
+        try {
+          return await callWithRetries(model, request);
+        } catch (error) {
+          if (isAbort(error, request.signal)) throw error;
+          lastError = error;
+          log.warn({ model, status: statusOf(error), err: errorMessage(error) }, 'llm model failed');
+        }
+      }
+      throw new LlmError(describeFailure(lastError), statusOf(lastError), { cause: lastError });
+    },
+  };
+}
+
+function statusOf(error: unknown): number | undefined {
+  return error instanceof APIError ? error.status : undefined;
+}
+
+function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true || error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError');
+}
+
+function abortError(signal: AbortSignal | undefined): Error {
+  return signal?.reason instanceof Error ? signal.reason : new DOMException('The turn was cancelled', 'AbortError');
+}
+
+/** A one-line reason fit for the person: no stack, no request body, no key. */
+export function describeFailure(error: unknown): string {
+  const status = statusOf(error);
+  if (status === 401 || status === 403) return 'the LLM provider refused the API key (check llm.api_key)';
+  if (status === 404) return 'the model was not found (check llm.model)';
+  if (status === 429) return 'the LLM provider is rate limiting us';
+  if (status !== undefined && status >= 500) return `the LLM provider had a server error (${status})`;
+  if (status !== undefined) return `the LLM provider answered ${status}`;
+  if (error instanceof Error && /timed? ?out/i.test(error.message)) return 'the LLM provider did not answer in time';
+  if (error instanceof Error && error.name === 'APIConnectionError') return 'could not connect to the LLM provider (check llm.base_url)';
+  return `the LLM call failed (${errorMessage(error).slice(0, 120)})`;
+}

@@ -1,0 +1,38 @@
+import type OpenAI from 'openai';
+
+export type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+export type FunctionSchema = OpenAI.Chat.Completions.ChatCompletionFunctionTool;
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  /** Raw JSON text as the model sent it; parsed and validated by the tool registry. */
+  arguments: string;
+}
+
+export interface LlmUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface LlmResponse {
+  content: string;
+  toolCalls: ToolCallRequest[];
+  usage: LlmUsage;
+  model: string;
+  finishReason: string;
+}
+
+export interface LlmRequest {
+  messages: ChatMessage[];
+  tools?: FunctionSchema[];
+  /** Models to try in order; defaults to the primary then `llm.fallback_models`. */
+  models?: readonly string[];
+  signal?: AbortSignal;
+}
+
+/** Contract: resolves with a response or throws LlmError (AbortError when the signal fired). */
+export interface LlmClient {
+  readonly models: readonly string[];
+  complete(request: LlmRequest): Promise<LlmResponse>;
+}

@@ -1,0 +1,249 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Database } from '../db/database.js';
+import { writeFileAtomic, KeyedMutex } from './atomic-write.js';
+import { resolveInside } from './paths.js';
+
+export interface MemoryFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface MemorySnapshot {
+  text: string;
+  included: string[];
+  omitted: string[];
+}
+
+export interface SearchHit {
+  path: string;
+  snippet: string;
+}
+
+export interface WriteOptions {
+  mode?: 'overwrite' | 'append';
+  conversationId?: string;
+}
+
+export interface WriteEvent {
+  path: string;
+  previous: string | null;
+  content: string;
+  conversationId: string | undefined;
+}
+
+/** Files that explain the folder to the person; readable by tools but kept out of the prompt. */
+const NOT_IN_PROMPT = new Set(['README.md']);
+const FIRST_IN_PROMPT = ['profile.md', 'persona.md'];
+const TEXT_FILE = /\.(md|markdown|txt)$/i;
+
+/**
+ * The memory folder: Markdown files the person can edit by hand. Reads are fresh (checked by mtime and
+ * size on every use); writes are atomic and serialised per file; search is SQLite FTS5 kept in sync.
+ */
+export class MemoryStore {
+  readonly root: string;
+  private readonly db: Database;
+  private readonly mutex = new KeyedMutex();
+  private readonly cache = new Map<string, { mtimeMs: number; size: number; content: string }>();
+  private readonly listeners: Array<(event: WriteEvent) => void | Promise<void>> = [];
+  private readonly guards: Array<(event: { path: string; mode: 'overwrite' | 'append'; conversationId: string | undefined }) => string | undefined> = [];
+
+  constructor(root: string, db: Database) {
+    this.root = root;
+    this.db = db;
+  }
+
+  /** Called after every write made through the store (memory history builds on it). */
+  onWrite(listener: (event: WriteEvent) => void | Promise<void>): void {
+    this.listeners.push(listener);
+  }
+
+  /** A guard may refuse a write with a reason the model can act on (e.g. the file changed on disk). */
+  addWriteGuard(guard: (event: { path: string; mode: 'overwrite' | 'append'; conversationId: string | undefined }) => string | undefined): void {
+    this.guards.push(guard);
+  }
+
+  resolve(requested: string) {
+    return resolveInside(this.root, requested);
+  }
+
+  list(): MemoryFile[] {
+    const files: MemoryFile[] = [];
+    const walk = (dir: string, prefix: string) => {
+      let entries;
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const entry of entries) {
+        if (entry.name.startsWith('.')) continue;
+        const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
+        const absolute = path.join(dir, entry.name);
+        // Links are skipped in listings: a link leading out must not be followed by a walk.
+        if (entry.isDirectory()) walk(absolute, relative);
+        else if (entry.isFile() && TEXT_FILE.test(entry.name)) {
+          try {
+            const stats = statSync(absolute);
+            files.push({ path: relative, size: stats.size, mtimeMs: stats.mtimeMs });
+          } catch {
+            // removed between readdir and stat
+          }
+        }
+      }
+    };
+    walk(this.root, '');
+    return files.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  /** Reads a file fresh (cached only while mtime and size are unchanged). Throws on a refused path. */
+  read(requested: string): string {
+    const resolved = this.resolve(requested);
+    if (!resolved.success) throw new Error(resolved.error);
+    return this.readAbsolute(resolved.absolute, resolved.relative);
+  }
+
+  private readAbsolute(absolute: string, relative: string): string {
+    const stats = statSync(absolute);
+    const cached = this.cache.get(relative);
+    if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) return cached.content;
+    const content = readFileSync(absolute, 'utf8');
+    this.cache.set(relative, { mtimeMs: stats.mtimeMs, size: stats.size, content });
+    return content;
+  }
+
+  async write(requested: string, content: string, options: WriteOptions = {}): Promise<{ path: string; bytes: number; previous: string | null }> {
+    const resolved = this.resolve(requested);
+    if (!resolved.success) throw new Error(resolved.error);
+    const mode = options.mode ?? 'overwrite';
+    return this.mutex.run(resolved.relative, async () => {
+      for (const guard of this.guards) {
+        const refusal = guard({ path: resolved.relative, mode, conversationId: options.conversationId });
+        if (refusal) throw new Error(refusal);
+      }
+      let previous: string | null = null;
+      try {
+        previous = await readFile(resolved.absolute, 'utf8');
+      } catch {
+        previous = null;
+      }
+      let next = content;
+      if (mode === 'append' && previous !== null && previous !== '') {
+        next = previous.endsWith('\n') || content.startsWith('\n') ? previous + content : `${previous}\n${content}`;
+      }
+      await writeFileAtomic(resolved.absolute, next);
+      this.cache.delete(resolved.relative);
+      this.index(resolved.relative, next, resolved.absolute);
+      for (const listener of this.listeners) {
+        await listener({ path: resolved.relative, previous, content: next, conversationId: options.conversationId });
+      }
+      return { path: resolved.relative, bytes: Buffer.byteLength(next), previous };
+    });
+  }
+
+  /** Full-text search over every memory file, after bringing the index up to date with the folder. */
+  search(query: string, limit = 10): SearchHit[] {
+    this.syncIndex();
+    const terms = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
+    if (terms.length === 0) return [];
+    const statement = this.db.prepare(
+      `SELECT path, snippet(memory_fts, 1, '«', '»', '…', 16) AS snippet FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?`,
+    );
+    const quoted = terms.map((term) => `"${term}"`);
+    let rows = statement.all(quoted.join(' AND '), limit) as SearchHit[];
+    // Nothing with every word: fall back to any word, still ranked.
+    if (rows.length === 0 && terms.length > 1) rows = statement.all(quoted.join(' OR '), limit) as SearchHit[];
+    return rows;
+  }
+
+  /** Re-indexes files added, changed or removed on disk since the last sync (hand edits included). */
+  syncIndex(): void {
+    const files = this.list();
+    const known = new Map(
+      (this.db.prepare('SELECT path, mtime_ms AS mtimeMs, size FROM memory_files').all() as MemoryFile[]).map((row) => [row.path, row]),
+    );
+    const update = this.db.transaction(() => {
+      for (const file of files) {
+        const seen = known.get(file.path);
+        known.delete(file.path);
+        if (seen && seen.mtimeMs === file.mtimeMs && seen.size === file.size) continue;
+        let content: string;
+        try {
+          content = readFileSync(path.join(this.root, file.path), 'utf8');
+        } catch {
+          continue;
+        }
+        this.indexRow(file.path, content, file.mtimeMs, file.size);
+      }
+      for (const gone of known.keys()) {
+        this.db.prepare('DELETE FROM memory_fts WHERE path = ?').run(gone);
+        this.db.prepare('DELETE FROM memory_files WHERE path = ?').run(gone);
+      }
+    });
+    update();
+  }
+
+  private index(relative: string, content: string, absolute: string): void {
+    try {
+      const stats = statSync(absolute);
+      this.db.transaction(() => this.indexRow(relative, content, stats.mtimeMs, stats.size))();
+    } catch {
+      // the next sync will catch up
+    }
+  }
+
+  private indexRow(relative: string, content: string, mtimeMs: number, size: number): void {
+    this.db.prepare('DELETE FROM memory_fts WHERE path = ?').run(relative);
+    this.db.prepare('INSERT INTO memory_fts (path, content) VALUES (?, ?)').run(relative, content);
+    this.db
+      .prepare('INSERT INTO memory_files (path, mtime_ms, size) VALUES (?, ?, ?) ON CONFLICT(path) DO UPDATE SET mtime_ms = excluded.mtime_ms, size = excluded.size')
+      .run(relative, mtimeMs, size);
+  }
+
+  /**
+   * The memory section of the system prompt, within `budget` characters: profile.md and persona.md first,
+   * then the rest newest first. A file that does not fit is left out whole and named, so the model can
+   * read it; if the first file alone is too big, its end (the newest lines) is kept, not its beginning.
+   */
+  snapshot(budget: number, exclude: ReadonlySet<string> = new Set()): MemorySnapshot {
+    const files = this.list().filter((file) => !NOT_IN_PROMPT.has(file.path) && !exclude.has(file.path));
+    const ordered = [
+      ...FIRST_IN_PROMPT.flatMap((name) => files.filter((file) => file.path === name)),
+      ...files.filter((file) => !FIRST_IN_PROMPT.includes(file.path)).sort((a, b) => b.mtimeMs - a.mtimeMs),
+    ];
+    const parts: string[] = [];
+    const included: string[] = [];
+    const omitted: string[] = [];
+    let remaining = budget;
+    for (const file of ordered) {
+      let content: string;
+      try {
+        content = this.readAbsolute(path.join(this.root, file.path), file.path).trim();
+      } catch {
+        continue;
+      }
+      if (content === '') continue;
+      const block = `### ${file.path}\n${content}\n`;
+      if (block.length <= remaining) {
+        parts.push(block);
+        included.push(file.path);
+        remaining -= block.length;
+      } else if (included.length === 0 && remaining >= 400) {
+        const tail = content.slice(content.length - (remaining - 120));
+        parts.push(`### ${file.path} (beginning left out; read it with memory_read)\n…${tail.slice(tail.indexOf('\n') + 1)}\n`);
+        included.push(file.path);
+        remaining = 0;
+      } else {
+        omitted.push(file.path);
+      }
+    }
+    let text = parts.join('\n');
+    if (omitted.length > 0) {
+      text += `\n(Not shown for lack of space, still available with memory_read or memory_search: ${omitted.join(', ')})\n`;
+    }
+    return { text, included, omitted };
+  }
+}

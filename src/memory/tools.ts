@@ -1,0 +1,83 @@
+import { errorMessage } from '../errors.js';
+import { fail, ok, type AnyTool } from '../tools/types.js';
+
+const MAX_WRITE_CHARS = 200_000;
+
+export function createMemoryTools(): AnyTool[] {
+  const memoryRead: AnyTool = {
+    name: 'memory_read',
+    group: 'memory',
+    description:
+      'Read a long-term memory file (Markdown) by its path relative to the memory folder. Without a path, list every memory file with its size and last modification time.',
+    parameters: {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'e.g. "profile.md" or "notes/recipes.md"' } },
+      additionalProperties: false,
+    },
+    async execute(params: { path?: string }, ctx) {
+      if (!params.path) {
+        const files = ctx.memory.list();
+        if (files.length === 0) return ok('The memory folder is empty.');
+        const lines = files.map((file) => `${file.path}\t${file.size} bytes\t${new Date(file.mtimeMs).toISOString()}`);
+        return ok(`${files.length} memory files (path, size, modified):\n${lines.join('\n')}`);
+      }
+      try {
+        const content = ctx.memory.read(params.path);
+        return ok(content === '' ? `${params.path} is empty.` : content);
+      } catch (error) {
+        const message = errorMessage(error);
+        if (/ENOENT/.test(message)) return fail(`${params.path} does not exist. Call memory_read without a path to list the files.`);
+        return fail(`Cannot read ${params.path}: ${message}`);
+      }
+    },
+  };
+
+  const memoryWrite: AnyTool = {
+    name: 'memory_write',
+    group: 'memory',
+    description:
+      'Save long-term memory in a Markdown file inside the memory folder. mode "append" adds to the end (best for new facts and notes); "overwrite" replaces the whole file (read it first so nothing is lost). Parent folders are created.',
+    parameters: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'relative path ending in .md, e.g. "notes/people.md"' },
+        content: { type: 'string', maxLength: MAX_WRITE_CHARS },
+        mode: { type: 'string', enum: ['overwrite', 'append'], default: 'overwrite' },
+      },
+      required: ['path', 'content'],
+      additionalProperties: false,
+    },
+    async execute(params: { path: string; content: string; mode: 'overwrite' | 'append' }, ctx) {
+      if (!/\.(md|markdown|txt)$/i.test(params.path)) return fail('Memory files must end in .md (or .txt); choose a path like "notes/topic.md".');
+      try {
+        const written = await ctx.memory.write(params.path, params.content, { mode: params.mode, conversationId: ctx.conversationId });
+        const verb = params.mode === 'append' ? 'Appended to' : written.previous === null ? 'Created' : 'Overwrote';
+        return ok(`${verb} ${written.path} (${written.bytes} bytes now).`);
+      } catch (error) {
+        return fail(`Not written: ${errorMessage(error)}`);
+      }
+    },
+  };
+
+  const memorySearch: AnyTool = {
+    name: 'memory_search',
+    group: 'memory',
+    description: 'Full-text search across all memory files (including ones edited by hand). Returns matching files with a snippet.',
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1 },
+        limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    async execute(params: { query: string; limit: number }, ctx) {
+      const hits = ctx.memory.search(params.query, params.limit);
+      if (hits.length === 0) return ok(`No memory file mentions "${params.query}".`);
+      return ok(hits.map((hit, index) => `${index + 1}. ${hit.path}: ${hit.snippet.replace(/\s+/g, ' ')}`).join('\n'));
+    },
+  };
+
+  return [memoryRead, memoryWrite, memorySearch];
+}

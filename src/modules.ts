@@ -1,0 +1,10 @@
+import type { App } from './app.js';
+
+/**
+ * Optional subsystems, installed in this order by the composition root. An installer registers tools
+ * and AppModules on the app (no side effects: polling and timers start in `AppModule.start`), and
+ * logs one line and returns when its config section is absent or lacks credentials.
+ */
+export type Installer = (app: App) => Promise<void>;
+
+export const INSTALLERS: readonly Installer[] = [];

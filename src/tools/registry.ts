@@ -1,0 +1,364 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { randomUUID } from 'node:crypto';
+import type { FunctionSchema } from '../llm/types.js';
+import { redactSecrets } from '../log.js';
+import { errorMessage } from '../errors.js';
+import { ALLOW_ALL, type ToolPolicy } from './policy.js';
+import type { AnyTool, CallOrigin, Risk, ToolCallContext, ToolContext, ToolResult } from './types.js';
+
+const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+export interface RegisteredTool {
+  tool: AnyTool;
+  name: string;
+  /** The name the model sees (the canonical name when it is function-safe). */
+  functionName: string;
+  aliases: readonly string[];
+  group: string;
+  validate: ValidateFunction;
+}
+
+/** One call as the agent asks for it. */
+export interface CallRequest {
+  name: string;
+  /** Raw JSON text from the model, or an already-parsed object (CLI, tests, skills). */
+  arguments: string | Record<string, unknown>;
+  callId?: string;
+  conversationId: string;
+  turnId: string;
+  origin: CallOrigin;
+  unattended?: boolean;
+  policy?: ToolPolicy;
+  signal?: AbortSignal;
+  /** Asked before a high-risk call; absent means no one to ask (then the registry's default gate decides). */
+  approve?: ApprovalHandler;
+  /** Names the outside content already in this turn, if any (approval gating). */
+  taint?: readonly string[];
+}
+
+export interface ApprovalRequest {
+  tool: string;
+  params: Record<string, unknown>;
+  risk: Risk;
+  callId: string;
+  conversationId: string;
+  origin: CallOrigin;
+  unattended: boolean;
+  taint: readonly string[];
+}
+
+export type ApprovalDecision = { approved: true; by?: string } | { approved: false; reason: string };
+export type ApprovalHandler = (request: ApprovalRequest) => Promise<ApprovalDecision>;
+
+export interface CallOutcome {
+  callId: string;
+  tool: string | undefined;
+  result: ToolResult;
+  durationMs: number;
+  decision?: string;
+}
+
+export type BeforeHook = (event: { tool: string; params: Record<string, unknown>; ctx: ToolCallContext }) =>
+  | void
+  | { block: string }
+  | Promise<void | { block: string }>;
+export type AfterHook = (event: { tool: string; params: Record<string, unknown>; ctx: ToolCallContext; result: ToolResult; durationMs: number }) => void | Promise<void>;
+
+export interface AuditRecord {
+  callId: string;
+  conversationId: string;
+  turnId: string;
+  tool: string;
+  input: string;
+  output: string;
+  error: string | undefined;
+  success: boolean;
+  durationMs: number;
+  decision: string | undefined;
+}
+
+export interface ToolRegistryOptions {
+  defaultTimeoutMs?: number;
+  timeouts?: Readonly<Record<string, number>>;
+  outputChars?: number;
+  audit?: (record: AuditRecord) => void;
+  /** Decides high-risk calls when the request brings no handler of its own. Default: allow. */
+  approvalGate?: (request: ApprovalRequest, handler: ApprovalHandler | undefined) => Promise<ApprovalDecision>;
+}
+
+/**
+ * Looks tools up, validates arguments, polices, approves, runs with a deadline, caps and audits.
+ * Contract: `execute` never throws; every failure is a ToolResult the model can act on.
+ */
+export class ToolRegistry {
+  private readonly byName = new Map<string, RegisteredTool>();
+  private readonly byAlias = new Map<string, RegisteredTool>();
+  private readonly ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  private readonly beforeHooks: BeforeHook[] = [];
+  private readonly afterHooks: AfterHook[] = [];
+  private context: ToolContext | undefined;
+  private readonly options: Required<Omit<ToolRegistryOptions, 'audit' | 'approvalGate'>> & ToolRegistryOptions;
+
+  constructor(options: ToolRegistryOptions = {}) {
+    this.options = { defaultTimeoutMs: 30_000, timeouts: {}, outputChars: 16_000, ...options };
+  }
+
+  setContext(context: ToolContext): void {
+    this.context = context;
+  }
+
+  setApprovalGate(gate: NonNullable<ToolRegistryOptions['approvalGate']>): void {
+    this.options.approvalGate = gate;
+  }
+
+  register(tool: AnyTool): void {
+    if (this.byName.has(tool.name) || this.byAlias.has(tool.name)) throw new Error(`tool ${tool.name} is already registered`);
+    const safeName = FUNCTION_NAME.test(tool.name) ? tool.name : functionSafeName(tool.name);
+    const aliases = [...new Set([...(tool.aliases ?? []), ...(safeName !== tool.name ? [safeName] : [])])];
+    const entry: RegisteredTool = {
+      tool,
+      name: tool.name,
+      functionName: safeName,
+      aliases,
+      group: tool.group ?? /^[^_:.]+/.exec(tool.name)?.[0] ?? tool.name,
+      validate: this.ajv.compile(tool.parameters),
+    };
+    this.byName.set(tool.name, entry);
+    for (const alias of aliases) this.byAlias.set(alias, entry);
+  }
+
+  unregister(name: string): void {
+    const entry = this.byName.get(name);
+    if (!entry) return;
+    this.byName.delete(name);
+    for (const alias of entry.aliases) this.byAlias.delete(alias);
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.byName.get(name) ?? this.byAlias.get(name);
+  }
+
+  list(policy: ToolPolicy = ALLOW_ALL): RegisteredTool[] {
+    return [...this.byName.values()].filter((entry) => policy.allows(entry)).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  toFunctionSchemas(policy: ToolPolicy = ALLOW_ALL): FunctionSchema[] {
+    return this.list(policy).map((entry) => ({
+      type: 'function',
+      function: { name: entry.functionName, description: entry.tool.description, parameters: entry.tool.parameters },
+    }));
+  }
+
+  on(event: 'tool:before', hook: BeforeHook): void;
+  on(event: 'tool:after', hook: AfterHook): void;
+  on(event: 'tool:before' | 'tool:after', hook: BeforeHook | AfterHook): void {
+    if (event === 'tool:before') this.beforeHooks.push(hook as BeforeHook);
+    else this.afterHooks.push(hook as AfterHook);
+  }
+
+  riskOf(entry: RegisteredTool, params: Record<string, unknown>): Risk {
+    const risk = entry.tool.risk;
+    if (typeof risk === 'function') {
+      try {
+        return risk(params);
+      } catch {
+        return 'high';
+      }
+    }
+    return risk ?? 'low';
+  }
+
+  async execute(request: CallRequest): Promise<CallOutcome> {
+    const started = performance.now();
+    const callId = request.callId ?? randomUUID();
+    const policy = request.policy ?? ALLOW_ALL;
+    const finish = (tool: string | undefined, result: ToolResult, input: unknown, decision?: string): CallOutcome => {
+      const capped = this.finalize(result);
+      const durationMs = performance.now() - started;
+      this.record({ callId, request, tool: tool ?? request.name, input, result: capped, durationMs, decision });
+      return { callId, tool, result: capped, durationMs, ...(decision ? { decision } : {}) };
+    };
+
+    const entry = this.get(request.name);
+    if (!entry || !policy.allows(entry)) {
+      const valid = this.list(policy).map((candidate) => candidate.functionName).join(', ');
+      const reason = entry ? `Tool "${request.name}" is not allowed here.` : `Unknown tool "${request.name}".`;
+      return finish(undefined, fail(`${reason} Valid tools: ${valid || '(none)'}.`), request.arguments);
+    }
+
+    let params: Record<string, unknown>;
+    if (typeof request.arguments === 'string') {
+      const parsed = parseArguments(request.arguments);
+      if (!parsed.success) {
+        return finish(entry.name, fail(`Arguments for ${entry.functionName} are not valid JSON (${parsed.error}). Send one JSON object that matches the tool's schema.`), request.arguments);
+      }
+      params = parsed.value;
+    } else {
+      params = structuredClone(request.arguments);
+    }
+    if (!entry.validate(params)) {
+      return finish(entry.name, fail(`Invalid arguments for ${entry.functionName}: ${formatAjvErrors(entry.validate.errors)}. Fix them and call again.`), params);
+    }
+
+    const context = this.context;
+    if (!context) return finish(entry.name, fail('Tools are not ready yet (no context); try again shortly.'), params);
+
+    const risk = this.riskOf(entry, params);
+    let decision: string | undefined;
+    if (risk === 'high') {
+      const approvalRequest: ApprovalRequest = {
+        tool: entry.name, params, risk, callId, conversationId: request.conversationId, origin: request.origin,
+        unattended: request.unattended ?? false, taint: request.taint ?? [],
+      };
+      const gate = this.options.approvalGate;
+      const verdict: ApprovalDecision = gate
+        ? await gate(approvalRequest, request.approve)
+        : request.approve
+          ? await request.approve(approvalRequest)
+          : { approved: true };
+      decision = verdict.approved ? `approved${verdict.by ? ` by ${verdict.by}` : ''}` : `denied: ${verdict.reason}`;
+      if (!verdict.approved) {
+        return finish(entry.name, fail(`The call to ${entry.functionName} was not approved: ${verdict.reason}. Do not retry it; tell the person what you wanted to do.`), params, decision);
+      }
+    }
+
+    const timeoutMs = this.timeoutFor(entry);
+    const controller = new AbortController();
+    const onTurnAbort = () => controller.abort(request.signal?.reason);
+    request.signal?.addEventListener('abort', onTurnAbort, { once: true });
+    const callContext: ToolCallContext = {
+      ...context,
+      log: context.log.child({ tool: entry.name, callId }),
+      conversationId: request.conversationId,
+      turnId: request.turnId,
+      callId,
+      signal: controller.signal,
+      origin: request.origin,
+      unattended: request.unattended ?? false,
+    };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      for (const hook of this.beforeHooks) {
+        const verdict = await hook({ tool: entry.name, params, ctx: callContext });
+        if (verdict && 'block' in verdict) return finish(entry.name, fail(verdict.block), params, decision);
+      }
+      const deadline = new Promise<ToolResult>((resolve) => {
+        timer = setTimeout(() => {
+          controller.abort(new DOMException(`${entry.name} timed out`, 'TimeoutError'));
+          resolve(fail(`${entry.functionName} did not finish within ${formatSeconds(timeoutMs)} and was stopped. Try a smaller task or a longer timeout if the tool accepts one.`));
+        }, timeoutMs);
+        timer.unref?.();
+      });
+      const cancelled = new Promise<ToolResult>((resolve) => {
+        if (request.signal?.aborted) resolve(fail('The turn was cancelled.'));
+        request.signal?.addEventListener('abort', () => resolve(fail('The turn was cancelled.')), { once: true });
+      });
+      let result: ToolResult;
+      try {
+        result = await Promise.race([entry.tool.execute(params, callContext), deadline, cancelled]);
+      } catch (error) {
+        callContext.log.warn({ err: error }, 'tool threw');
+        result = fail(`${entry.functionName} failed: ${errorMessage(error)}`);
+      }
+      if (!result || typeof result.output !== 'string') result = fail(`${entry.functionName} returned no result.`);
+      if (entry.tool.external && result.success && !result.externalSource) result = { ...result, externalSource: entry.name };
+      const durationMs = performance.now() - started;
+      for (const hook of this.afterHooks) {
+        try {
+          await hook({ tool: entry.name, params, ctx: callContext, result, durationMs });
+        } catch (error) {
+          callContext.log.warn({ err: error }, 'tool:after hook failed');
+        }
+      }
+      return finish(entry.name, result, params, decision);
+    } finally {
+      if (timer) clearTimeout(timer);
+      request.signal?.removeEventListener('abort', onTurnAbort);
+    }
+  }
+
+  private timeoutFor(entry: RegisteredTool): number {
+    const configured = this.options.timeouts[entry.name] ?? this.options.timeouts[entry.functionName];
+    if (configured !== undefined) return configured * 1000;
+    return entry.tool.timeoutMs ?? this.options.defaultTimeoutMs;
+  }
+
+  /** Secrets never reach the model; output is capped with a visible note. */
+  private finalize(result: ToolResult): ToolResult {
+    const secrets = this.context?.secrets ?? [];
+    let output = redactSecrets(result.output, secrets);
+    const limit = this.options.outputChars;
+    if (output.length > limit) {
+      const cut = output.length - limit;
+      output = `${output.slice(0, limit)}\n…[output truncated: ${cut} more characters not shown; ask for a narrower range or a smaller result]`;
+    }
+    return { ...result, output };
+  }
+
+  private record(entry: { callId: string; request: CallRequest; tool: string; input: unknown; result: ToolResult; durationMs: number; decision: string | undefined }): void {
+    if (!this.options.audit) return;
+    const secrets = this.context?.secrets ?? [];
+    const input = typeof entry.input === 'string' ? entry.input : JSON.stringify(entry.input ?? null);
+    try {
+      this.options.audit({
+        callId: entry.callId,
+        conversationId: entry.request.conversationId,
+        turnId: entry.request.turnId,
+        tool: entry.tool,
+        input: redactSecrets(input, secrets).slice(0, 8000),
+        output: entry.result.output.slice(0, 8000),
+        error: entry.result.success ? undefined : entry.result.output.slice(0, 2000),
+        success: entry.result.success,
+        durationMs: entry.durationMs,
+        decision: entry.decision,
+      });
+    } catch (error) {
+      this.context?.log.error({ err: error }, 'audit write failed');
+    }
+  }
+}
+
+function fail(output: string): ToolResult {
+  return { success: false, output };
+}
+
+export function functionSafeName(name: string): string {
+  return name.replace(/:/g, '__').replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+}
+
+function parseArguments(text: string): { success: true; value: Record<string, unknown> } | { success: false; error: string } {
+  const trimmed = text.trim();
+  // Models send "" for a tool without parameters.
+  if (trimmed === '') return { success: true, value: {} };
+  try {
+    const value: unknown = JSON.parse(trimmed);
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return { success: false, error: 'expected a JSON object' };
+    return { success: true, value: value as Record<string, unknown> };
+  } catch (error) {
+    return { success: false, error: errorMessage(error) };
+  }
+}
+
+export function formatAjvErrors(errors: ErrorObject[] | null | undefined): string {
+  if (!errors || errors.length === 0) return 'does not match the schema';
+  const messages = errors.map((error) => {
+    const at = error.instancePath ? error.instancePath.slice(1).replace(/\//g, '.') : '';
+    switch (error.keyword) {
+      case 'required':
+        return `missing required field "${String(error.params.missingProperty)}"`;
+      case 'additionalProperties':
+        return `unknown field "${String(error.params.additionalProperty)}"${at ? ` in ${at}` : ''}`;
+      case 'enum':
+        return `${at || 'value'} must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      case 'type':
+        return `${at || 'value'} must be ${String(error.params.type)}`;
+      default:
+        return `${at || 'value'} ${error.message ?? 'is invalid'}`;
+    }
+  });
+  return [...new Set(messages)].join('; ');
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,156 @@
+// Contract: a local OpenAI-compatible Chat Completions server that plays scripted replies and records every request.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedToolCall {
+  name: string;
+  /** An object is JSON-encoded; a string is sent as is (for malformed-JSON tests). */
+  arguments: Record<string, unknown> | string;
+  id?: string;
+}
+
+export type ScriptedReply =
+  | { content: string; toolCalls?: ScriptedToolCall[]; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | { toolCalls: ScriptedToolCall[]; content?: string; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | { status: number; headers?: Record<string, string>; error?: string; delayMs?: number }
+  /** Never answers until the client gives up (timeouts). */
+  | { hang: true };
+
+export interface RecordedRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: ChatRequestBody;
+  at: number;
+}
+
+export interface ChatRequestBody {
+  model: string;
+  messages: Array<{ role: string; content?: unknown; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>;
+  tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: unknown } }>;
+  [key: string]: unknown;
+}
+
+export type ReplyHandler = (request: RecordedRequest) => ScriptedReply | undefined;
+
+export interface FakeOpenAI {
+  baseUrl: string;
+  apiKey: string;
+  requests: RecordedRequest[];
+  /** Queue replies, played in order, one per chat completion request. */
+  script(...replies: ScriptedReply[]): void;
+  /** Decide replies from the request (used when the script queue is empty). */
+  handle(handler: ReplyHandler): void;
+  /** Models that `GET /models` lists. */
+  models: string[];
+  lastSystemPrompt(): string;
+  waitForRequests(count: number, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startOpenAiServer(options: { apiKey?: string; models?: string[] } = {}): Promise<FakeOpenAI> {
+  const apiKey = options.apiKey ?? 'sk-test-fake-key-0123456789';
+  const queue: ScriptedReply[] = [];
+  const requests: RecordedRequest[] = [];
+  let handler: ReplyHandler = () => ({ content: 'ok' });
+  let completionId = 0;
+  const hanging = new Set<ServerResponse>();
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const path = url.pathname.replace(/^\/v1/, '');
+      if (req.headers.authorization !== `Bearer ${apiKey}`) {
+        return sendError(res, 401, 'Incorrect API key provided.', 'invalid_api_key');
+      }
+      if (req.method === 'GET' && path === '/models') {
+        return sendJson(res, 200, { object: 'list', data: fake.models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) });
+      }
+      if (req.method === 'GET' && path.startsWith('/models/')) {
+        const id = decodeURIComponent(path.slice('/models/'.length));
+        if (!fake.models.includes(id)) return sendError(res, 404, `The model '${id}' does not exist`, 'model_not_found');
+        return sendJson(res, 200, { id, object: 'model', created: 0, owned_by: 'fake' });
+      }
+      if (req.method !== 'POST' || path !== '/chat/completions') return sendError(res, 404, `no route ${req.method} ${path}`, 'not_found');
+      let body: ChatRequestBody;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequestBody;
+      } catch {
+        return sendError(res, 400, 'invalid JSON body', 'invalid_request_error');
+      }
+      const recorded: RecordedRequest = { path, headers: req.headers, body, at: Date.now() };
+      requests.push(recorded);
+      const reply = queue.shift() ?? handler(recorded) ?? { content: 'ok' };
+      if ('hang' in reply) {
+        hanging.add(res);
+        res.on('close', () => hanging.delete(res));
+        return;
+      }
+      if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+      if ('status' in reply) return sendError(res, reply.status, reply.error ?? `scripted ${reply.status}`, 'scripted', reply.headers);
+      completionId += 1;
+      const toolCalls = (reply.toolCalls ?? []).map((call, index) => ({
+        id: call.id ?? `call_${completionId}_${index}`,
+        type: 'function',
+        function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+      }));
+      const usage = reply.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
+      return sendJson(res, 200, {
+        id: `chatcmpl-${completionId}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: reply.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+            finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+          },
+        ],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      });
+    })().catch((error: unknown) => sendError(res, 500, String(error), 'fake_crashed'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+
+  const fake: FakeOpenAI = {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    apiKey,
+    requests,
+    models: options.models ?? ['gpt-test', 'gpt-fallback'],
+    script: (...replies) => queue.push(...replies),
+    handle: (next) => {
+      handler = next;
+    },
+    lastSystemPrompt() {
+      const last = requests.at(-1);
+      const system = last?.body.messages.find((message) => message.role === 'system');
+      return typeof system?.content === 'string' ? system.content : '';
+    },
+    async waitForRequests(count, timeoutMs = 5000) {
+      const until = Date.now() + timeoutMs;
+      while (requests.length < count) {
+        if (Date.now() > until) throw new Error(`fake OpenAI got ${requests.length} requests, expected ${count}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return fake;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, status: number, message: string, code: string, headers: Record<string, string> = {}): void {
+  sendJson(res, status, { error: { message, type: code, param: null, code } }, headers);
+}

@@ -1,0 +1,73 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { stringify } from 'yaml';
+import { createApp, type App } from '../../src/app.js';
+import { loadConfig } from '../../src/config/load.js';
+import { createLlmClient } from '../../src/llm/client.js';
+import { createLogger, type Logger } from '../../src/log.js';
+import type { FakeOpenAI } from '../fakes/openai-server.js';
+
+export interface TestApp {
+  app: App;
+  dir: string;
+  configPath: string;
+  logs: string[];
+  sleeps: number[];
+  /** Builds a second app on the same folder (a restart). */
+  restart(): Promise<App>;
+}
+
+export function tempDir(prefix = 'familiar-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+/** Writes a config.yaml pointing at the fake LLM, in a fresh folder, and returns its path. */
+export function writeTestConfig(dir: string, fake: FakeOpenAI | undefined, overrides: Record<string, unknown> = {}): string {
+  const { llm: llmOverrides, ...rest } = overrides as { llm?: Record<string, unknown> };
+  const config = {
+    timezone: 'Europe/Paris',
+    data_dir: './data',
+    memory_dir: './memory',
+    skills_dir: './skills',
+    log: { level: 'debug', format: 'json' },
+    llm: { base_url: fake?.baseUrl ?? 'http://127.0.0.1:9/v1', api_key: '${TEST_LLM_KEY}', model: 'gpt-test', max_retries: 2, timeout_s: 10, ...llmOverrides },
+    ...rest,
+  };
+  mkdirSync(path.join(dir, 'memory'), { recursive: true });
+  const file = path.join(dir, 'config.yaml');
+  writeFileSync(file, stringify(config));
+  return file;
+}
+
+export function captureLogger(lines: string[], secrets: readonly string[], level = 'trace'): Logger {
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(chunk.toString());
+      callback();
+    },
+  });
+  return createLogger({ level, format: 'json', secrets, destination: stream });
+}
+
+/** An app wired to a fake OpenAI server, with captured logs and recorded (not slept) retry delays. */
+export async function makeTestApp(fake: FakeOpenAI, overrides: Record<string, unknown> = {}, dir = tempDir()): Promise<TestApp> {
+  const configPath = writeTestConfig(dir, fake, overrides);
+  const logs: string[] = [];
+  const sleeps: number[] = [];
+  const build = async () => {
+    const loaded = loadConfig({ configPath, env: { TEST_LLM_KEY: fake.apiKey } });
+    const log = captureLogger(logs, loaded.secrets);
+    const llm = createLlmClient({
+      config: loaded.config.llm,
+      log,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    });
+    return createApp({ loaded, log, llm });
+  };
+  const app = await build();
+  return { app, dir, configPath, logs, sleeps, restart: build };
+}
