@@ -36,6 +36,13 @@ export interface DoctorLine {
   fix?: string;
 }
 
+/** A chat command (`/jobs`, `/remind …`) answered without an LLM call. */
+export interface ChatCommand {
+  description: string;
+  /** Returns the reply text. `args` is everything after the command name. */
+  run(input: { channel: string; chatId: string; userId: string; args: string; conversationId: string }): Promise<string>;
+}
+
 export interface CreateAppOptions {
   loaded: LoadedConfig;
   log?: Logger;
@@ -58,6 +65,8 @@ export interface App {
   context: ToolContext;
   /** Running chat channels, for replies and for delivering job and skill results. */
   channels: ChannelHub;
+  /** Chat commands contributed by subsystems (`/jobs`, `/remind`, `/undo`); channels dispatch them. */
+  chatCommands: Map<string, ChatCommand>;
   modules: AppModule[];
   startedAt: number;
   llmReady: boolean;
@@ -112,6 +121,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   const app: App = {
     config, loaded, log, db, clock, memory, conversations, tools, agent, queue, context, modules,
     channels: new ChannelHub(),
+    chatCommands: new Map(),
     startedAt: Date.now(),
     llmReady,
     converse(input) {
