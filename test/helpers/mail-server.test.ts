@@ -124,7 +124,6 @@ describe('private mail server', () => {
         auth: { user: server.users.me.user, pass: 'wrong-password' },
         logger: false,
       });
-      const t0 = Date.now();
       try {
         const err: unknown = await client.connect().then(
           () => undefined,
@@ -134,7 +133,6 @@ describe('private mail server', () => {
         const e = err as Error & { authenticationFailed?: boolean; serverResponseCode?: string };
         expect(e.authenticationFailed).toBe(true);
         expect(e.serverResponseCode).toBe('AUTHENTICATIONFAILED');
-        expect(Date.now() - t0).toBeLessThan(1_000);
       } finally {
         client.close();
       }

@@ -476,6 +476,8 @@ async function startOnce(): Promise<MailServer> {
     [
       `--- dovecot.log ---`,
       tail(dovecotLog, lines),
+      `--- dovecot-stderr.log ---`,
+      tail(path.join(logDir, 'dovecot-stderr.log'), lines),
       `--- postfix.log ---`,
       tail(postfixLog, lines),
       `--- setup.log ---`,
@@ -492,12 +494,30 @@ async function startOnce(): Promise<MailServer> {
     if (pf !== undefined) pids.push(pf);
     return pids;
   };
+  let watchdog: ChildProcess | undefined;
+  // If this process dies without stop() (a Vitest worker is killed, not exited, so 'exit' hooks don't
+  // run), a detached shell notices and kills both servers' process groups and removes the temp dir.
+  const startWatchdog = (): void => {
+    const groups = masterPids()
+      .map((p) => `-${p}`)
+      .join(' ');
+    const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done; kill -KILL ${groups} 2>/dev/null; sleep 0.2; rm -rf '${dir}'`;
+    watchdog = spawn('/bin/sh', ['-c', script], { stdio: 'ignore', detached: true });
+    watchdog.unref();
+  };
   const instance = { pids: masterPids, dir };
   live.add(instance);
   installExitHook();
 
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
+      if (watchdog?.pid !== undefined) {
+        try {
+          process.kill(watchdog.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
       const masters = masterPids().filter(isAlive);
       const all = [...masters, ...descendantPids(masters)];
       // Both masters lead their own process group (dovecot: spawned detached; postfix master: setsid).
@@ -630,6 +650,7 @@ async function startOnce(): Promise<MailServer> {
       }
       if (pending.size > 0) await sleep(50);
     }
+    startWatchdog();
     // Postfix needs Dovecot's auth socket for SASL.
     const authSocket = path.join(dir, 'dovecot-run', 'auth-postfix');
     while (!fs.existsSync(authSocket)) {
