@@ -72,4 +72,41 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE VIRTUAL TABLE memory_fts USING fts5 (path UNINDEXED, content, tokenize = 'porter unicode61');
     `,
   },
+  {
+    name: '002-channels',
+    sql: `
+      -- Every accepted chat message, keyed by its platform id: a redelivered update is answered once, also after a restart.
+      CREATE TABLE channel_inbox (
+        channel TEXT NOT NULL,
+        message_key TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'received',
+        received_at INTEGER NOT NULL,
+        done_at INTEGER,
+        PRIMARY KEY (channel, message_key)
+      );
+      CREATE INDEX channel_inbox_received ON channel_inbox (received_at);
+
+      -- Users let in by pairing (in addition to channels.<name>.allowed_users in the config).
+      CREATE TABLE channel_users (
+        channel TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        user_name TEXT NOT NULL DEFAULT '',
+        added_at INTEGER NOT NULL,
+        PRIMARY KEY (channel, user_id)
+      );
+
+      CREATE TABLE pairing_codes (
+        code TEXT PRIMARY KEY,
+        channel TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        user_name TEXT NOT NULL DEFAULT '',
+        chat_id TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending'
+      );
+      CREATE INDEX pairing_codes_user ON pairing_codes (channel, user_id);
+    `,
+  },
 ];
