@@ -1,16 +1,12 @@
-import { askCommand } from './ask.js';
-import { chatCommand } from './chat.js';
 import type { Command } from './context.js';
-import { doctorCommand } from './doctor.js';
-import { startCommand } from './start.js';
-import { toolsCommand } from './tools.js';
 
-export const COMMANDS: ReadonlyMap<string, Command> = new Map([
-  ['start', startCommand],
-  ['chat', chatCommand],
-  ['ask', askCommand],
-  ['tools', toolsCommand],
-  ['doctor', doctorCommand],
+/** Commands are loaded on use, so `familiar start` does not parse the code of every other command. */
+export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
+  ['start', async () => (await import('./start.js')).startCommand],
+  ['chat', async () => (await import('./chat.js')).chatCommand],
+  ['ask', async () => (await import('./ask.js')).askCommand],
+  ['tools', async () => (await import('./tools.js')).toolsCommand],
+  ['doctor', async () => (await import('./doctor.js')).doctorCommand],
 ]);
 
 export const HELP = `familiar — a self-hosted personal assistant daemon

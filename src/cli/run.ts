@@ -18,13 +18,14 @@ export async function runCli(argv: string[], io: CommandIo = { stdout: process.s
     io.stdout.write(HELP);
     return name || globals.help ? 0 : 2;
   }
-  const command = COMMANDS.get(name);
-  if (!command) {
+  const loadCommand = COMMANDS.get(name);
+  if (!loadCommand) {
     io.stderr.write(`familiar: unknown command "${name}". Run "familiar help".\n`);
     return 2;
   }
   const context = createCommandContext(rest, { config: globals.config, logLevel: globals.logLevel, json: globals.json }, io);
   try {
+    const command = await loadCommand();
     return await command(context);
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -3,6 +3,8 @@ import type { Command } from './context.js';
 /** `familiar start`: run until SIGINT/SIGTERM, then stop taking work, drain, close; exit 0. */
 export const startCommand: Command = async (context) => {
   const app = await context.createApp('daemon');
+  // With no channel polling, nothing else keeps the event loop alive while we wait for a signal.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
   const stopped = new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -12,6 +14,7 @@ export const startCommand: Command = async (context) => {
   const signal = await stopped;
   app.log.info({ signal }, 'shutting down');
   await app.close(15_000);
+  clearInterval(keepAlive);
   app.log.info('stopped');
   return 0;
 };

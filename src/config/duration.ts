@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v3';
 
 const UNIT_SECONDS: ReadonlyMap<string, number> = new Map([
   ['ms', 0.001],

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
-import type { ZodError } from 'zod';
+import type { ZodError } from 'zod/v3';
 import { ConfigError } from '../errors.js';
 import { configSchema, type Config } from './schema.js';
 

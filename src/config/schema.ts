@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/v3';
 import { duration } from './duration.js';
 
 /**
@@ -99,11 +99,11 @@ const toolsSchema = z.strictObject({
       max_bytes: z.number().int().positive().default(2_000_000),
       max_redirects: z.number().int().min(0).max(20).default(5),
     })
-    .prefault({}),
+    .default({}),
   email: z
     .strictObject({
-      imap: mailEndpoint.prefault({}),
-      smtp: mailEndpoint.extend({ from: z.string().default('') }).prefault({}),
+      imap: mailEndpoint.default({}),
+      smtp: mailEndpoint.extend({ from: z.string().default('') }).default({}),
       ca: z.string().optional(),
       ca_file: z.string().optional(),
       allow_send: z.boolean().default(false),
@@ -126,18 +126,26 @@ const toolsSchema = z.strictObject({
       timeout_s: z.number().positive().default(60),
       output_bytes: z.number().int().min(1024).default(65536),
       write_max_bytes: z.number().int().min(1024).default(5_000_000),
+      /** The longest `timeout_s` one sandbox_exec call may ask for. */
+      max_timeout_s: z.number().positive().default(600),
+      /** Extra labels on every container (all carry familiar.sandbox and an owner label anyway). */
+      labels: z.record(z.string(), z.string()).default({}),
       code_agent: z
         .strictObject({
           command: z.string().min(1),
           image: z.string().optional(),
           env: z.record(z.string(), z.string()).default({}),
           timeout_s: z.number().positive().default(600),
+          /** A real coding agent calls its model's API, so its one-off container gets a bridge network by default. */
+          network: z.enum(['none', 'bridge']).default('bridge'),
+          /** How the command takes the tool's `agent` argument (`opencode run --agent plan …`). */
+          agent_flag: z.string().default('--agent'),
         })
         .optional(),
     })
     .optional(),
-  skills: z.strictObject({ hub: z.string().optional() }).prefault({}),
-  mcp: z.strictObject({ servers: z.record(z.string(), mcpServerSchema).default({}) }).prefault({}),
+  skills: z.strictObject({ hub: z.string().optional() }).default({}),
+  mcp: z.strictObject({ servers: z.record(z.string(), mcpServerSchema).default({}) }).default({}),
 });
 
 const jobSchema = z.strictObject({
@@ -195,19 +203,19 @@ export const configSchema = z.strictObject({
   data_dir: z.string().default('./data'),
   memory_dir: z.string().default('./memory'),
   skills_dir: z.string().default('./skills'),
-  log: logSchema.prefault({}),
-  llm: llmSchema.prefault({}),
-  agent: agentSchema.prefault({}),
-  memory: memorySchema.prefault({}),
+  log: logSchema.default({}),
+  llm: llmSchema.default({}),
+  agent: agentSchema.default({}),
+  memory: memorySchema.default({}),
   channels: z
     .strictObject({ telegram: telegramSchema.optional(), discord: discordSchema.optional() })
-    .prefault({}),
-  tools: toolsSchema.prefault({}),
-  scheduler: schedulerSchema.prefault({}),
-  approval: approvalSchema.prefault({}),
+    .default({}),
+  tools: toolsSchema.default({}),
+  scheduler: schedulerSchema.default({}),
+  approval: approvalSchema.default({}),
   agents: z.record(z.string(), agentProfileSchema).default({}),
   routes: z.array(routeSchema).default([]),
-  http: httpServerSchema.prefault({}),
+  http: httpServerSchema.default({}),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -1,8 +1,8 @@
-import OpenAI, { APIError, APIUserAbortError } from 'openai';
+import type OpenAI from 'openai';
 import type { LlmConfig } from '../config/schema.js';
 import { LlmError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import { backoffMs, isRetryable, retryAfterMs, sleep as defaultSleep } from './retry.js';
+import { asApiError, backoffMs, isRetryable, retryAfterMs, sleep as defaultSleep } from './retry.js';
 import type { LlmClient, LlmRequest, LlmResponse, ToolCallRequest } from './types.js';
 
 export interface CreateLlmClientOptions {
@@ -21,15 +21,21 @@ export function llmConfigured(config: LlmConfig): boolean {
 export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
   const { config, log } = options;
   const sleep = options.sleep ?? defaultSleep;
-  const openai = new OpenAI({
-    baseURL: config.base_url,
-    // Local servers (Ollama, llama.cpp) accept any key, but the SDK insists on one.
-    apiKey: config.api_key || 'none',
-    // Retries are ours: they log, honour long retry-after values up to a cap, and stop on abort.
-    maxRetries: 0,
-    timeout: config.timeout_s * 1000,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
+  let client: Promise<OpenAI> | undefined;
+  // Loaded on the first call: `familiar start` is ready before the SDK is parsed.
+  const openai = () =>
+    (client ??= import('openai').then(
+      ({ default: OpenAIClient }) =>
+        new OpenAIClient({
+          baseURL: config.base_url,
+          // Local servers (Ollama, llama.cpp) accept any key, but the SDK insists on one.
+          apiKey: config.api_key || 'none',
+          // Retries are ours: they log, honour long retry-after values up to a cap, and stop on abort.
+          maxRetries: 0,
+          timeout: config.timeout_s * 1000,
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+        }),
+    ));
   const models = [config.model, ...config.fallback_models.filter((model) => model !== config.model)];
 
   async function callOnce(model: string, request: LlmRequest): Promise<LlmResponse> {
@@ -40,7 +46,7 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
       ...(config.max_tokens !== undefined ? { max_tokens: config.max_tokens } : {}),
     };
-    const completion = await openai.chat.completions.create(body, request.signal ? { signal: request.signal } : {});
+    const completion = await (await openai()).chat.completions.create(body, request.signal ? { signal: request.signal } : {});
     const choice = completion.choices?.[0];
     if (!choice) throw new LlmError(`model ${model} returned no choices`, undefined);
     const seen = new Set<string>();
@@ -100,11 +106,11 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
 }
 
 function statusOf(error: unknown): number | undefined {
-  return error instanceof APIError ? error.status : undefined;
+  return asApiError(error)?.status;
 }
 
 function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true || error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError');
+  return signal?.aborted === true || (error instanceof Error && (error.name === 'AbortError' || error.constructor.name === 'APIUserAbortError'));
 }
 
 function abortError(signal: AbortSignal | undefined): Error {
@@ -120,6 +126,6 @@ export function describeFailure(error: unknown): string {
   if (status !== undefined && status >= 500) return `the LLM provider had a server error (${status})`;
   if (status !== undefined) return `the LLM provider answered ${status}`;
   if (error instanceof Error && /timed? ?out/i.test(error.message)) return 'the LLM provider did not answer in time';
-  if (error instanceof Error && error.name === 'APIConnectionError') return 'could not connect to the LLM provider (check llm.base_url)';
+  if (asApiError(error) && status === undefined) return 'could not connect to the LLM provider (check llm.base_url)';
   return `the LLM call failed (${errorMessage(error).slice(0, 120)})`;
 }

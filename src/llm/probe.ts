@@ -1,4 +1,5 @@
-import OpenAI, { APIError } from 'openai';
+import { APIError } from 'openai';
+import OpenAI from 'openai';
 import type { DoctorLine } from '../app.js';
 import type { LlmConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';

@@ -1,20 +1,30 @@
-import { APIConnectionError, APIError } from 'openai';
+import type { APIError } from 'openai';
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 
+/**
+ * The openai package is imported lazily (it is a tenth of the daemon's start-up time), so its errors are
+ * recognised by shape: an APIError has `status` and `headers`; a connection error is one without a status.
+ */
+export function asApiError(error: unknown): APIError | undefined {
+  if (error instanceof Error && 'status' in error && 'headers' in error && 'error' in error) return error as APIError;
+  return undefined;
+}
+
 /** Retry only what can succeed on a second try: timeouts, conflicts, rate limits, server errors, lost connections. */
 export function isRetryable(error: unknown): boolean {
-  if (error instanceof APIConnectionError) return true;
-  if (error instanceof APIError && typeof error.status === 'number') {
-    return RETRYABLE_STATUS.has(error.status) || error.status >= 500;
-  }
-  return false;
+  const apiError = asApiError(error);
+  if (!apiError || error instanceof Error && error.name === 'AbortError') return false;
+  if (apiError.constructor.name === 'APIUserAbortError') return false;
+  if (typeof apiError.status !== 'number') return true; // APIConnectionError and its timeout subclass
+  return RETRYABLE_STATUS.has(apiError.status) || apiError.status >= 500;
 }
 
 /** The delay a server asked for, in ms: `retry-after-ms`, `retry-after` (seconds or an HTTP date). */
 export function retryAfterMs(error: unknown, now = Date.now()): number | undefined {
-  if (!(error instanceof APIError) || !error.headers) return undefined;
-  const headers = error.headers;
+  const apiError = asApiError(error);
+  if (!apiError?.headers) return undefined;
+  const headers = apiError.headers;
   const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
   if (Number.isFinite(ms) && ms >= 0) return ms;
   const value = headers.get('retry-after');
