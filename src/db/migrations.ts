@@ -109,4 +109,49 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX pairing_codes_user ON pairing_codes (channel, user_id);
     `,
   },
+  {
+    name: '003-scheduler',
+    sql: `
+      CREATE TABLE jobs (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        cron TEXT,
+        run_at INTEGER,
+        spec TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        catch_up TEXT NOT NULL DEFAULT 'once',
+        origin_channel TEXT,
+        origin_chat TEXT,
+        origin_user TEXT,
+        deliver_to TEXT,
+        approve TEXT NOT NULL DEFAULT '[]',
+        enabled INTEGER NOT NULL DEFAULT 1,
+        source TEXT NOT NULL,
+        tz TEXT NOT NULL,
+        next_run_at INTEGER,
+        last_scheduled_at INTEGER,
+        done_at INTEGER,
+        config_hash TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX jobs_due ON jobs (enabled, next_run_at);
+
+      CREATE TABLE job_runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+        scheduled_for INTEGER NOT NULL,
+        trigger TEXT NOT NULL,
+        status TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        duration_ms INTEGER,
+        error TEXT,
+        output TEXT,
+        delivered_to TEXT,
+        UNIQUE (job_id, scheduled_for)
+      );
+      CREATE INDEX job_runs_status ON job_runs (status);
+    `,
+  },
 ];
