@@ -154,4 +154,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX job_runs_status ON job_runs (status);
     `,
   },
+  {
+    name: '004-memory-history',
+    sql: `
+      CREATE TABLE memory_history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        path TEXT NOT NULL,
+        previous TEXT,
+        content TEXT,
+        conversation_id TEXT,
+        kind TEXT NOT NULL,
+        reverts_id INTEGER,
+        undone_at INTEGER,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX memory_history_path ON memory_history (path, id);
+      CREATE INDEX memory_history_conversation ON memory_history (conversation_id, id);
+    `,
+  },
 ];
