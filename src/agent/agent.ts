@@ -78,8 +78,15 @@ export class Agent {
   private readonly gates: LlmGate[] = [];
   private readonly usageListeners: Array<(usage: { turnId: string; conversationId: string; model: string; usage: LlmUsage }) => void> = [];
 
+  private readonly insertTurn;
+  private readonly finishTurn;
+
   constructor(deps: AgentDeps) {
     this.deps = deps;
+    this.insertTurn = deps.db.prepare('INSERT INTO turns (id, conversation_id, source, started_at) VALUES (?, ?, ?, ?)');
+    this.finishTurn = deps.db.prepare(
+      'UPDATE turns SET ended_at = ?, status = ?, model = ?, llm_calls = ?, prompt_tokens = ?, completion_tokens = ?, error = ? WHERE id = ?',
+    );
   }
 
   addLlmGate(gate: LlmGate): void {
@@ -91,14 +98,25 @@ export class Agent {
   }
 
   async runTurn(input: TurnInput): Promise<TurnResult> {
-    const { config, db, llm, tools, conversations } = this.deps;
+    const { config, llm, tools, conversations } = this.deps;
     const turnId = randomUUID();
     const log = this.deps.log.child({ conversation: input.conversationId, turn: turnId.slice(0, 8) });
     const startedAt = Date.now();
-    db.prepare('INSERT INTO turns (id, conversation_id, source, started_at) VALUES (?, ?, ?, ?)').run(turnId, input.conversationId, input.source, startedAt);
+    this.insertTurn.run(turnId, input.conversationId, input.source, startedAt);
 
-    const timeout = AbortSignal.timeout(config.agent.turn_timeout_s * 1000);
-    const signal = input.signal ? AbortSignal.any([input.signal, timeout]) : timeout;
+    // One controller per turn, linked by hand: AbortSignal.timeout keeps its timer (and the turn) alive until
+    // it fires, and AbortSignal.any retains its sources — both grow memory over thousands of turns.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException('turn timeout', 'TimeoutError'));
+    }, config.agent.turn_timeout_s * 1000);
+    timer.unref();
+    const onCancel = () => controller.abort(input.signal?.reason);
+    if (input.signal?.aborted) onCancel();
+    else input.signal?.addEventListener('abort', onCancel, { once: true });
+    const signal = controller.signal;
     const result: TurnResult = {
       turnId, status: 'ok', text: '', artifacts: [], usage: { promptTokens: 0, completionTokens: 0, llmCalls: 0 },
       model: undefined, toolCalls: 0, externalSources: [],
@@ -213,14 +231,13 @@ export class Agent {
       }
     } catch (error) {
       if (!signal.aborted) throw error;
-      const timedOut = timeout.aborted && !input.signal?.aborted;
       result.status = 'cancelled';
       result.text = timedOut ? `I stopped: the turn took longer than ${config.agent.turn_timeout_s} s.` : 'Stopped.';
       result.error = timedOut ? 'turn timeout' : 'cancelled';
     } finally {
-      db.prepare(
-        'UPDATE turns SET ended_at = ?, status = ?, model = ?, llm_calls = ?, prompt_tokens = ?, completion_tokens = ?, error = ? WHERE id = ?',
-      ).run(Date.now(), result.status, result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null, turnId);
+      clearTimeout(timer);
+      input.signal?.removeEventListener('abort', onCancel);
+      this.finishTurn.run(Date.now(), result.status, result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null, turnId);
     }
     log.debug({ status: result.status, toolCalls: result.toolCalls, ms: Date.now() - startedAt }, 'turn done');
     return result;

@@ -20,16 +20,29 @@ export function estimateTokens(message: ChatMessage): number {
   return Math.ceil(chars / 4) + 4;
 }
 
+interface CachedHistory {
+  entries: Array<{ message: ChatMessage; tokens: number }>;
+}
+
+const HISTORY_ROWS = 2000;
+const CACHED_CONVERSATIONS = 64;
+
 /**
  * Conversations and their messages in SQLite. A chat has one active conversation; `/reset` archives it
- * (history kept) and the next message starts a new one.
+ * (history kept) and the next message starts a new one. The newest messages of recently active
+ * conversations are also kept parsed in memory (a bounded LRU), so a turn does not re-read its history.
  */
 export class ConversationStore {
   private readonly db: Database;
   private readonly active = new Map<string, string>();
+  private readonly cache = new Map<string, CachedHistory>();
+  private readonly insertMessage;
+  private readonly selectRecent;
 
   constructor(db: Database) {
     this.db = db;
+    this.insertMessage = db.prepare('INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.selectRecent = db.prepare('SELECT body, tokens FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?');
   }
 
   /** The active conversation id for a chat, created on first use. Ids are safe as folder names. */
@@ -41,6 +54,7 @@ export class ConversationStore {
       .prepare('SELECT id FROM conversations WHERE channel = ? AND chat_id = ? AND archived_at IS NULL ORDER BY created_at DESC LIMIT 1')
       .get(channel, chatId) as { id: string } | undefined;
     const id = row?.id ?? this.create(channel, chatId);
+    if (this.active.size >= 10_000) this.active.clear();
     this.active.set(key, id);
     return id;
   }
@@ -68,41 +82,63 @@ export class ConversationStore {
 
   /** Appends messages in one transaction, so an assistant's tool calls and their results land together. */
   append(conversationId: string, turnId: string, messages: readonly ChatMessage[]): void {
-    const insert = this.db.prepare('INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)');
     const now = Date.now();
+    const entries = messages.map((message) => ({ message, tokens: estimateTokens(message) }));
     this.db.transaction(() => {
-      for (const message of messages) insert.run(conversationId, turnId, message.role, JSON.stringify(message), estimateTokens(message), now);
+      for (const entry of entries) this.insertMessage.run(conversationId, turnId, entry.message.role, JSON.stringify(entry.message), entry.tokens, now);
     })();
+    const cached = this.cache.get(conversationId);
+    if (cached) {
+      // Copies, so a caller mutating its message later (images for the current call) cannot change history.
+      for (const entry of entries) cached.entries.push({ message: structuredClone(entry.message), tokens: entry.tokens });
+      if (cached.entries.length > HISTORY_ROWS * 1.5) cached.entries.splice(0, cached.entries.length - HISTORY_ROWS);
+    }
   }
 
   /**
    * The newest messages that fit in `budgetTokens`, oldest first. An assistant message with tool calls
    * and its tool results are one unit: kept or dropped together. Dangling calls (a crash between call and
-   * result) get a synthetic result so the next LLM request is valid.
+   * result) get a synthetic result so the next LLM request is valid. Returned messages are fresh copies.
    */
   history(conversationId: string, budgetTokens: number): ChatMessage[] {
-    const rows = this.db
-      .prepare('SELECT id, body, tokens FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 2000')
-      .iterate(conversationId) as IterableIterator<{ id: number; body: string; tokens: number }>;
+    const entries = this.load(conversationId).entries;
     const units: ChatMessage[][] = [];
     let pendingResults: ChatMessage[] = [];
     let used = 0;
-    for (const row of rows) {
-      const message = JSON.parse(row.body) as ChatMessage;
+    for (let index = entries.length - 1; index >= 0; index -= 1) {
+      const entry = entries[index];
+      if (!entry) continue;
+      const message = entry.message;
+      used += entry.tokens;
       if (message.role === 'tool') {
         pendingResults.unshift(message);
-        used += row.tokens;
         continue;
       }
       const unit = message.role === 'assistant' && message.tool_calls?.length ? [message, ...repairResults(message, pendingResults)] : [message];
-      used += row.tokens;
       // Results with no call before them (orphans) are dropped with the unit they were gathered for.
       pendingResults = [];
       // The newest unit (the message being answered) is always kept, even over budget.
       if (used > budgetTokens && units.length > 0) break;
       units.push(unit);
     }
-    return units.reverse().flat();
+    return structuredClone(units.reverse().flat());
+  }
+
+  private load(conversationId: string): CachedHistory {
+    let cached = this.cache.get(conversationId);
+    if (cached) {
+      this.cache.delete(conversationId);
+      this.cache.set(conversationId, cached);
+      return cached;
+    }
+    const rows = this.selectRecent.all(conversationId, HISTORY_ROWS) as Array<{ body: string; tokens: number }>;
+    cached = { entries: rows.reverse().map((row) => ({ message: JSON.parse(row.body) as ChatMessage, tokens: row.tokens })) };
+    this.cache.set(conversationId, cached);
+    if (this.cache.size > CACHED_CONVERSATIONS) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+    return cached;
   }
 
   count(conversationId: string): number {

@@ -237,6 +237,7 @@ export class ToolRegistry {
       unattended: request.unattended ?? false,
     };
     let timer: NodeJS.Timeout | undefined;
+    let onCancelled: (() => void) | undefined;
     try {
       for (const hook of this.beforeHooks) {
         const verdict = await hook({ tool: entry.name, params, ctx: callContext });
@@ -251,7 +252,8 @@ export class ToolRegistry {
       });
       const cancelled = new Promise<ToolResult>((resolve) => {
         if (request.signal?.aborted) resolve(fail('The turn was cancelled.'));
-        request.signal?.addEventListener('abort', () => resolve(fail('The turn was cancelled.')), { once: true });
+        onCancelled = () => resolve(fail('The turn was cancelled.'));
+        request.signal?.addEventListener('abort', onCancelled, { once: true });
       });
       let result: ToolResult;
       try {
@@ -274,6 +276,7 @@ export class ToolRegistry {
     } finally {
       if (timer) clearTimeout(timer);
       request.signal?.removeEventListener('abort', onTurnAbort);
+      if (onCancelled) request.signal?.removeEventListener('abort', onCancelled);
     }
   }
 
