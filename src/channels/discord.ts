@@ -1,0 +1,164 @@
+import { once } from 'node:events';
+import {
+  Client, DiscordAPIError, Events, GatewayIntentBits, Partials, REST, Routes,
+  type Message, type SendableChannels,
+} from 'discord.js';
+import type { App, DoctorLine } from '../app.js';
+import type { Config } from '../config/schema.js';
+import { AppError, errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { RemoteAttachment } from './attachments.js';
+import type { ChannelRouter, InboundUpdate } from './router.js';
+import { splitMessage } from './split.js';
+import type { ChannelAdapter, OutboundReply } from './types.js';
+
+export type DiscordConfig = NonNullable<Config['channels']['discord']>;
+
+export const DISCORD_LIMIT = 2000;
+const FILES_PER_MESSAGE = 10;
+const READY_TIMEOUT_MS = 30_000;
+
+export interface DiscordChannelOptions {
+  app: App;
+  router: ChannelRouter;
+  config: DiscordConfig;
+  log: Logger;
+}
+
+/**
+ * Discord through discord.js: DMs, and guild channels when the bot is mentioned or replied to; parts of at
+ * most 2000 characters; files in and out. discord.js resumes dropped gateway sessions (replaying missed
+ * events) and retries REST 429s itself; the router's dedupe makes a replayed message harmless.
+ * Contract: `start` throws AppError DISCORD_AUTH for a rejected token.
+ */
+export class DiscordChannel implements ChannelAdapter {
+  readonly name = 'discord';
+  /** The discord.js client, for parts that add their own listeners (buttons). */
+  readonly client: Client;
+  private readonly options: DiscordChannelOptions;
+  private readonly log: Logger;
+  private accepting = false;
+
+  constructor(options: DiscordChannelOptions) {
+    this.options = options;
+    this.log = options.log;
+    this.client = new Client({
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent],
+      // DM channels are not cached before their first message; without this partial their messages are dropped.
+      partials: [Partials.Channel],
+      rest: { api: options.config.api_url.replace(/\/+$/, '') },
+      allowedMentions: { parse: [], repliedUser: false },
+    });
+    this.client.on(Events.MessageCreate, (message) => this.onMessage(message));
+    this.client.on(Events.Error, (error) => this.log.error({ err: error }, 'discord: client error'));
+    this.client.on(Events.ShardDisconnect, (event) => this.log.warn({ code: event.code }, 'discord: gateway disconnected; discord.js reconnects'));
+  }
+
+  async start(): Promise<void> {
+    const ready = once(this.client, Events.ClientReady, { signal: AbortSignal.timeout(READY_TIMEOUT_MS) });
+    try {
+      await this.client.login(this.options.config.token);
+      await ready;
+    } catch (error) {
+      ready.catch(() => undefined);
+      await this.client.destroy();
+      if (error instanceof DiscordAPIError && error.status === 401 || /token/i.test(errorMessage(error))) {
+        throw new AppError('DISCORD_AUTH', 'discord: the bot token was rejected; check channels.discord.token', { cause: error });
+      }
+      throw new AppError('DISCORD_UNREACHABLE', `discord: cannot connect: ${errorMessage(error)}`, { cause: error });
+    }
+    this.accepting = true;
+    this.log.info({ bot: this.client.user?.username }, 'discord: connected');
+  }
+
+  async stop(): Promise<void> {
+    this.accepting = false;
+  }
+
+  async close(): Promise<void> {
+    this.accepting = false;
+    await this.client.destroy();
+  }
+
+  async doctor(): Promise<DoctorLine[]> {
+    try {
+      const rest = new REST({ api: this.options.config.api_url.replace(/\/+$/, '') }).setToken(this.options.config.token);
+      const me = (await rest.get(Routes.user())) as { username?: string };
+      return [{ status: 'ok', label: 'discord', detail: me.username ?? 'ok' }];
+    } catch (error) {
+      const rejected = error instanceof DiscordAPIError && error.status === 401;
+      return [{
+        status: 'fail', label: 'discord', detail: rejected ? 'token rejected (401)' : errorMessage(error),
+        fix: rejected ? 'set channels.discord.token to the bot token from the Discord developer portal' : 'check the network and channels.discord.api_url',
+      }];
+    }
+  }
+
+  /** Sends a reply to a channel id (a DM channel or a guild channel); also used by jobs through the ChannelHub. */
+  async send(chatId: string, reply: OutboundReply, replyTo?: string): Promise<void> {
+    if (!this.client.isReady()) throw new AppError('CHANNEL_UNAVAILABLE', 'discord is not running (it failed to start or was closed)');
+    const channel = await this.client.channels.fetch(chatId);
+    if (!channel?.isSendable()) throw new AppError('CHANNEL_UNAVAILABLE', `discord: cannot send to channel ${chatId}`);
+    await this.sendTo(channel, reply, replyTo);
+  }
+
+  private async sendTo(channel: SendableChannels, reply: OutboundReply, replyTo: string | undefined): Promise<void> {
+    let first = true;
+    for (const content of splitMessage(reply.text, DISCORD_LIMIT)) {
+      await channel.send({ content, ...(first && replyTo ? { reply: { messageReference: replyTo, failIfNotExists: false } } : {}) });
+      first = false;
+    }
+    const files = (reply.artifacts ?? []).map((artifact) => ({
+      attachment: typeof artifact.content === 'string' ? Buffer.from(artifact.content, 'utf8') : artifact.content,
+      name: artifact.type === 'json' && !/\.json$/i.test(artifact.name) ? `${artifact.name}.json` : artifact.name,
+    }));
+    for (let index = 0; index < files.length; index += FILES_PER_MESSAGE) {
+      await channel.send({ files: files.slice(index, index + FILES_PER_MESSAGE) });
+    }
+  }
+
+  private onMessage(message: Message): void {
+    if (!this.accepting || message.author.bot || message.system) return;
+    const me = this.client.user;
+    if (!me) return;
+    const isDirect = !message.inGuild();
+    const mentioned = message.mentions.users.has(me.id) || message.mentions.repliedUser?.id === me.id;
+    if (!isDirect && !mentioned) return;
+    const text = message.content.replace(new RegExp(`<@!?${me.id}>`, 'g'), '').trim();
+    const update: InboundUpdate = {
+      channel: this.name,
+      chatId: message.channelId,
+      userId: message.author.id,
+      userName: message.author.username,
+      text,
+      attachments: [...message.attachments.values()].map((attachment): RemoteAttachment => {
+        const mimeType = attachment.contentType ?? 'application/octet-stream';
+        return {
+          kind: mimeType.startsWith('image/') ? 'image' : 'file',
+          name: attachment.name,
+          mimeType,
+          size: attachment.size,
+          fetch: async () => {
+            const response = await fetch(attachment.url, { signal: AbortSignal.timeout(60_000) });
+            if (!response.ok) throw new Error(`attachment download returned HTTP ${response.status}`);
+            return Buffer.from(await response.arrayBuffer());
+          },
+        };
+      }),
+      platformMessageId: message.id,
+      ...(message.reference?.messageId ? { replyTo: message.reference.messageId } : {}),
+      isDirect,
+    };
+    const channel = message.channel;
+    const replyTo = isDirect ? undefined : message.id;
+    void this.options.router.handle(update, {
+      send: async (reply) => {
+        if (!channel.isSendable()) throw new AppError('CHANNEL_UNAVAILABLE', `discord: cannot send to channel ${message.channelId}`);
+        await this.sendTo(channel, reply, replyTo);
+      },
+      typing: async () => {
+        if (channel.isSendable()) await channel.sendTyping();
+      },
+    });
+  }
+}

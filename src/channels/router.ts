@@ -1,0 +1,225 @@
+import type { App } from '../app.js';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import { storeAttachments, describeAttachments, type RemoteAttachment } from './attachments.js';
+import { ChannelInbox } from './inbox.js';
+import { PairingStore } from './pairing.js';
+import type { InboundMessage, OutboundReply } from './types.js';
+
+/** An inbound message whose files are not fetched yet: nothing is downloaded for an unknown user. */
+export type InboundUpdate = Omit<InboundMessage, 'attachments'> & { attachments: RemoteAttachment[] };
+
+/** How the router answers in the chat a message came from; the adapter binds reply-to and formatting. */
+export interface ChatIo {
+  send(reply: OutboundReply): Promise<void>;
+  typing(): Promise<void>;
+}
+
+export interface ChannelRouterOptions {
+  app: App;
+  /** `channels.<name>.allowed_users` from the config; paired users are read from SQLite per message. */
+  allowedUsers: ReadonlyMap<string, ReadonlySet<string>>;
+  typingIntervalMs?: number;
+  maxAttachmentBytes?: number;
+}
+
+const PAIRING_TEXT = (code: string): string =>
+  `I don't know you yet. To let you in, my owner runs:\n\nfamiliar pairing approve ${code}\n\nThe code is valid for 1 hour.`;
+
+const REPLY_CAP = 600;
+
+/**
+ * The platform-independent path of every chat message:
+ * access (allowlist, pairing) -> dedupe -> chat commands -> ChatQueue -> agent -> reply.
+ * Contract: `handle` never throws; an unknown user's message never reaches the LLM.
+ */
+export class ChannelRouter {
+  private readonly app: App;
+  private readonly log: Logger;
+  private readonly allowedUsers: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly inbox: ChannelInbox;
+  readonly pairing: PairingStore;
+  private readonly typingIntervalMs: number;
+  private readonly maxAttachmentBytes: number;
+  /** Turns accepted per chat, oldest first: the first one is the running turn (`/stop` aborts it). */
+  private readonly turns = new Map<string, AbortController[]>();
+  private readonly typingLoops = new Map<string, { count: number; timer: NodeJS.Timeout }>();
+  /** Per chat, resolves when the latest message is in the ChatQueue: a message still downloading its files keeps its place. */
+  private readonly intake = new Map<string, Promise<void>>();
+  /** Per chat, resolves when the latest accepted message's reply has been sent: replies go out in message order. */
+  private readonly outbox = new Map<string, Promise<void>>();
+
+  constructor(options: ChannelRouterOptions) {
+    this.app = options.app;
+    this.log = options.app.log.child({ component: 'channels' });
+    this.allowedUsers = options.allowedUsers;
+    this.inbox = new ChannelInbox(options.app.db);
+    this.pairing = new PairingStore(options.app.db);
+    this.typingIntervalMs = options.typingIntervalMs ?? 4000;
+    this.maxAttachmentBytes = options.maxAttachmentBytes ?? 20 * 1024 * 1024;
+  }
+
+  isAllowed(channel: string, userId: string): boolean {
+    return this.allowedUsers.get(channel)?.has(userId) === true || this.pairing.isPaired(channel, userId);
+  }
+
+  async handle(update: InboundUpdate, io: ChatIo): Promise<void> {
+    const log = this.log.child({ channel: update.channel, chatId: update.chatId, messageId: update.platformMessageId });
+    try {
+      if (!this.isAllowed(update.channel, update.userId)) {
+        await this.handleStranger(update, io, log);
+        return;
+      }
+      if (!this.inbox.claim(update.channel, `${update.chatId}/${update.platformMessageId}`, update.chatId)) {
+        log.info('redelivered message dropped (already answered or in progress)');
+        return;
+      }
+      const key = `${update.chatId}/${update.platformMessageId}`;
+      if (await this.runCommand(update, io, log)) {
+        this.inbox.finish(update.channel, key, 'command');
+        return;
+      }
+      const status = await this.runTurn(update, io, log);
+      this.inbox.finish(update.channel, key, status);
+    } catch (error) {
+      // Contract: never throws — a failure here must not stop the adapter's update loop.
+      log.error({ err: error }, 'message handling failed');
+    }
+  }
+
+  /** Aborts the running turn of a chat; false when nothing was running. */
+  stop(channel: string, chatId: string): boolean {
+    const running = this.turns.get(`${channel}:${chatId}`)?.[0];
+    if (!running || running.signal.aborted) return false;
+    running.abort(new DOMException('stopped by the person', 'AbortError'));
+    return true;
+  }
+
+  /** Turns accepted and not finished, for one chat or all (what `/status` calls the queue). */
+  queued(): number {
+    let total = 0;
+    for (const list of this.turns.values()) total += list.length;
+    return total;
+  }
+
+  private async handleStranger(update: InboundUpdate, io: ChatIo, log: Logger): Promise<void> {
+    if (!update.isDirect) {
+      log.debug({ userId: update.userId }, 'message from an unknown user in a group ignored');
+      return;
+    }
+    const outcome = this.pairing.request({ channel: update.channel, userId: update.userId, userName: update.userName, chatId: update.chatId });
+    if (outcome.kind === 'full') {
+      log.warn({ userId: update.userId, userName: update.userName }, 'unknown user not given a pairing code: 3 codes are already pending on this channel (familiar pairing list)');
+      return;
+    }
+    if (outcome.kind === 'silent') return;
+    log.info({ userId: update.userId, userName: update.userName, code: outcome.code }, 'unknown user: pairing code issued (approve with: familiar pairing approve CODE)');
+    await io.send({ text: PAIRING_TEXT(outcome.code) });
+  }
+
+  /** A `/command` known to the app is answered here, without an LLM call. Unknown commands go to the agent. */
+  private async runCommand(update: InboundUpdate, io: ChatIo, log: Logger): Promise<boolean> {
+    const match = /^\/([a-zA-Z0-9_]{1,32})(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(update.text.trim());
+    if (!match) return false;
+    const name = (match[1] ?? '').toLowerCase();
+    const command = this.app.chatCommands.get(name);
+    if (!command) return false;
+    let text: string;
+    try {
+      text = await command.run({
+        channel: update.channel, chatId: update.chatId, userId: update.userId, args: (match[2] ?? '').trim(),
+        conversationId: this.app.conversations.resolve(update.channel, update.chatId),
+      });
+    } catch (error) {
+      log.error({ err: error, command: name }, 'chat command failed');
+      text = `/${name} failed: ${errorMessage(error).slice(0, 300)}`;
+    }
+    if (text.trim() !== '') await io.send({ text });
+    return true;
+  }
+
+  private async runTurn(update: InboundUpdate, io: ChatIo, log: Logger): Promise<'answered' | 'failed'> {
+    const chatKey = `${update.channel}:${update.chatId}`;
+    const controller = new AbortController();
+    const list = this.turns.get(chatKey) ?? [];
+    list.push(controller);
+    this.turns.set(chatKey, list);
+    this.startTyping(chatKey, io);
+    let enqueued!: () => void;
+    const inQueue = new Promise<void>((resolve) => {
+      enqueued = resolve;
+    });
+    const previous = this.intake.get(chatKey);
+    this.intake.set(chatKey, inQueue);
+    let sent!: () => void;
+    const replied = new Promise<void>((resolve) => {
+      sent = resolve;
+    });
+    const previousReply = this.outbox.get(chatKey);
+    this.outbox.set(chatKey, replied);
+    try {
+      await previous;
+      const conversationId = this.app.conversations.resolve(update.channel, update.chatId);
+      const stored = await storeAttachments({
+        attachments: update.attachments, dataDir: this.app.config.data_dir, conversationId, maxBytes: this.maxAttachmentBytes, log,
+      });
+      const message: InboundMessage = { ...update, attachments: stored.saved };
+      const text = [message.text.trim(), describeAttachments(stored.saved, stored.skipped)].filter((part) => part !== '').join('\n\n');
+      const images = this.app.config.llm.vision ? stored.images : [];
+      // `converse` puts the turn in the ChatQueue synchronously, so the next message may follow now.
+      const turn = this.app.converse({
+        text: text || '(empty message)',
+        origin: { channel: update.channel, chatId: update.chatId, userId: update.userId },
+        source: 'chat',
+        signal: controller.signal,
+        ...(images.length > 0 ? { images } : {}),
+      });
+      enqueued();
+      const result = await turn;
+      const reply = result.status === 'llm_error' && result.text.length > REPLY_CAP ? `${result.text.slice(0, REPLY_CAP)}…` : result.text;
+      log.debug({ status: result.status, artifacts: result.artifacts.length }, 'turn finished');
+      await previousReply;
+      await io.send({ text: reply, artifacts: result.artifacts });
+      return 'answered';
+    } catch (error) {
+      log.error({ err: error }, 'turn or reply failed');
+      await previousReply;
+      await io.send({ text: 'Sorry, something went wrong on my side; the details are in the logs.' }).catch(() => undefined);
+      return 'failed';
+    } finally {
+      enqueued();
+      sent();
+      if (this.intake.get(chatKey) === inQueue) this.intake.delete(chatKey);
+      if (this.outbox.get(chatKey) === replied) this.outbox.delete(chatKey);
+      const remaining = (this.turns.get(chatKey) ?? []).filter((entry) => entry !== controller);
+      if (remaining.length > 0) this.turns.set(chatKey, remaining);
+      else this.turns.delete(chatKey);
+      this.stopTyping(chatKey);
+    }
+  }
+
+  /** One typing loop per chat while any of its turns is queued or running (the platforms' indicator fades after ~5 s). */
+  private startTyping(chatKey: string, io: ChatIo): void {
+    const loop = this.typingLoops.get(chatKey);
+    if (loop) {
+      loop.count += 1;
+      return;
+    }
+    const tick = (): void => {
+      io.typing().catch((error: unknown) => this.log.debug({ err: error, chat: chatKey }, 'typing indicator failed'));
+    };
+    tick();
+    const timer = setInterval(tick, this.typingIntervalMs);
+    timer.unref();
+    this.typingLoops.set(chatKey, { count: 1, timer });
+  }
+
+  private stopTyping(chatKey: string): void {
+    const loop = this.typingLoops.get(chatKey);
+    if (!loop) return;
+    loop.count -= 1;
+    if (loop.count > 0) return;
+    clearInterval(loop.timer);
+    this.typingLoops.delete(chatKey);
+  }
+}

@@ -1,0 +1,256 @@
+import { Bot, GrammyError, InputFile, type Context } from 'grammy';
+import type { Message, MessageEntity } from 'grammy/types';
+import type { App, DoctorLine } from '../app.js';
+import type { Config } from '../config/schema.js';
+import { AppError, errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Artifact } from '../tools/types.js';
+import type { RemoteAttachment } from './attachments.js';
+import type { ChannelRouter, InboundUpdate } from './router.js';
+import { splitMessage } from './split.js';
+import { markdownToTelegramHtml, visibleLength } from './telegram-format.js';
+import { telegramRetry } from './telegram-retry.js';
+import type { ChannelAdapter, OutboundReply } from './types.js';
+
+export type TelegramConfig = NonNullable<Config['channels']['telegram']>;
+
+export const TELEGRAM_LIMIT = 4096;
+const COMMAND_NAME = /^[a-z0-9_]{1,32}$/;
+
+export interface TelegramChannelOptions {
+  app: App;
+  router: ChannelRouter;
+  config: TelegramConfig;
+  log: Logger;
+}
+
+/**
+ * Telegram through grammy: long polling, Markdown replies as Telegram HTML (plain text when Telegram
+ * refuses the entities), parts of at most 4096 characters, files in and out, retries on 429 and network
+ * errors. Contract: `start` throws AppError TELEGRAM_AUTH for a rejected token; nothing after start throws
+ * out of an update handler.
+ */
+export class TelegramChannel implements ChannelAdapter {
+  readonly name = 'telegram';
+  /** The grammy bot, for parts that add their own handlers before `start` (callback buttons). */
+  readonly bot: Bot;
+  private readonly options: TelegramChannelOptions;
+  private readonly log: Logger;
+  private readonly apiRoot: string;
+  private accepting = false;
+  private stopped = false;
+  private polling: Promise<void> | undefined;
+  private readonly callbackListeners: Array<(ctx: Context) => void | Promise<void>> = [];
+
+  constructor(options: TelegramChannelOptions) {
+    this.options = options;
+    this.log = options.log;
+    this.apiRoot = options.config.api_root.replace(/\/+$/, '');
+    this.bot = new Bot(options.config.token, { client: { apiRoot: this.apiRoot } });
+    this.bot.api.config.use(telegramRetry({ log: this.log }));
+    this.bot.on('callback_query', (ctx) => {
+      for (const listener of this.callbackListeners) {
+        Promise.resolve(listener(ctx)).catch((error: unknown) => this.log.error({ err: error }, 'telegram: callback listener failed'));
+      }
+    });
+    this.bot.on('message', (ctx) => {
+      // Not awaited: grammy handles one batch at a time, and a slow turn in one chat must not hold the others.
+      this.onMessage(ctx);
+    });
+    this.bot.catch((error) => this.log.error({ err: error.error }, 'telegram: update handler failed'));
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    try {
+      await this.bot.init();
+    } catch (error) {
+      if (error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404)) {
+        throw new AppError('TELEGRAM_AUTH', 'telegram: the bot token was rejected; check channels.telegram.token (from @BotFather)', { cause: error });
+      }
+      throw new AppError('TELEGRAM_UNREACHABLE', `telegram: cannot reach ${this.apiRoot}: ${errorMessage(error)}`, { cause: error });
+    }
+    await this.registerCommands();
+    this.accepting = true;
+    this.poll();
+    this.log.info({ bot: this.bot.botInfo.username }, 'telegram: polling');
+  }
+
+  /** Stops polling (grammy confirms the last offset); replies of running turns still go out. */
+  async stop(): Promise<void> {
+    this.accepting = false;
+    this.stopped = true;
+    if (this.bot.isRunning()) await this.bot.stop().catch((error: unknown) => this.log.debug({ err: error }, 'telegram: stop'));
+    await this.polling;
+  }
+
+  async close(): Promise<void> {
+    this.accepting = false;
+  }
+
+  /**
+   * Button presses (callback queries) go to these listeners at once, outside any chat's turn queue, so an
+   * approval asked by a running turn can be answered. May be called before or after `start`.
+   */
+  onCallbackQuery(listener: (ctx: Context) => void | Promise<void>): void {
+    this.callbackListeners.push(listener);
+  }
+
+  async doctor(): Promise<DoctorLine[]> {
+    try {
+      const me = await this.bot.api.getMe();
+      return [{ status: 'ok', label: 'telegram', detail: `@${me.username}` }];
+    } catch (error) {
+      const rejected = error instanceof GrammyError && error.error_code === 401;
+      return [{
+        status: 'fail', label: 'telegram', detail: rejected ? 'token rejected (401)' : errorMessage(error),
+        fix: rejected ? 'set channels.telegram.token to the token @BotFather gave you' : `check that ${this.apiRoot} is reachable`,
+      }];
+    }
+  }
+
+  /** Sends a reply to a chat (also used by jobs through the ChannelHub). */
+  async send(chatId: string, reply: OutboundReply, replyTo?: number): Promise<void> {
+    if (!this.bot.isInited()) throw new AppError('CHANNEL_UNAVAILABLE', 'telegram is not running (it failed to start or was stopped)');
+    let first = true;
+    for (const part of splitMessage(reply.text, TELEGRAM_LIMIT)) {
+      await this.sendPart(chatId, part, first ? replyTo : undefined);
+      first = false;
+    }
+    for (const artifact of reply.artifacts ?? []) await this.sendArtifact(chatId, artifact);
+  }
+
+  private poll(): void {
+    this.polling = this.bot
+      .start({ allowed_updates: ['message', 'callback_query'], timeout: 30 })
+      .catch((error: unknown) => {
+        if (this.stopped) return;
+        const fatal = error instanceof GrammyError && error.error_code === 401;
+        this.log.error({ err: error }, fatal ? 'telegram: polling stopped: the token was rejected' : 'telegram: polling failed; restarting in 5 s');
+        // 409 (another instance polled) and other failures are usually transient: poll again.
+        if (!fatal) setTimeout(() => { if (!this.stopped) this.poll(); }, 5000).unref();
+      });
+  }
+
+  private async registerCommands(): Promise<void> {
+    const commands = [...this.options.app.chatCommands.entries()]
+      .filter(([name]) => COMMAND_NAME.test(name))
+      .slice(0, 100)
+      .map(([command, { description }]) => ({ command, description: description.slice(0, 256) || command }));
+    try {
+      await this.bot.api.setMyCommands(commands);
+    } catch (error) {
+      this.log.warn({ err: error }, 'telegram: setMyCommands failed; the command menu may be out of date');
+    }
+  }
+
+  private onMessage(ctx: Context): void {
+    const message = ctx.message;
+    if (!this.accepting || !message?.from || message.from.is_bot) return;
+    const isDirect = message.chat.type === 'private';
+    const rawText = message.text ?? message.caption ?? '';
+    const entities = message.entities ?? message.caption_entities ?? [];
+    if (!isDirect && !this.addressed(message, rawText, entities)) return;
+    const chatId = String(message.chat.id);
+    const update: InboundUpdate = {
+      channel: this.name,
+      chatId,
+      userId: String(message.from.id),
+      userName: message.from.username ?? [message.from.first_name, message.from.last_name].filter(Boolean).join(' '),
+      text: isDirect ? rawText : this.stripMention(rawText),
+      attachments: this.attachmentsOf(message),
+      platformMessageId: String(message.message_id),
+      ...(message.reply_to_message ? { replyTo: String(message.reply_to_message.message_id) } : {}),
+      isDirect,
+    };
+    const replyTo = isDirect ? undefined : message.message_id;
+    void this.options.router.handle(update, {
+      send: (reply) => this.send(chatId, reply, replyTo),
+      typing: async () => {
+        await this.bot.api.sendChatAction(chatId, 'typing');
+      },
+    });
+  }
+
+  /** In groups: a mention of the bot, a command addressed to it, or a reply to one of its messages. */
+  private addressed(message: Message, text: string, entities: readonly MessageEntity[]): boolean {
+    const me = this.bot.botInfo;
+    if (message.reply_to_message?.from?.id === me.id) return true;
+    const username = `@${me.username}`.toLowerCase();
+    return entities.some((entity) => {
+      const value = text.slice(entity.offset, entity.offset + entity.length).toLowerCase();
+      if (entity.type === 'mention') return value === username;
+      if (entity.type === 'text_mention') return entity.user.id === me.id;
+      if (entity.type === 'bot_command') return entity.offset === 0 && (!value.includes('@') || value.endsWith(username));
+      return false;
+    });
+  }
+
+  private stripMention(text: string): string {
+    const pattern = new RegExp(`(^|\\s)@${this.bot.botInfo.username}\\b`, 'gi');
+    return text.replace(pattern, '$1').trim();
+  }
+
+  private attachmentsOf(message: Message): RemoteAttachment[] {
+    const files: RemoteAttachment[] = [];
+    const largest = message.photo?.at(-1);
+    if (largest) files.push(this.remote(largest.file_id, 'image', `photo-${message.message_id}.jpg`, 'image/jpeg', largest.file_size));
+    const document = message.document ?? message.audio ?? message.video ?? message.voice;
+    if (document) {
+      const mimeType = document.mime_type ?? 'application/octet-stream';
+      const name = ('file_name' in document ? document.file_name : undefined) ?? `file-${message.message_id}`;
+      files.push(this.remote(document.file_id, mimeType.startsWith('image/') ? 'image' : 'file', name, mimeType, document.file_size));
+    }
+    return files;
+  }
+
+  private remote(fileId: string, kind: 'image' | 'file', name: string, mimeType: string, size: number | undefined): RemoteAttachment {
+    return {
+      kind, name, mimeType, size: size ?? 0,
+      fetch: async () => {
+        const file = await this.bot.api.getFile(fileId);
+        if (!file.file_path) throw new Error('Telegram gave no file_path (the file may be over 20 MB)');
+        // The token is part of Telegram's file URL by design; this URL is never logged.
+        const response = await fetch(`${this.apiRoot}/file/bot${this.options.config.token}/${file.file_path}`, { signal: AbortSignal.timeout(60_000) });
+        if (!response.ok) throw new Error(`file download returned HTTP ${response.status}`);
+        return Buffer.from(await response.arrayBuffer());
+      },
+    };
+  }
+
+  private async sendPart(chatId: string, markdown: string, replyTo: number | undefined): Promise<void> {
+    const html = markdownToTelegramHtml(markdown);
+    if (visibleLength(html) > TELEGRAM_LIMIT || html.trim() === '') {
+      await this.sendPlain(chatId, markdown, replyTo);
+      return;
+    }
+    const reply = replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } };
+    try {
+      await this.bot.api.sendMessage(chatId, html, { parse_mode: 'HTML', link_preview_options: { is_disabled: true }, ...reply });
+    } catch (error) {
+      if (!(error instanceof GrammyError && error.error_code === 400 && /entit|tag|parse/i.test(error.description))) throw error;
+      this.log.warn({ description: error.description }, 'telegram: HTML refused; resending as plain text');
+      await this.sendPlain(chatId, markdown, replyTo);
+    }
+  }
+
+  private async sendPlain(chatId: string, text: string, replyTo: number | undefined): Promise<void> {
+    const reply = replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } };
+    for (const part of splitMessage(text, TELEGRAM_LIMIT)) await this.bot.api.sendMessage(chatId, part, { link_preview_options: { is_disabled: true }, ...reply });
+  }
+
+  private async sendArtifact(chatId: string, artifact: Artifact): Promise<void> {
+    const data = typeof artifact.content === 'string' ? Buffer.from(artifact.content, 'utf8') : artifact.content;
+    const name = artifact.type === 'json' && !/\.json$/i.test(artifact.name) ? `${artifact.name}.json` : artifact.name;
+    if (artifact.type === 'image') {
+      try {
+        await this.bot.api.sendPhoto(chatId, new InputFile(data, name));
+        return;
+      } catch (error) {
+        // Telegram refuses some images as photos (size, dimensions); a document always goes through.
+        this.log.warn({ err: error, file: name }, 'telegram: sendPhoto failed; sending as a document');
+      }
+    }
+    await this.bot.api.sendDocument(chatId, new InputFile(data, name));
+  }
+}
