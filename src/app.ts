@@ -70,6 +70,10 @@ export interface App {
   modules: AppModule[];
   startedAt: number;
   llmReady: boolean;
+  /** True once `start()` has run every module's start (the daemon's readiness, for /readyz). */
+  started: boolean;
+  /** Modules whose start threw; the daemon runs without them. */
+  failedModules: string[];
   /** One turn for a chat through the queue (the path channels and the terminal use). */
   converse(input: Omit<TurnInput, 'conversationId'> & { conversationId?: string }): Promise<TurnResult>;
   start(): Promise<void>;
@@ -124,6 +128,8 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     chatCommands: new Map(),
     startedAt: Date.now(),
     llmReady,
+    started: false,
+    failedModules: [],
     converse(input) {
       const conversationId = input.conversationId ?? conversations.resolve(input.origin.channel, input.origin.chatId);
       return queue.run(conversationId, async () => {
@@ -144,8 +150,10 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
         } catch (error) {
           // One part failing to start (a bad bot token) must not take the others down.
           log.error({ err: error, module: module.name }, `${module.name} failed to start`);
+          app.failedModules.push(module.name);
         }
       }
+      app.started = true;
     },
     async close(graceMs = 10_000) {
       for (const module of [...modules].reverse()) {

@@ -1,4 +1,5 @@
 import type { App } from './app.js';
+import { installHttp } from './http/install.js';
 
 /**
  * Optional subsystems, installed in this order by the composition root. An installer registers tools
@@ -7,4 +8,7 @@ import type { App } from './app.js';
  */
 export type Installer = (app: App) => Promise<void>;
 
-export const INSTALLERS: readonly Installer[] = [];
+export const INSTALLERS: readonly Installer[] = [
+  // First, so /healthz answers while slower parts (a Discord login) start.
+  installHttp,
+];

@@ -7,6 +7,8 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['ask', async () => (await import('./ask.js')).askCommand],
   ['tools', async () => (await import('./tools.js')).toolsCommand],
   ['doctor', async () => (await import('./doctor.js')).doctorCommand],
+  ['status', async () => (await import('./status.js')).statusCommand],
+  ['backup', async () => (await import('./backup.js')).backupCommand],
 ]);
 
 export const HELP = `familiar — a self-hosted personal assistant daemon
@@ -18,6 +20,8 @@ Usage: familiar <command> [--config FILE] [--log-level LEVEL]
   ask "text"            one turn; the reply on stdout (--conversation NAME, --new)
   tools list [--json]   every registered tool with its schema
   doctor                check config, LLM, folders and every configured part
+  status [--ready]      a running daemon's uptime, queues, jobs, usage (needs http.listen)
+  backup [--out DIR] [--tar]  copy the database, memory and skills to a timestamped folder
 
 --config defaults to $FAMILIAR_CONFIG, then ./config.yaml, then config.example.yaml's defaults.
 `;

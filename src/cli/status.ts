@@ -1,0 +1,81 @@
+import { checkHttpConfig } from '../http/install.js';
+import { baseUrl, clientHost } from '../http/listen-address.js';
+import type { DaemonStatus } from '../http/status.js';
+import { errorMessage } from '../errors.js';
+import type { Command } from './context.js';
+import { parseCommandArgs } from './run.js';
+
+const HOW_TO_ENABLE = 'set http.listen: 127.0.0.1:8484 in config.yaml (or FAMILIAR_HTTP_LISTEN=127.0.0.1:8484 with the example config), restart the daemon, then run familiar status again';
+
+/**
+ * `familiar status [--json] [--ready]`: a running daemon's state through its HTTP endpoint (`http.listen`).
+ * `--ready` asks /readyz only (exit 0 when ready): the Docker healthcheck.
+ */
+export const statusCommand: Command = async (context) => {
+  const { values, positionals } = parseCommandArgs(context.args, { ready: { type: 'boolean' } });
+  if (positionals.length > 0) {
+    context.io.stderr.write('usage: familiar status [--json] [--ready]\n');
+    return 2;
+  }
+  const { config } = context.loadConfig();
+  if (!config.http.listen) {
+    context.io.stderr.write(`familiar status: the daemon's status endpoint is off; ${HOW_TO_ENABLE}\n`);
+    return 1;
+  }
+  const address = checkHttpConfig(config.http.listen, config.http.token);
+  const base = baseUrl(clientHost(address), address.port);
+  const headers: Record<string, string> = config.http.token ? { Authorization: `Bearer ${config.http.token}` } : {};
+  const path = values.ready === true ? '/readyz' : '/status';
+  let response: Response;
+  try {
+    response = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(5000) });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? errorMessage(error);
+    context.io.stderr.write(`familiar status: no daemon answers at ${base} (${cause}); is "familiar start" running with this config?\n`);
+    return 1;
+  }
+  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (response.status === 401) {
+    context.io.stderr.write(`familiar status: the daemon at ${base} refused the token; http.token here must match the daemon's\n`);
+    return 1;
+  }
+  if (values.ready === true) {
+    const reasons = Array.isArray(body.reasons) ? `: ${body.reasons.join('; ')}` : '';
+    (response.ok ? context.io.stdout : context.io.stderr).write(`${response.ok ? 'ready' : `not ready${reasons}`}\n`);
+    return response.ok ? 0 : 1;
+  }
+  if (!response.ok) {
+    context.io.stderr.write(`familiar status: ${base}/status answered ${response.status}\n`);
+    return 1;
+  }
+  context.io.stdout.write(context.options.json ? `${JSON.stringify(body, null, 2)}\n` : formatStatus(body as unknown as DaemonStatus));
+  return 0;
+};
+
+function formatStatus(status: DaemonStatus): string {
+  const today = status.llm.today;
+  const budget = status.llm.dailyTokenBudget > 0 ? ` of ${status.llm.dailyTokenBudget}` : '';
+  const jobs = status.jobs
+    ? `${status.jobs.total} job(s)${status.jobs.enabled !== undefined ? `, ${status.jobs.enabled} enabled` : ''}${status.jobs.runsLast24h ? `; runs in 24 h: ${Object.entries(status.jobs.runsLast24h).map(([key, count]) => `${key} ${count}`).join(', ') || 'none'}` : ''}`
+    : 'no scheduler';
+  const lines = [
+    `familiar ${status.version}, pid ${status.pid}, up ${formatDuration(status.uptimeSeconds)} (since ${status.startedAt})`,
+    `ready:    ${status.ready && status.failedModules.length === 0 ? 'yes' : `no${status.failedModules.length > 0 ? ` (failed: ${status.failedModules.join(', ')})` : ' (starting)'}`}`,
+    `modules:  ${status.modules.join(', ') || 'none'}`,
+    `channels: ${status.channels.running.join(', ') || 'none running'}${status.channels.configured.length > 0 ? ` (configured: ${status.channels.configured.join(', ')})` : ''}`,
+    `queue:    ${status.queue.active} running, ${status.queue.pending} waiting`,
+    `llm:      ${status.llm.model}; today ${today.turns} turn(s), ${today.totalTokens}${budget} tokens (${today.promptTokens} prompt, ${today.completionTokens} completion)`,
+    `jobs:     ${jobs}`,
+    `memory:   ${status.memory.rssMb} MB resident, ${status.memory.heapUsedMb} MB heap`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function formatDuration(seconds: number): string {
+  const days = Math.floor(seconds / 86400);
+  const hours = Math.floor((seconds % 86400) / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  if (days > 0) return `${days}d ${hours}h`;
+  if (hours > 0) return `${hours}h ${minutes}m`;
+  return `${minutes}m ${seconds % 60}s`;
+}
