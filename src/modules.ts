@@ -1,4 +1,5 @@
 import type { App } from './app.js';
+import { installChannels } from './channels/install.js';
 import { installHttp } from './http/install.js';
 
 /**
@@ -11,4 +12,6 @@ export type Installer = (app: App) => Promise<void>;
 export const INSTALLERS: readonly Installer[] = [
   // First, so /healthz answers while slower parts (a Discord login) start.
   installHttp,
+  // Last: chat channels start after the parts whose tools and chat commands they offer.
+  installChannels,
 ];
