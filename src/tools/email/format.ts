@@ -1,0 +1,61 @@
+import type { MessagePage, MessageSummary } from './mailbox.js';
+import type { ParsedMessage } from './read.js';
+
+/** `2026-11-02 11:05` in the daemon's time zone. */
+export function formatDate(date: Date | undefined, timeZone: string): string {
+  if (date === undefined) return '(no date)';
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+  }).formatToParts(date);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((entry) => entry.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+}
+
+/** Header text from outside, on one line: a subject cannot fake further lines of a listing. */
+export function oneLine(text: string, max = 200): string {
+  const flat = text.replace(/[\r\n\t\u2028\u2029]+/g, ' ').replace(/\s{2,}/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+export function describeFlags(flags: readonly string[]): string {
+  const words: string[] = [flags.includes('\\Seen') ? 'read' : 'unread'];
+  if (flags.includes('\\Flagged')) words.push('flagged');
+  if (flags.includes('\\Answered')) words.push('answered');
+  if (flags.includes('\\Draft')) words.push('draft');
+  return words.join(', ');
+}
+
+export function formatSize(bytes: number | undefined): string {
+  if (bytes === undefined) return '?';
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function summaryLine(message: MessageSummary, timeZone: string): string {
+  return `uid ${message.uid} · ${formatDate(message.date, timeZone)} · ${oneLine(message.from) || '(no sender)'} · ${oneLine(message.subject) || '(no subject)'} · ${describeFlags(message.flags)}`;
+}
+
+/** The listing lines (outside text, to be wrapped by the caller). */
+export function formatPage(page: MessagePage, timeZone: string): string {
+  return page.messages.map((message) => summaryLine(message, timeZone)).join('\n');
+}
+
+/** Headers, attachment list and body of one message (outside text, to be wrapped by the caller). */
+export function formatMessage(message: ParsedMessage, timeZone: string, bodyLimit: number): string {
+  const lines = [`From: ${oneLine(message.from, 500) || '(no sender)'}`];
+  if (message.to !== '') lines.push(`To: ${oneLine(message.to, 1000)}`);
+  if (message.cc !== '') lines.push(`Cc: ${oneLine(message.cc, 1000)}`);
+  lines.push(`Date: ${formatDate(message.date, timeZone)}`);
+  lines.push(`Subject: ${oneLine(message.subject, 500) || '(no subject)'}`);
+  if (message.messageId !== undefined) lines.push(`Message-ID: ${oneLine(message.messageId)}`);
+  if (message.attachments.length > 0) {
+    const items = message.attachments.map((attachment) => `${oneLine(attachment.filename, 120)} (${attachment.contentType}, ${formatSize(attachment.size)})`);
+    lines.push(`Attachments (${message.attachments.length}): ${items.join('; ')}`);
+  }
+  let body = message.text;
+  if (body === '') body = '(no text body)';
+  else if (message.bodySource === 'html') body = `[converted from HTML]\n${body}`;
+  if (body.length > bodyLimit) body = `${body.slice(0, bodyLimit)}\n[body truncated: ${body.length - bodyLimit} more characters not shown]`;
+  return `${lines.join('\n')}\n\n${body}`;
+}

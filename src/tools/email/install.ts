@@ -1,0 +1,85 @@
+import path from 'node:path';
+import type { App, DoctorLine } from '../../app.js';
+import { errorMessage } from '../../errors.js';
+import type { Installer } from '../../modules.js';
+import { EmailError } from './errors.js';
+import { ImapSession } from './imap.js';
+import { SmtpSender } from './send.js';
+import { resolveEmailSettings, type EmailSettings } from './settings.js';
+import { createEmailTool } from './tool.js';
+
+/**
+ * Installs the `email` tool when `tools.email` has IMAP credentials; otherwise one log line and nothing else.
+ * Nothing connects here: the IMAP login happens on the first call, and imapflow, mailparser and nodemailer are
+ * loaded only then.
+ */
+export const installEmail: Installer = async (app: App) => {
+  const configDir = app.loaded.source === 'file' ? path.dirname(app.loaded.path) : process.cwd();
+  const resolved = resolveEmailSettings(app.config.tools.email, configDir);
+  const log = app.log.child({ component: 'email' });
+  if (!resolved.enabled) {
+    log.info(`email: ${resolved.reason}; the email tool is off`);
+    return;
+  }
+  const { settings } = resolved;
+  const session = new ImapSession({ endpoint: settings.imap, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log });
+  const sender = settings.smtp
+    ? new SmtpSender({ endpoint: settings.smtp, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log })
+    : undefined;
+  app.tools.register(createEmailTool({ settings, session, sender }));
+  app.modules.push({
+    name: 'email',
+    async close() {
+      sender?.close();
+      await session.close();
+    },
+    doctor: () => emailDoctor(settings, session, sender),
+  });
+  log.info(
+    { account: settings.imap.user, imap: `${settings.imap.host}:${settings.imap.port}`, smtp: settings.smtp ? `${settings.smtp.host}:${settings.smtp.port}` : null, allowSend: settings.allowSend },
+    `email: ${settings.imap.user}; sending ${!settings.smtp ? 'unavailable (no smtp.host)' : settings.allowSend ? 'allowed' : 'off (allow_send: false)'}`,
+  );
+};
+
+async function emailDoctor(settings: EmailSettings, session: ImapSession, sender: SmtpSender | undefined): Promise<DoctorLine[]> {
+  const lines: DoctorLine[] = [];
+  const imapLabel = `email: IMAP ${settings.imap.user} at ${settings.imap.host}:${settings.imap.port}`;
+  try {
+    const { tls } = await session.verify();
+    lines.push({ status: 'ok', label: imapLabel, detail: `logged in (${settings.imap.secure ? 'implicit TLS' : tls ? 'STARTTLS' : 'no TLS'})` });
+  } catch (error) {
+    lines.push(doctorFailure(imapLabel, error));
+  }
+  if (!sender || !settings.smtp) {
+    lines.push({ status: 'skip', label: 'email: SMTP', detail: 'no tools.email.smtp.host; sending is unavailable' });
+    return lines;
+  }
+  const smtpLabel = `email: SMTP ${settings.smtp.user} at ${settings.smtp.host}:${settings.smtp.port}`;
+  try {
+    await sender.verify();
+    lines.push({
+      status: settings.allowSend ? 'ok' : 'warn',
+      label: smtpLabel,
+      detail: settings.allowSend ? 'logged in; sending allowed' : 'logged in; sending is off',
+      ...(settings.allowSend ? {} : { fix: 'set tools.email.allow_send: true to let the assistant send and reply' }),
+    });
+  } catch (error) {
+    lines.push(doctorFailure(smtpLabel, error));
+  }
+  return lines;
+}
+
+function doctorFailure(label: string, error: unknown): DoctorLine {
+  if (error instanceof EmailError) {
+    // The message ends with what to change ("…: check tools.email.imap.password").
+    const [what, fix] = splitFix(error.message);
+    return { status: 'fail', label, detail: what, ...(fix !== undefined ? { fix } : {}) };
+  }
+  return { status: 'fail', label, detail: errorMessage(error) };
+}
+
+function splitFix(message: string): [string, string | undefined] {
+  const at = message.lastIndexOf(': ');
+  if (at < 0) return [message, undefined];
+  return [message.slice(0, at), message.slice(at + 2)];
+}
