@@ -1,0 +1,172 @@
+import { wrapExternal } from '../external.js';
+import { retryAfterSeconds } from '../retry-after.js';
+import type { NativeTool, Risk, ToolResult } from '../types.js';
+import { fetchGuarded, HttpFetchError, type Resolver } from './fetch-guarded.js';
+import { formatBody, headerText } from './format.js';
+import { describePreset, resolveTarget, type HttpConfig } from './target.js';
+
+export interface HttpParams {
+  method?: string;
+  url: string;
+  preset?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean>;
+  body?: string | Record<string, unknown> | unknown[];
+  as_file?: boolean;
+}
+
+export interface HttpToolOptions {
+  config: HttpConfig;
+  /** Name resolution for the SSRF guard (tests inject one). */
+  resolve?: Resolver;
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+// Shown for HEAD requests; cookies are left out on purpose.
+const HEAD_HEADERS = ['content-type', 'content-length', 'last-modified', 'etag', 'cache-control', 'location', 'content-disposition'];
+
+/** Only a plain GET is low-risk; anything that can change state on the other side asks first. */
+export function httpRisk(params: { method?: unknown }): Risk {
+  return String(params.method ?? 'GET').toUpperCase() === 'GET' ? 'low' : 'high';
+}
+
+export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams> {
+  const { config } = options;
+  const presetNames = Object.keys(config.presets);
+  const presetLines = presetNames.map((name) => `- ${describePreset(name, config.presets[name] as HttpConfig['presets'][string])}`);
+  const guardNote = config.allow_private
+    ? 'Private and loopback addresses are allowed (tools.http.allow_private).'
+    : 'Private, loopback, link-local and cloud metadata addresses are refused.';
+  const description = [
+    'Make an HTTP request and read the answer. JSON comes back pretty-printed, HTML as readable text, binary content as a summary (or a file with as_file: true).',
+    `GET is read-only; other methods change things on the other side and may need the person's approval. ${guardNote}`,
+    presetNames.length > 0
+      ? `Presets add stored credentials for one site; give the preset name and a path as url (e.g. "/items"):\n${presetLines.join('\n')}`
+      : 'No presets are configured.',
+  ].join('\n');
+
+  return {
+    name: 'http',
+    description,
+    parameters: {
+      type: 'object',
+      properties: {
+        method: { type: 'string', enum: [...METHODS], default: 'GET', description: 'HTTP method; default GET.' },
+        url: { type: 'string', minLength: 1, description: 'Absolute http(s) URL, or with a preset a path relative to its base URL.' },
+        ...(presetNames.length > 0 ? { preset: { type: 'string', enum: presetNames, description: 'Stored credentials for one site.' } } : { preset: { type: 'string', description: 'No presets are configured.' } }),
+        headers: { type: 'object', additionalProperties: { type: 'string' }, description: 'Extra request headers.' },
+        query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters added to the URL.' },
+        body: { type: ['string', 'object', 'array'], description: 'Request body: a string is sent as is, an object or array as JSON.' },
+        as_file: { type: 'boolean', description: 'Return the response body as a file attachment (for images, PDFs, archives).' },
+      },
+      required: ['url'],
+      additionalProperties: false,
+    },
+    risk: httpRisk,
+    external: true,
+    // Our own timeout answers first, with a clearer message than the registry's deadline.
+    timeoutMs: (config.timeout_s + 5) * 1000,
+    async execute(params, ctx): Promise<ToolResult> {
+      const method = (params.method ?? 'GET').toUpperCase();
+      const resolved = resolveTarget({ url: params.url, preset: params.preset, query: params.query }, config.presets);
+      if (!resolved.ok) return { success: false, output: resolved.error };
+      const { url, scoped } = resolved.target;
+      if ((method === 'GET' || method === 'HEAD') && params.body !== undefined) {
+        return { success: false, output: `${method} requests cannot carry a body; use POST, PUT or PATCH, or put the data in query.` };
+      }
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(params.headers ?? {})) headers[name.toLowerCase()] = value;
+      let body: Buffer | undefined;
+      if (typeof params.body === 'string') {
+        body = Buffer.from(params.body, 'utf8');
+        headers['content-type'] ??= 'text/plain; charset=utf-8';
+      } else if (params.body !== undefined) {
+        body = Buffer.from(JSON.stringify(params.body), 'utf8');
+        headers['content-type'] ??= 'application/json';
+      }
+      headers.accept ??= 'application/json, text/html;q=0.9, text/*;q=0.8, */*;q=0.5';
+
+      const hostsAllowed = [...config.allow_hosts, ...presetHosts(config)];
+      let response;
+      try {
+        response = await fetchGuarded(
+          { method, url, headers, ...(body ? { body } : {}), ...(scoped ? { scoped } : {}) },
+          {
+            policy: { allowPrivate: config.allow_private, allowHosts: hostsAllowed },
+            timeoutMs: config.timeout_s * 1000,
+            maxBytes: config.max_bytes,
+            maxRedirects: config.max_redirects,
+            signal: ctx.signal,
+            ...(options.resolve ? { resolve: options.resolve } : {}),
+          },
+        );
+      } catch (error) {
+        if (!(error instanceof HttpFetchError)) throw error;
+        ctx.log.info({ method, url: url.origin + url.pathname, kind: error.kind }, 'http request failed');
+        return { success: false, output: `${method} ${url.href} failed: ${error.message}.${fetchHint(error, config.allow_private)}` };
+      }
+      ctx.log.debug({ method, url: response.url.origin + response.url.pathname, status: response.status, bytes: response.body.length, redirects: response.redirects.length }, 'http request');
+
+      const formatted = formatBody(response, { asFile: params.as_file === true, maxBytes: config.max_bytes });
+      const lines = [`${method} ${response.url.href} → ${response.status} ${response.statusText}`.trim()];
+      if (response.redirects.length > 0) lines.push(`(redirected from ${response.redirects.map((hop) => hop.href).join(' → ')})`);
+      lines.push(formatted.summary);
+      let external = formatted.text;
+      if (method === 'HEAD') {
+        external = HEAD_HEADERS.filter((name) => response.headers[name] !== undefined).map((name) => `${name}: ${headerText(response.headers[name])}`).join('\n');
+      }
+      if (response.truncated && formatted.kind !== 'binary') external += `\n…[cut at ${config.max_bytes} bytes]`;
+      const failed = response.status >= 400;
+      if (failed) lines[0] = `${lines[0]}; ${statusHint(response.status, response.headers['retry-after'], params.preset)}`;
+      const output = external.trim() ? `${lines.join('\n')}\n${wrapExternal(response.url.href, external)}` : lines.join('\n');
+      return {
+        success: !failed,
+        output,
+        // A failed call still carries outside text, so it taints the turn too.
+        externalSource: `http:${response.url.origin}`,
+        ...(formatted.artifact ? { artifacts: [formatted.artifact] } : {}),
+      };
+    },
+  };
+}
+
+/** The hosts of preset base URLs: the operator named them, so the private-address guard lets them through. */
+export function presetHosts(config: HttpConfig): string[] {
+  const hosts: string[] = [];
+  for (const preset of Object.values(config.presets)) {
+    try {
+      hosts.push(new URL(preset.base_url).hostname);
+    } catch {
+      // Validated by the config schema; nothing to add.
+    }
+  }
+  return hosts;
+}
+
+function fetchHint(error: HttpFetchError, allowPrivate: boolean): string {
+  switch (error.kind) {
+    case 'blocked':
+      return allowPrivate
+        ? ' Cloud metadata addresses stay blocked; do not retry.'
+        : ' Do not retry this address; if the person wants it reachable, they can add the host to tools.http.allow_hosts.';
+    case 'timeout':
+      return ' The server may be slow or down; try again later or ask for less.';
+    case 'redirect':
+      return ' Call the final URL directly if you know it.';
+    case 'network':
+      return ' Check the URL.';
+    default:
+      return '';
+  }
+}
+
+function statusHint(status: number, retryAfter: string | string[] | undefined, preset: string | undefined): string {
+  if (status === 401 || status === 403) return preset ? `the server refused preset "${preset}"'s credentials or this action` : 'the server wants credentials or refused the action (is there a preset for this site?)';
+  if (status === 404) return 'check the URL';
+  if (status === 429) {
+    const seconds = retryAfterSeconds(retryAfter);
+    return `rate limited${seconds !== undefined ? `; retry after ${seconds} s` : '; wait before retrying'}`;
+  }
+  if (status >= 500) return 'the server failed; try again later';
+  return 'the server refused the request; check the method, headers and body';
+}
