@@ -1,6 +1,7 @@
 import type { App } from './app.js';
 import { installChannels } from './channels/install.js';
 import { installHttp } from './http/install.js';
+import { installReach } from './tools/reach-install.js';
 
 /**
  * Optional subsystems, installed in this order by the composition root. An installer registers tools
@@ -12,6 +13,7 @@ export type Installer = (app: App) => Promise<void>;
 export const INSTALLERS: readonly Installer[] = [
   // First, so /healthz answers while slower parts (a Discord login) start.
   installHttp,
+  installReach,
   // Last: chat channels start after the parts whose tools and chat commands they offer.
   installChannels,
 ];
