@@ -2,6 +2,7 @@ import type { App } from './app.js';
 import { installChannels } from './channels/install.js';
 import { installHttp } from './http/install.js';
 import { installReach } from './tools/reach-install.js';
+import { installScheduler } from './scheduler/install.js';
 
 /**
  * Optional subsystems, installed in this order by the composition root. An installer registers tools
@@ -16,4 +17,6 @@ export const INSTALLERS: readonly Installer[] = [
   installReach,
   // Last: chat channels start after the parts whose tools and chat commands they offer.
   installChannels,
+  // After the channels: its start may run missed jobs at once, and their results go to the chats.
+  installScheduler,
 ];

@@ -7,6 +7,7 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['ask', async () => (await import('./ask.js')).askCommand],
   ['tools', async () => (await import('./tools.js')).toolsCommand],
   ['doctor', async () => (await import('./doctor.js')).doctorCommand],
+  ['jobs', async () => (await import('./jobs.js')).jobsCommand],
   ['pairing', async () => (await import('./pairing.js')).pairingCommand],
   ['status', async () => (await import('./status.js')).statusCommand],
   ['backup', async () => (await import('./backup.js')).backupCommand],
@@ -21,6 +22,7 @@ Usage: familiar <command> [--config FILE] [--log-level LEVEL]
   ask "text"            one turn; the reply on stdout (--conversation NAME, --new)
   tools list [--json]   every registered tool with its schema
   doctor                check config, LLM, folders and every configured part
+  jobs list|add|remove ID|pause ID|resume ID|run ID|runs ID   scheduled jobs and reminders, their run log
   pairing list|approve CODE|deny CODE   let a new chat user in (codes the bot sent them)
   status [--ready]      a running daemon's uptime, queues, jobs, usage (needs http.listen)
   backup [--out DIR] [--tar]  copy the database, memory and skills to a timestamped folder

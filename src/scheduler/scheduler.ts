@@ -1,0 +1,425 @@
+import { randomBytes } from 'node:crypto';
+import { parseTarget } from '../channels/hub.js';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { CallOrigin } from '../tools/types.js';
+import type { JobStore } from './store.js';
+import { latestOccurrence, nextOccurrence, resolveSchedule, type Resolved, type Schedule, type ScheduleInput } from './timing.js';
+import type { CatchUp, Job, JobKind, JobRun, JobSource, RunOutcome, RunTrigger } from './types.js';
+
+/** Runs one claimed run of a job (an agent turn or a reminder) and delivers it. Contract: never throws. */
+export type JobExecutor = (job: Job, run: { id: number; scheduledFor: number; trigger: RunTrigger }, signal: AbortSignal) => Promise<RunOutcome>;
+
+export interface SchedulerOptions {
+  store: JobStore;
+  timeZone: string;
+  log: Logger;
+  execute: JobExecutor;
+  runTimeoutMs: number;
+  catchUpWindowMs: number;
+  /** How long `close()` waits for running jobs before cutting them. */
+  closeWaitMs?: number;
+  now?: () => number;
+}
+
+export interface CreateJobInput extends ScheduleInput {
+  id?: string | undefined;
+  kind?: JobKind;
+  prompt: string;
+  catchUp?: CatchUp | undefined;
+  origin?: CallOrigin | undefined;
+  deliverTo?: string | undefined;
+  approve?: string[];
+  enabled?: boolean;
+  source: JobSource;
+  configHash?: string;
+  /** How the schedule is shown when it differs from the cron/run_at/when given ("in 20 minutes"). */
+  spec?: string;
+}
+
+export interface UpdateJobInput extends ScheduleInput {
+  prompt?: string | undefined;
+  catchUp?: CatchUp | undefined;
+}
+
+/** The one timer never sleeps longer: far-off jobs are re-checked, and edits made by `familiar jobs` in another process are seen. */
+export const MAX_TIMER_MS = 30_000;
+/** A run this late (or later) counts as missed and follows the job's catch-up policy. */
+export const LATE_GRACE_MS = 120_000;
+
+const JOB_ID = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Cron and one-shot jobs. One timer points at the earliest due job (capped at MAX_TIMER_MS); on wake
+ * the wall clock decides what is due. Every scheduled time is claimed in the ledger before it runs.
+ */
+export class Scheduler {
+  readonly store: JobStore;
+  readonly timeZone: string;
+  private readonly options: SchedulerOptions;
+  private readonly log: Logger;
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private armedFor: number | undefined;
+  private active = false;
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly controllers = new Set<AbortController>();
+
+  constructor(options: SchedulerOptions) {
+    this.options = options;
+    this.store = options.store;
+    this.timeZone = options.timeZone;
+    this.log = options.log;
+    this.now = options.now ?? Date.now;
+  }
+
+  // ---- jobs
+
+  create(input: CreateJobInput): Resolved<Job> {
+    const id = input.id ?? this.newId(input.kind === 'reminder' ? 'r' : 'j');
+    if (this.store.get(id)) return { ok: false, error: `A job with id "${id}" already exists; choose another id or use action "update".` };
+    const built = this.build({ ...input, id }, this.now());
+    if (!built.ok) return built;
+    const job = built.value;
+    this.store.insert(job);
+    this.log.info({ jobId: id, spec: job.spec, nextRunAt: iso(job.nextRunAt) }, 'job created');
+    this.rearm();
+    return { ok: true, value: job };
+  }
+
+  /** Validates an input into a job row (not stored). */
+  private build(input: CreateJobInput & { id: string }, now: number): Resolved<Job> {
+    const id = input.id;
+    if (!JOB_ID.test(id)) return { ok: false, error: `The id "${id}" is not valid: use 1-64 letters, digits, - and _.` };
+    const prompt = input.prompt.trim();
+    if (prompt === '') return { ok: false, error: 'The prompt is empty: say what the job should do (or, for a reminder, what to remind).' };
+    if (input.deliverTo !== undefined) {
+      try {
+        parseTarget(input.deliverTo);
+      } catch (error) {
+        return { ok: false, error: errorMessage(error) };
+      }
+    }
+    const schedule = resolveSchedule(input, now, this.timeZone);
+    if (!schedule.ok) return schedule;
+    const job: Job = {
+      id, kind: input.kind ?? 'agent', prompt, catchUp: input.catchUp ?? 'once', origin: input.origin, deliverTo: input.deliverTo,
+      approve: input.approve ?? [], enabled: input.enabled ?? true, source: input.source, tz: this.timeZone,
+      ...scheduleColumns(schedule.value, input.spec ?? specOf(input)), nextRunAt: this.firstRun(schedule.value, now),
+      lastScheduledAt: undefined, doneAt: undefined, configHash: input.configHash, createdAt: now, updatedAt: now,
+    };
+    return { ok: true, value: job };
+  }
+
+  update(id: string, patch: UpdateJobInput): Resolved<Job> {
+    const job = this.store.get(id);
+    if (!job) return this.unknown(id);
+    const now = this.now();
+    const next: Job = { ...job, updatedAt: now };
+    if (patch.prompt !== undefined) {
+      if (patch.prompt.trim() === '') return { ok: false, error: 'The prompt is empty.' };
+      next.prompt = patch.prompt.trim();
+    }
+    if (patch.catchUp !== undefined) next.catchUp = patch.catchUp;
+    if (patch.cron !== undefined || patch.run_at !== undefined || patch.when !== undefined) {
+      const schedule = resolveSchedule(patch, now, this.timeZone);
+      if (!schedule.ok) return schedule;
+      Object.assign(next, scheduleColumns(schedule.value, specOf(patch)), { tz: this.timeZone, doneAt: undefined });
+      next.nextRunAt = next.enabled ? this.firstRun(schedule.value, now) : undefined;
+    }
+    this.store.save(next);
+    this.rearm();
+    return { ok: true, value: next };
+  }
+
+  remove(id: string): boolean {
+    const removed = this.store.remove(id);
+    if (removed) this.rearm();
+    return removed;
+  }
+
+  /** A paused job keeps its schedule; runs it would have had while paused are not caught up. */
+  pause(id: string): Resolved<Job> {
+    const job = this.store.get(id);
+    if (!job) return this.unknown(id);
+    const next: Job = { ...job, enabled: false, updatedAt: this.now() };
+    this.store.save(next);
+    this.rearm();
+    return { ok: true, value: next };
+  }
+
+  resume(id: string): Resolved<Job> {
+    const job = this.store.get(id);
+    if (!job) return this.unknown(id);
+    if (job.doneAt !== undefined) return { ok: false, error: `Job "${id}" already ran (it was a one-shot); create a new one.` };
+    const now = this.now();
+    // A recurring job resumes at its next time from now; a one-shot whose time passed meanwhile runs at once.
+    const nextRunAt = job.cron !== undefined ? nextOccurrence(job.cron, now, this.timeZone) : job.runAt;
+    const next: Job = { ...job, enabled: true, nextRunAt, tz: this.timeZone, updatedAt: now };
+    this.store.save(next);
+    this.rearm();
+    return { ok: true, value: next };
+  }
+
+  get(id: string): Job | undefined {
+    return this.store.get(id);
+  }
+
+  /** Read-only: listing never moves a job's next run, even an overdue one. */
+  list(options: { includeDone?: boolean } = {}): Job[] {
+    return this.store.list(options);
+  }
+
+  runs(id: string, limit?: number): JobRun[] {
+    return this.store.runs(id, limit);
+  }
+
+  /** Declared jobs (config.yaml) are upserted by id; a declaration that did not change leaves the job alone. */
+  upsertDeclared(inputs: CreateJobInput[]): void {
+    const declared = new Set(inputs.map((input) => input.id));
+    for (const input of inputs) {
+      const id = input.id ?? '';
+      const existing = this.store.get(id);
+      if (existing && existing.configHash === input.configHash && existing.source === 'config') continue;
+      const built = this.build({ ...input, id }, this.now());
+      if (!built.ok) {
+        this.log.error({ jobId: id }, `scheduler.jobs: job "${id}" is not valid: ${built.error}`);
+        continue;
+      }
+      if (!existing) {
+        this.store.insert(built.value);
+        continue;
+      }
+      // Same id, new declaration: keep its history; a schedule that did not change keeps its next run.
+      const sameSchedule = existing.spec === built.value.spec && existing.tz === built.value.tz;
+      this.store.save({
+        ...built.value,
+        createdAt: existing.createdAt,
+        lastScheduledAt: existing.lastScheduledAt,
+        doneAt: sameSchedule ? existing.doneAt : undefined,
+        nextRunAt: !built.value.enabled ? undefined : sameSchedule ? existing.nextRunAt : built.value.nextRunAt,
+      });
+      this.log.info({ jobId: id }, 'job updated from scheduler.jobs');
+    }
+    this.rearm();
+    for (const job of this.store.list({ includeDone: true })) {
+      if (job.source === 'config' && !declared.has(job.id)) {
+        this.store.remove(job.id);
+        this.log.info({ jobId: job.id }, 'job removed: no longer declared in scheduler.jobs');
+      }
+    }
+  }
+
+  /** Runs a job now, outside its schedule (its next time is untouched). */
+  async runNow(id: string): Promise<Resolved<RunOutcome & { runId: number }>> {
+    const job = this.store.get(id);
+    if (!job) return this.unknown(id);
+    if (this.running.has(id) || this.store.isRunning(id)) return { ok: false, error: `Job "${id}" is running right now; try again when it is done.` };
+    const now = this.now();
+    const runId = this.store.claimManual(id, now);
+    if (runId === undefined) return { ok: false, error: `Job "${id}" was just started; try again in a moment.` };
+    const outcome = await this.launch(job, runId, now, 'manual');
+    return { ok: true, value: { ...outcome, runId } };
+  }
+
+  // ---- lifecycle
+
+  start(): void {
+    const now = this.now();
+    for (const run of this.store.markInterrupted(now)) {
+      this.log.warn({ jobId: run.jobId, scheduledFor: iso(run.scheduledFor) }, 'a job run was cut by a crash or kill; recorded as interrupted, not run again');
+    }
+    this.retimeForZone(now);
+    this.active = true;
+    this.tick();
+  }
+
+  stop(): void {
+    this.active = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedFor = undefined;
+  }
+
+  /** Waits for running jobs up to `closeWaitMs`, then cuts them (recorded as interrupted). */
+  async close(): Promise<void> {
+    this.stop();
+    if (this.running.size === 0) return;
+    const all = Promise.allSettled([...this.running.values()]);
+    if (await settlesWithin(all, this.options.closeWaitMs ?? 10_000)) return;
+    for (const controller of this.controllers) controller.abort(new DOMException('the daemon is shutting down', 'AbortError'));
+    await settlesWithin(all, 2000);
+  }
+
+  /** Ids of jobs running in this process. */
+  runningJobs(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** When the timer will next wake (tests and `jobs list`). */
+  nextWake(): number | undefined {
+    return this.armedFor;
+  }
+
+  // ---- the loop
+
+  private tick(): void {
+    if (!this.active) return;
+    const now = this.now();
+    try {
+      for (const job of this.store.due(now)) {
+        try {
+          this.process(job, now);
+        } catch (error) {
+          this.log.error({ err: error, jobId: job.id }, 'could not process a due job');
+        }
+      }
+    } catch (error) {
+      this.log.error({ err: error }, 'scheduler tick failed');
+    }
+    this.arm();
+  }
+
+  private rearm(): void {
+    if (this.active) this.arm();
+  }
+
+  private arm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const now = this.now();
+    const earliest = this.store.earliestNextRun();
+    // Never more than MAX_TIMER_MS: setTimeout overflows past 2^31-1 ms (24.8 days) and fires at once.
+    const delay = earliest === undefined ? MAX_TIMER_MS : Math.min(Math.max(earliest - now, 0), MAX_TIMER_MS);
+    this.armedFor = now + delay;
+    this.timer = setTimeout(() => this.tick(), delay);
+  }
+
+  /** Decides what a due job does now: run, catch up, skip (still running) or record a miss. */
+  private process(job: Job, now: number): void {
+    const due = job.nextRunAt;
+    if (due === undefined) return;
+    if (job.cron === undefined) {
+      const late = now - due > LATE_GRACE_MS;
+      if (late && job.catchUp === 'skip') {
+        this.recordMiss(job, due, { nextRunAt: undefined, done: true }, now, `missed while the daemon was down; catch_up is "skip"`);
+        return;
+      }
+      const runId = this.store.claim(job, due, late ? 'catch_up' : 'schedule', 'running', { nextRunAt: undefined, done: true }, now);
+      if (runId !== undefined) void this.launch(job, runId, due, late ? 'catch_up' : 'schedule');
+      return;
+    }
+    const latest = latestOccurrence(job.cron, now, this.timeZone) ?? due;
+    const scheduledFor = Math.max(latest, due);
+    const advance = { nextRunAt: nextOccurrence(job.cron, Math.max(scheduledFor, now), this.timeZone), done: false };
+    const onTime = latest <= due && now - due <= LATE_GRACE_MS;
+    if (this.running.has(job.id) || this.store.isRunning(job.id)) {
+      const claimed = this.store.claim(job, scheduledFor, onTime ? 'schedule' : 'catch_up', 'skipped', advance, now, 'the previous run was still running');
+      if (claimed !== undefined) this.log.warn({ jobId: job.id, scheduledFor: iso(scheduledFor) }, 'job skipped: its previous run is still running');
+      return;
+    }
+    if (onTime) {
+      const runId = this.store.claim(job, scheduledFor, 'schedule', 'running', advance, now);
+      if (runId !== undefined) void this.launch(job, runId, scheduledFor, 'schedule');
+      return;
+    }
+    const window = this.options.catchUpWindowMs;
+    const missedFrom = `missed runs from ${iso(due)} to ${iso(latest)}`;
+    if (job.catchUp === 'once' && now - latest <= window) {
+      const runId = this.store.claim(job, scheduledFor, 'catch_up', 'running', advance, now);
+      if (runId !== undefined) {
+        this.log.info({ jobId: job.id, from: iso(due), to: iso(latest) }, 'catching up once for missed runs');
+        void this.launch(job, runId, scheduledFor, 'catch_up');
+      }
+      return;
+    }
+    const why = job.catchUp === 'skip' ? 'catch_up is "skip"' : `the latest was more than ${Math.round(window / 3600_000)} h ago (scheduler.catch_up_window)`;
+    this.recordMiss(job, scheduledFor, advance, now, `${missedFrom}; ${why}`);
+  }
+
+  private recordMiss(job: Job, scheduledFor: number, advance: { nextRunAt: number | undefined; done: boolean }, now: number, note: string): void {
+    const claimed = this.store.claim(job, scheduledFor, 'catch_up', 'missed', advance, now, note);
+    if (claimed !== undefined) this.log.warn({ jobId: job.id, scheduledFor: iso(scheduledFor) }, `job not run: ${note}`);
+  }
+
+  /** Runs a claimed run with the per-run timeout and records its outcome. Contract: never rejects. */
+  private launch(job: Job, runId: number, scheduledFor: number, trigger: RunTrigger): Promise<RunOutcome> {
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    const timeoutMs = this.options.runTimeoutMs;
+    const timer = setTimeout(() => controller.abort(new DOMException(`the run took longer than ${Math.round(timeoutMs / 1000)} s`, 'TimeoutError')), timeoutMs);
+    const startedAt = this.now();
+    const log = this.log.child({ jobId: job.id, runId });
+    log.info({ scheduledFor: iso(scheduledFor), trigger }, 'job run started');
+    const outcome = (async (): Promise<RunOutcome> => {
+      try {
+        return await this.options.execute(job, { id: runId, scheduledFor, trigger }, controller.signal);
+      } catch (error) {
+        return { status: 'failed', output: '', error: errorMessage(error) };
+      }
+    })().then((result) => {
+      try {
+        this.store.finishRun(runId, result, startedAt, this.now());
+      } catch (error) {
+        log.error({ err: error }, 'could not record the end of a job run');
+      }
+      log.info({ status: result.status, ms: this.now() - startedAt, ...(result.error ? { error: result.error } : {}) }, 'job run finished');
+      return result;
+    }).finally(() => {
+      clearTimeout(timer);
+      this.controllers.delete(controller);
+      this.running.delete(job.id);
+    });
+    this.running.set(job.id, outcome.then(() => undefined));
+    return outcome;
+  }
+
+  /** After a change of `timezone`, recurring jobs are re-timed on the new zone's clock. */
+  private retimeForZone(now: number): void {
+    for (const job of this.store.inOtherZone(this.timeZone)) {
+      if (job.cron === undefined) continue;
+      const nextRunAt = job.enabled ? nextOccurrence(job.cron, Math.max(now, job.lastScheduledAt ?? 0), this.timeZone) : job.nextRunAt;
+      this.store.save({ ...job, tz: this.timeZone, nextRunAt, updatedAt: now });
+      this.log.info({ jobId: job.id, nextRunAt: iso(nextRunAt) }, 'job re-timed for the new time zone');
+    }
+  }
+
+  private firstRun(schedule: Schedule, now: number): number | undefined {
+    return schedule.type === 'once' ? schedule.at : nextOccurrence(schedule.cron, now, this.timeZone);
+  }
+
+  private newId(prefix: string): string {
+    for (;;) {
+      const id = `${prefix}-${randomBytes(3).toString('hex')}`;
+      if (!this.store.get(id)) return id;
+    }
+  }
+
+  private unknown(id: string): { ok: false; error: string } {
+    const known = this.store.list().map((job) => job.id);
+    return { ok: false, error: `No job with id "${id}". ${known.length > 0 ? `Jobs: ${known.slice(0, 20).join(', ')}.` : 'There are no jobs.'}` };
+  }
+}
+
+function scheduleColumns(schedule: Schedule, spec: string): Pick<Job, 'cron' | 'runAt' | 'spec'> {
+  return schedule.type === 'cron' ? { cron: schedule.cron, runAt: undefined, spec } : { cron: undefined, runAt: schedule.at, spec };
+}
+
+function specOf(input: ScheduleInput): string {
+  return (input.when ?? input.cron ?? input.run_at ?? '').trim();
+}
+
+function iso(at: number | undefined): string | undefined {
+  return at === undefined ? undefined : new Date(at).toISOString();
+}
+
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true as const), timeout]);
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}

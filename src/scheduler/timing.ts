@@ -1,0 +1,122 @@
+import { CronExpressionParser } from 'cron-parser';
+import cronstrue from 'cronstrue';
+import { errorMessage } from '../errors.js';
+import { parseWhen, WHEN_FORMS } from './when.js';
+import { instantOfWallClock } from './zoned.js';
+
+/** A job's schedule once resolved: a cron expression, or one instant. */
+export type Schedule = { type: 'cron'; cron: string } | { type: 'once'; at: number };
+
+export interface ScheduleInput {
+  cron?: string | undefined;
+  run_at?: string | undefined;
+  when?: string | undefined;
+}
+
+export type Resolved<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export const CRON_FORMS =
+  'a cron expression has 5 fields "minute hour day-of-month month day-of-week" (e.g. "0 8 * * 1-5" = weekdays at 08:00) ' +
+  'or 6 with seconds first (e.g. "*/30 * * * * *" = every 30 seconds)';
+
+/** Validates a 5- or 6-field cron expression. Contract: never throws. */
+export function validateCron(expression: string, timeZone: string): Resolved<string> {
+  const cron = expression.trim().replace(/\s+/g, ' ');
+  const fields = cron.split(' ').length;
+  if (cron.startsWith('@') || fields < 5 || fields > 6) {
+    return { ok: false, error: `"${expression}" is not a valid cron expression (${fields} fields); ${CRON_FORMS}.` };
+  }
+  try {
+    const parsed = CronExpressionParser.parse(cron, { tz: timeZone, currentDate: new Date() });
+    parsed.next();
+  } catch (error) {
+    return { ok: false, error: `"${expression}" is not a valid cron expression (${errorMessage(error)}); ${CRON_FORMS}.` };
+  }
+  return { ok: true, value: cron };
+}
+
+/** The first occurrence strictly after `after`. Undefined when the expression never fires again. */
+export function nextOccurrence(cron: string, after: number, timeZone: string): number | undefined {
+  try {
+    return CronExpressionParser.parse(cron, { tz: timeZone, currentDate: new Date(after) }).next().getTime();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The last occurrence at or before `at`. */
+export function latestOccurrence(cron: string, at: number, timeZone: string): number | undefined {
+  try {
+    // prev() is strictly before its reference: start one millisecond later to include `at` itself.
+    return CronExpressionParser.parse(cron, { tz: timeZone, currentDate: new Date(at + 1) }).prev().getTime();
+  } catch {
+    return undefined;
+  }
+}
+
+const ISO_LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/;
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+
+/** An ISO time; without an offset it is read on the clock of `timeZone` (a date alone means 09:00). */
+export function parseRunAt(text: string, timeZone: string): Resolved<number> {
+  const value = text.trim();
+  const usage = `run_at must be an ISO time such as "2026-12-24T18:00" (read in ${timeZone}) or "2026-12-24T17:00:00Z"`;
+  if (ISO_WITH_OFFSET.test(value)) {
+    const at = Date.parse(value.replace(' ', 'T'));
+    return Number.isNaN(at) ? { ok: false, error: `"${text}" is not a valid time; ${usage}.` } : { ok: true, value: at };
+  }
+  const match = ISO_LOCAL.exec(value);
+  if (!match) return { ok: false, error: `"${text}" is not a valid time; ${usage}.` };
+  const [year, month, day, hour, minute, second] = match.slice(1).map((part) => (part === undefined ? undefined : Number(part)));
+  const wall = { year: year ?? 0, month: month ?? 0, day: day ?? 0, hour: hour ?? 9, minute: minute ?? 0, second: second ?? 0 };
+  const check = new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second));
+  if (check.getUTCMonth() !== wall.month - 1 || check.getUTCDate() !== wall.day || wall.hour > 23 || wall.minute > 59 || wall.second > 59) {
+    return { ok: false, error: `"${text}" is not a valid date; ${usage}.` };
+  }
+  return { ok: true, value: instantOfWallClock(wall, timeZone) };
+}
+
+/**
+ * Turns exactly one of cron / run_at / when into a schedule. Errors say which forms work.
+ * Contract: never throws; a one-shot must lie in the future.
+ */
+export function resolveSchedule(input: ScheduleInput, now: number, timeZone: string): Resolved<Schedule> {
+  const given = (['cron', 'run_at', 'when'] as const).filter((key) => input[key] !== undefined && input[key].trim() !== '');
+  if (given.length !== 1) {
+    return {
+      ok: false,
+      error: `Give exactly one of cron, run_at or when (got ${given.length === 0 ? 'none' : given.join(' and ')}). when accepts ${WHEN_FORMS}; ${CRON_FORMS}.`,
+    };
+  }
+  let schedule: Schedule;
+  if (input.cron !== undefined && given[0] === 'cron') {
+    const cron = validateCron(input.cron, timeZone);
+    if (!cron.ok) return cron;
+    schedule = { type: 'cron', cron: cron.value };
+  } else if (input.run_at !== undefined && given[0] === 'run_at') {
+    const at = parseRunAt(input.run_at, timeZone);
+    if (!at.ok) return at;
+    schedule = { type: 'once', at: at.value };
+  } else {
+    const text = input.when ?? '';
+    const parsed = parseWhen(text, now, timeZone);
+    if (!parsed) return { ok: false, error: `Could not understand the time "${text}". when accepts ${WHEN_FORMS}; or pass cron (${CRON_FORMS}) or run_at (an ISO time).` };
+    schedule = parsed.type === 'cron' ? { type: 'cron', cron: parsed.cron } : { type: 'once', at: parsed.at };
+  }
+  if (schedule.type === 'once' && schedule.at <= now) {
+    return { ok: false, error: `That time (${new Date(schedule.at).toISOString()}) is already past; give a future time.` };
+  }
+  if (schedule.type === 'cron' && nextOccurrence(schedule.cron, now, timeZone) === undefined) {
+    return { ok: false, error: `The cron expression "${schedule.cron}" never fires; ${CRON_FORMS}.` };
+  }
+  return { ok: true, value: schedule };
+}
+
+/** "At 08:00, Monday through Friday" for a cron expression; never throws. */
+export function describeCron(cron: string): string {
+  try {
+    return cronstrue.toString(cron, { use24HourTimeFormat: true, verbose: false });
+  } catch {
+    return `cron ${cron}`;
+  }
+}

@@ -1,0 +1,89 @@
+import type { ZonedClock } from '../agent/clock.js';
+import { fail, ok, type NativeTool } from '../tools/types.js';
+import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
+import { deliveryTarget } from './runner.js';
+import type { Job } from './types.js';
+import { WHEN_FORMS } from './when.js';
+
+export interface ScheduleParams {
+  action: 'create' | 'list' | 'delete' | 'pause' | 'resume' | 'update';
+  id?: string;
+  cron?: string;
+  run_at?: string;
+  when?: string;
+  prompt?: string;
+  catch_up?: 'once' | 'skip';
+}
+
+/** The `schedule` tool: the model creates and manages jobs; a job remembers the chat it was made in. */
+export function createScheduleTool(clock: ZonedClock, defaultChat: () => string | undefined): NativeTool<ScheduleParams> {
+  return {
+    name: 'schedule',
+    description:
+      'Create and manage scheduled jobs. A job runs its prompt later, unattended, and its answer is sent to this chat. ' +
+      `create needs prompt (what to do, written as an instruction to yourself) and one of: when (natural language: ${WHEN_FORMS}), ` +
+      'cron (5 fields, or 6 with seconds first), or run_at (ISO time; without an offset it is read in the user\'s time zone). ' +
+      'catch_up: "once" (default: run once if runs were missed while offline) or "skip". list shows jobs with their next run; ' +
+      'delete, pause, resume need id; update needs id and the fields to change.',
+    parameters: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ['create', 'list', 'delete', 'pause', 'resume', 'update'] },
+        id: { type: 'string', description: 'The job id (from create or list).' },
+        cron: { type: 'string', description: 'e.g. "0 8 * * 1-5" (weekdays 08:00) or "*/30 * * * * *" (every 30 s).' },
+        run_at: { type: 'string', description: 'e.g. "2026-12-24T18:00".' },
+        when: { type: 'string', description: 'e.g. "tomorrow at 9am", "in 2 hours", "every weekday at 8".' },
+        prompt: { type: 'string', description: 'What to do when the job runs.' },
+        catch_up: { type: 'string', enum: ['once', 'skip'] },
+      },
+      required: ['action'],
+      additionalProperties: false,
+    },
+    async execute(params, ctx) {
+      const scheduler = ctx.scheduler;
+      if (!scheduler) return fail('The scheduler is not running in this process; jobs cannot be managed here.');
+      const now = Date.now();
+      const describe = (job: Job, verb: string) => {
+        const target = deliveryTarget(job, defaultChat());
+        return [
+          `${verb} job ${job.id}: ${describeSchedule(job, clock)}.`,
+          `Next run: ${describeNextRun(job, clock, now)}.`,
+          target !== undefined ? `Results go to ${target}.` : 'Results have no chat to go to (scheduler.default_chat is not set); they are kept in the run log.',
+        ].join('\n');
+      };
+      const needId = () => (params.id === undefined || params.id.trim() === '' ? fail(`action "${params.action}" needs id; call schedule with action "list" to see the ids.`) : undefined);
+      switch (params.action) {
+        case 'create': {
+          if (params.prompt === undefined || params.prompt.trim() === '') return fail('create needs prompt: what to do when the job runs.');
+          const created = scheduler.create({
+            id: params.id, prompt: params.prompt, cron: params.cron, run_at: params.run_at, when: params.when, catchUp: params.catch_up,
+            origin: ctx.origin, source: ctx.origin.channel === 'cli' ? 'cli' : 'chat',
+          });
+          return created.ok ? ok(describe(created.value, 'Created')) : fail(created.error);
+        }
+        case 'list':
+          return ok(formatJobs(scheduler.list(), clock, now));
+        case 'delete': {
+          const missing = needId();
+          if (missing) return missing;
+          const id = params.id ?? '';
+          return scheduler.remove(id) ? ok(`Deleted job ${id}.`) : fail(`No job with id "${id}"; call schedule with action "list" to see the ids.`);
+        }
+        case 'pause':
+        case 'resume': {
+          const missing = needId();
+          if (missing) return missing;
+          const changed = params.action === 'pause' ? scheduler.pause(params.id ?? '') : scheduler.resume(params.id ?? '');
+          return changed.ok ? ok(formatJob(changed.value, clock, now)) : fail(changed.error);
+        }
+        case 'update': {
+          const missing = needId();
+          if (missing) return missing;
+          const updated = scheduler.update(params.id ?? '', { prompt: params.prompt, cron: params.cron, run_at: params.run_at, when: params.when, catchUp: params.catch_up });
+          return updated.ok ? ok(describe(updated.value, 'Updated')) : fail(updated.error);
+        }
+      }
+      return fail('Unknown action; use create, list, delete, pause, resume or update.');
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import type { CallOrigin } from '../tools/types.js';
+
+/** `agent` runs an LLM turn with the prompt; `reminder` delivers the text as it is, with no LLM call. */
+export type JobKind = 'agent' | 'reminder';
+export type CatchUp = 'once' | 'skip';
+/** Where the job was made: a chat (through the `schedule` tool or `/remind`), the terminal, or config.yaml. */
+export type JobSource = 'chat' | 'cli' | 'config';
+
+export interface Job {
+  id: string;
+  kind: JobKind;
+  /** Recurring jobs: a 5- or 6-field cron expression in `tz`. */
+  cron: string | undefined;
+  /** One-shots: the instant (ms). */
+  runAt: number | undefined;
+  /** The schedule as it was given ("every weekday at 8", a cron, an ISO time). */
+  spec: string;
+  prompt: string;
+  catchUp: CatchUp;
+  origin: CallOrigin | undefined;
+  /** An explicit target (`telegram:123`), from config. */
+  deliverTo: string | undefined;
+  /** High-risk tools this job may call unattended. */
+  approve: string[];
+  enabled: boolean;
+  source: JobSource;
+  tz: string;
+  /** The next scheduled time not yet claimed; undefined when paused-and-done or finished. */
+  nextRunAt: number | undefined;
+  lastScheduledAt: number | undefined;
+  /** One-shots: when their one run was claimed. */
+  doneAt: number | undefined;
+  configHash: string | undefined;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type RunStatus = 'running' | 'ok' | 'failed' | 'skipped' | 'missed' | 'interrupted';
+/** `schedule`: on time; `catch_up`: late after downtime; `manual`: `familiar jobs run`. */
+export type RunTrigger = 'schedule' | 'catch_up' | 'manual';
+
+export interface JobRun {
+  id: number;
+  jobId: string;
+  scheduledFor: number;
+  trigger: RunTrigger;
+  status: RunStatus;
+  startedAt: number;
+  endedAt: number | undefined;
+  durationMs: number | undefined;
+  error: string | undefined;
+  /** The first characters of the result. */
+  output: string | undefined;
+  deliveredTo: string | undefined;
+}
+
+/** What one execution produced, before it is written to the ledger. */
+export interface RunOutcome {
+  status: 'ok' | 'failed' | 'interrupted';
+  output: string;
+  error?: string;
+  deliveredTo?: string;
+}
