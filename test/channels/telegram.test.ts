@@ -247,3 +247,20 @@ describe('Telegram channel (grammy against the fake Bot API)', () => {
     expect(textsTo(rig, OWNER_TG)[1]).toBe('echo: again');
   });
 });
+
+describe('Telegram photos with llm.vision', () => {
+  it('gives the model an incoming photo as image content and as a stored file', async () => {
+    const rig = await startChannelRig({ which: ['telegram'], overrides: { llm: { vision: true } } });
+    try {
+      const jpeg = Buffer.from('ffd8ffe000104a464946', 'hex');
+      rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, caption: 'what is this?', photo: { content: jpeg } });
+      await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG)[0]);
+      const user = rig.llm.requests[0]?.body.messages.filter((message) => message.role === 'user').at(-1);
+      const parts = user?.content as Array<{ type: string; text?: string; image_url?: { url: string } }>;
+      expect(parts[0]?.text).toMatch(/what is this\?[\s\S]*photo-\d+\.jpg \(image\/jpeg, 10 B\)/);
+      expect(parts[1]?.image_url?.url).toBe(`data:image/jpeg;base64,${jpeg.toString('base64')}`);
+    } finally {
+      await rig.close();
+    }
+  });
+});

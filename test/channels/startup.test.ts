@@ -1,0 +1,46 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDiscordServer, type FakeDiscord } from '../fakes/discord-server.js';
+import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
+import { startTelegramServer, type FakeTelegram } from '../fakes/telegram-server.js';
+import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { OWNER_DC } from '../helpers/channels.js';
+
+describe('channel start-up', () => {
+  let llm: FakeOpenAI;
+  let telegram: FakeTelegram;
+  let discord: FakeDiscord;
+  let t: TestApp | undefined;
+
+  afterEach(async () => {
+    await t?.app.close(500);
+    await Promise.all([llm.close(), telegram.close(), discord.close()]);
+  });
+
+  it('logs a channel that fails to start and keeps the others serving', async () => {
+    llm = await startOpenAiServer();
+    telegram = await startTelegramServer();
+    discord = await startDiscordServer();
+    t = await makeTestApp(llm, {
+      channels: {
+        telegram: { token: '999:WRONG', api_root: telegram.apiRoot, allowed_users: [1] },
+        discord: { token: discord.token, api_url: discord.restApi, allowed_users: [OWNER_DC] },
+      },
+    });
+    await t.app.start();
+    expect(t.logs.some((line) => line.includes('telegram failed to start') && line.includes('TELEGRAM_AUTH'))).toBe(true);
+    const { channelId } = discord.sendUserMessage({ userId: OWNER_DC, content: 'are you there?', dm: true });
+    const reply = await discord.waitFor(() => discord.messagesIn(channelId)[0]);
+    expect(reply.content).toBe('ok');
+    await expect(t.app.channels.deliver('telegram:1', { text: 'x' })).rejects.toMatchObject({ code: 'CHANNEL_UNAVAILABLE' });
+  });
+
+  it('logs one line and stays off for a channel without a token', async () => {
+    llm = await startOpenAiServer();
+    telegram = await startTelegramServer();
+    discord = await startDiscordServer();
+    t = await makeTestApp(llm, { channels: { telegram: { token: '' } } });
+    await t.app.start();
+    expect(t.logs.filter((line) => line.includes('telegram: off')).length).toBe(1);
+    expect(t.app.modules.map((module) => module.name)).not.toContain('telegram');
+  });
+});
