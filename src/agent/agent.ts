@@ -133,7 +133,7 @@ export class Agent {
       memoryBudget: config.memory.prompt_chars,
       extra: input.systemExtra,
     });
-    const messages: ChatMessage[] = [{ role: 'system', content: system }, ...conversations.history(input.conversationId, config.agent.history_tokens)];
+    const messages: ChatMessage[] = [{ role: 'system', content: system }, ...conversations.history(input.conversationId, config.agent.history_tokens, config.agent.history_messages)];
     if (input.images && input.images.length > 0 && config.llm.vision) attachImages(messages, input.text, input.images);
 
     const schemas = tools.toFunctionSchemas(input.policy);
@@ -264,8 +264,12 @@ function sortKeys(value: unknown): unknown {
 function attachImages(messages: ChatMessage[], text: string, images: ReadonlyArray<{ mimeType: string; data: Buffer }>): void {
   const last = messages.at(-1);
   if (!last || last.role !== 'user') return;
-  last.content = [
-    { type: 'text', text },
-    ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data.toString('base64')}` } })),
-  ];
+  // A new object: history messages are shared with the conversation cache and must not change.
+  messages[messages.length - 1] = {
+    role: 'user',
+    content: [
+      { type: 'text', text },
+      ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data.toString('base64')}` } })),
+    ],
+  };
 }

@@ -89,8 +89,7 @@ export class ConversationStore {
     })();
     const cached = this.cache.get(conversationId);
     if (cached) {
-      // Copies, so a caller mutating its message later (images for the current call) cannot change history.
-      for (const entry of entries) cached.entries.push({ message: structuredClone(entry.message), tokens: entry.tokens });
+      for (const entry of entries) cached.entries.push(entry);
       if (cached.entries.length > HISTORY_ROWS * 1.5) cached.entries.splice(0, cached.entries.length - HISTORY_ROWS);
     }
   }
@@ -98,18 +97,21 @@ export class ConversationStore {
   /**
    * The newest messages that fit in `budgetTokens`, oldest first. An assistant message with tool calls
    * and its tool results are one unit: kept or dropped together. Dangling calls (a crash between call and
-   * result) get a synthetic result so the next LLM request is valid. Returned messages are fresh copies.
+   * result) get a synthetic result so the next LLM request is valid.
+   * Contract: the returned message objects are shared with the cache — callers must not mutate them.
    */
-  history(conversationId: string, budgetTokens: number): ChatMessage[] {
+  history(conversationId: string, budgetTokens: number, maxMessages = HISTORY_ROWS): ChatMessage[] {
     const entries = this.load(conversationId).entries;
     const units: ChatMessage[][] = [];
     let pendingResults: ChatMessage[] = [];
     let used = 0;
+    let count = 0;
     for (let index = entries.length - 1; index >= 0; index -= 1) {
       const entry = entries[index];
       if (!entry) continue;
       const message = entry.message;
       used += entry.tokens;
+      count += 1;
       if (message.role === 'tool') {
         pendingResults.unshift(message);
         continue;
@@ -118,10 +120,10 @@ export class ConversationStore {
       // Results with no call before them (orphans) are dropped with the unit they were gathered for.
       pendingResults = [];
       // The newest unit (the message being answered) is always kept, even over budget.
-      if (used > budgetTokens && units.length > 0) break;
+      if ((used > budgetTokens || count > maxMessages) && units.length > 0) break;
       units.push(unit);
     }
-    return structuredClone(units.reverse().flat());
+    return units.reverse().flat();
   }
 
   private load(conversationId: string): CachedHistory {

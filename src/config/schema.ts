@@ -44,6 +44,7 @@ const llmSchema = z.strictObject({
 const agentSchema = z.strictObject({
   persona: z.string().optional(),
   history_tokens: z.number().int().min(256).default(8000),
+  history_messages: z.number().int().min(2).max(2000).default(100),
   max_concurrent_turns: z.number().int().min(1).max(256).default(4),
   turn_timeout_s: z.number().positive().default(300),
   name: z.string().default('Familiar'),
