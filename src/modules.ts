@@ -3,6 +3,7 @@ import { installChannels } from './channels/install.js';
 import { installHttp } from './http/install.js';
 import { installReach } from './tools/reach-install.js';
 import { installScheduler } from './scheduler/install.js';
+import { installSandbox } from './sandbox/install.js';
 
 /**
  * Optional subsystems, installed in this order by the composition root. An installer registers tools
@@ -15,6 +16,7 @@ export const INSTALLERS: readonly Installer[] = [
   // First, so /healthz answers while slower parts (a Discord login) start.
   installHttp,
   installReach,
+  installSandbox,
   // Last: chat channels start after the parts whose tools and chat commands they offer.
   installChannels,
   // After the channels: its start may run missed jobs at once, and their results go to the chats.

@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { MemoryStore } from '../memory/store.js';
+import type { ContainerPool } from '../sandbox/pool.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 
 export type JsonSchema = Record<string, unknown>;
@@ -38,6 +39,8 @@ export interface ToolContext {
   /** Secret values from config: redacted from tool output. */
   secrets: readonly string[];
   // Subsystems that exist only when configured add their optional member here (scheduler, pool, ...).
+  /** Docker containers per conversation; present when `tools.sandbox` is configured and the engine answers. */
+  pool?: ContainerPool;
   /** Cron and one-shot jobs (the `schedule` tool); set by the scheduler's installer. */
   scheduler?: Scheduler;
 }
