@@ -16,6 +16,8 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EH
 
 interface MailLibraryError {
   code?: unknown;
+  /** nodemailer keeps the socket's own code (a TLS verification error) here under ESOCKET. */
+  originalCode?: unknown;
   authenticationFailed?: unknown;
   tlsFailed?: unknown;
   responseCode?: unknown;
@@ -30,7 +32,9 @@ export function toEmailError(protocol: 'imap' | 'smtp', endpoint: MailEndpoint, 
   if (error instanceof EmailError) return error;
   const details = (typeof error === 'object' && error !== null ? error : {}) as MailLibraryError;
   const code = typeof details.code === 'string' ? details.code : undefined;
-  const causeCode = typeof (details.cause as MailLibraryError | undefined)?.code === 'string' ? String((details.cause as MailLibraryError).code) : undefined;
+  const causeCode = typeof (details.cause as MailLibraryError | undefined)?.code === 'string'
+    ? String((details.cause as MailLibraryError).code)
+    : typeof details.originalCode === 'string' ? details.originalCode : undefined;
   const where = `${protocol.toUpperCase()} server ${endpoint.host}:${endpoint.port}`;
   const key = `tools.email.${protocol}`;
   const tls = endpoint.secure ? 'implicit TLS' : 'STARTTLS';

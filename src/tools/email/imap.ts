@@ -50,16 +50,23 @@ export class ImapSession {
         if ((error as { mailboxMissing?: unknown }).mailboxMissing === true) throw new MailboxMissingError(folder);
         throw error;
       }
+      let result: T;
       try {
         // A mailbox still selected from an earlier call hears of new mail only when a command runs: one NOOP.
         await client.noop();
-        return await work(client);
+        result = await work(client);
       } catch (error) {
         if (this.dropIfDead(client) && attempt === 1) continue;
         throw error;
       } finally {
         lock.release();
       }
+      // Some imapflow commands resolve empty instead of failing when the socket closes under them.
+      if (this.dropIfDead(client)) {
+        if (attempt === 1) continue;
+        throw new EmailError('EMAIL_IMAP_FAILED', `the IMAP server ${this.options.endpoint.host}:${this.options.endpoint.port} closed the connection twice in a row; check that it is healthy`);
+      }
+      return result;
     }
   }
 
