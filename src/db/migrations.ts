@@ -172,4 +172,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX memory_history_conversation ON memory_history (conversation_id, id);
     `,
   },
+  {
+    name: '005-skills',
+    sql: `
+      CREATE TABLE skill_runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        skill_id TEXT NOT NULL,
+        trigger TEXT NOT NULL,
+        status TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        duration_ms INTEGER,
+        output TEXT,
+        error TEXT
+      );
+      CREATE INDEX skill_runs_skill ON skill_runs (skill_id, started_at);
+    `,
+  },
 ];
