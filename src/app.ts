@@ -4,6 +4,7 @@ import { Agent, type TurnInput, type TurnResult } from './agent/agent.js';
 import { ChatQueue } from './agent/chat-queue.js';
 import { ZonedClock } from './agent/clock.js';
 import { ConversationStore } from './agent/conversations.js';
+import { applyAgent } from './agent/profiles.js';
 import { ChannelHub } from './channels/hub.js';
 import type { LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
@@ -137,7 +138,8 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
         inFlight.add(controller);
         const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
         try {
-          return await agent.runTurn({ ...input, conversationId, signal });
+          // The chat's agent (routes) decides persona, model and which tools are offered and executable.
+          return await agent.runTurn(applyAgent(config, { ...input, conversationId, signal }));
         } finally {
           inFlight.delete(controller);
         }

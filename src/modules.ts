@@ -1,6 +1,8 @@
 import type { App } from './app.js';
+import { installApprovals } from './approval/install.js';
 import { installChannels } from './channels/install.js';
 import { installHttp } from './http/install.js';
+import { installMcp } from './mcp/install.js';
 import { installReach } from './tools/reach-install.js';
 import { installScheduler } from './scheduler/install.js';
 import { installSandbox } from './sandbox/install.js';
@@ -15,6 +17,9 @@ export type Installer = (app: App) => Promise<void>;
 export const INSTALLERS: readonly Installer[] = [
   // First, so /healthz answers while slower parts (a Discord login) start.
   installHttp,
+  // Early, so channels can register their approval prompters on app.context.approvals when they install.
+  installApprovals,
+  installMcp,
   installReach,
   installSandbox,
   // Last: chat channels start after the parts whose tools and chat commands they offer.

@@ -13,6 +13,8 @@ export const askCommand: Command = async (context) => {
   try {
     const chatId = typeof values.conversation === 'string' ? values.conversation : 'ask';
     if (values.new === true) app.conversations.reset('cli', chatId);
+    // Modules are not started for one turn, but configured MCP tools should be there (each bounded by its timeout_s).
+    await app.context.mcp?.connectNow();
     const result = await app.converse({ text, origin: { channel: 'cli', chatId, userId: 'owner' }, source: 'cli' });
     const stream = result.status === 'ok' ? context.io.stdout : context.io.stderr;
     stream.write(`${result.text}\n`);

@@ -1,7 +1,8 @@
 import { createInterface } from 'node:readline/promises';
+import { createTerminalPrompter } from '../approval/terminal.js';
 import type { Command } from './context.js';
 
-const CHAT_HELP = 'Commands: /reset (new conversation), /exit. Anything else goes to the assistant.\n';
+const CHAT_HELP = 'Commands: /reset (new conversation), /undo (last memory change), /usage, /exit. Anything else goes to the assistant.\n';
 
 /** `familiar chat`: an interactive conversation in the terminal; history is kept across sessions. */
 export const chatCommand: Command = async (context) => {
@@ -14,6 +15,12 @@ export const chatCommand: Command = async (context) => {
     if (running) running.abort(new DOMException('stopped by the person', 'AbortError'));
     else rl.close();
   });
+  // High-risk tool calls ask y/N on this same readline (Ctrl-C during the question counts as no).
+  const terminalPrompter = createTerminalPrompter(rl, stdout, () => running?.signal);
+  const approve = app.context.approvals?.handlerFor(terminalPrompter);
+  // MCP tools are offered from the first message; a server that failed keeps being retried in the background.
+  await app.context.mcp?.connectNow();
+  app.context.mcp?.start();
   stdout.write(`Familiar (${app.config.llm.model}). ${CHAT_HELP}`);
   try {
     for (;;) {
@@ -34,9 +41,16 @@ export const chatCommand: Command = async (context) => {
         stdout.write('Started a new conversation (the old one is kept in the database).\n');
         continue;
       }
+      const command = /^\/([a-z_]+)\s*(.*)$/s.exec(line);
+      const handler = command?.[1] !== undefined ? app.chatCommands.get(command[1]) : undefined;
+      if (handler) {
+        const conversationId = app.conversations.resolve(origin.channel, origin.chatId);
+        stdout.write(`${await handler.run({ ...origin, args: command?.[2] ?? '', conversationId })}\n`);
+        continue;
+      }
       running = new AbortController();
       const result = await app.converse({
-        text: line, origin, source: 'cli', signal: running.signal,
+        text: line, origin, source: 'cli', signal: running.signal, ...(approve ? { approve } : {}),
         onEvent: (event) => {
           if (event.type === 'tool_start') stdout.write(`  · ${event.tool}\n`);
         },

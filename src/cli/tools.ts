@@ -1,16 +1,32 @@
+import { agentProfile } from '../agent/profiles.js';
 import { parseCommandArgs } from './run.js';
 import type { Command } from './context.js';
 
-/** `familiar tools list [--json]`: every registered tool with its schema. */
+/**
+ * `familiar tools list [--json] [--agent NAME]`: every registered tool with its schema (only the agent's with --agent).
+ * Configured MCP servers are connected for the listing (each bounded by its timeout_s) and closed again.
+ */
 export const toolsCommand: Command = async (context) => {
-  const { positionals } = parseCommandArgs(context.args, {});
+  const { positionals, values } = parseCommandArgs(context.args, { agent: { type: 'string' } });
   if (positionals[0] !== 'list') {
-    context.io.stderr.write('usage: familiar tools list [--json]\n');
+    context.io.stderr.write('usage: familiar tools list [--json] [--agent NAME]\n');
     return 2;
   }
   const app = await context.createApp('quiet');
   try {
-    const entries = app.tools.list();
+    const profile = typeof values.agent === 'string' ? agentProfile(app.config, values.agent) : undefined;
+    if (typeof values.agent === 'string' && !profile) {
+      const known = Object.keys(app.config.agents);
+      context.io.stderr.write(`familiar: no agent named "${values.agent}" (declared in agents: ${known.length > 0 ? known.join(', ') : 'none'})\n`);
+      return 2;
+    }
+    if (app.context.mcp) {
+      await app.context.mcp.connectNow();
+      for (const server of app.context.mcp.status()) {
+        if (server.state !== 'connected') context.io.stderr.write(`mcp server ${server.name}: not reachable (${server.error ?? server.state}); its tools are not listed\n`);
+      }
+    }
+    const entries = app.tools.list(profile?.policy);
     if (context.options.json) {
       const out = entries.map((entry) => ({
         name: entry.name,

@@ -2,6 +2,8 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
+import type { Approvals } from '../approval/gate.js';
+import type { McpManager } from '../mcp/manager.js';
 import type { MemoryStore } from '../memory/store.js';
 import type { ContainerPool } from '../sandbox/pool.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
@@ -39,6 +41,10 @@ export interface ToolContext {
   /** Secret values from config: redacted from tool output. */
   secrets: readonly string[];
   // Subsystems that exist only when configured add their optional member here (scheduler, pool, ...).
+  /** Approval gate for high-risk calls; channels register their ApprovalPrompter here. */
+  approvals?: Approvals;
+  /** MCP servers (tools `mcp:<server>:<tool>`); `connectNow` for commands that do not start modules. */
+  mcp?: McpManager;
   /** Docker containers per conversation; present when `tools.sandbox` is configured and the engine answers. */
   pool?: ContainerPool;
   /** Cron and one-shot jobs (the `schedule` tool); set by the scheduler's installer. */

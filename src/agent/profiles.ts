@@ -1,0 +1,56 @@
+import type { Config } from '../config/schema.js';
+import { ConfigError } from '../errors.js';
+import { createPolicy, intersectPolicies, type ToolPolicy } from '../tools/policy.js';
+import type { CallOrigin } from '../tools/types.js';
+import type { TurnInput } from './agent.js';
+
+export interface AgentProfile {
+  name: string;
+  persona?: string;
+  model?: string;
+  policy: ToolPolicy;
+}
+
+/**
+ * The agent serving a chat: the first route matching its channel (and chat id, when the route names one),
+ * else the agent named `default` when declared, else none (no restriction).
+ */
+export function resolveAgent(config: Config, origin: Pick<CallOrigin, 'channel' | 'chatId'>): AgentProfile | undefined {
+  const route = config.routes.find((candidate) => candidate.channel === origin.channel && (candidate.chat_id === undefined || candidate.chat_id === origin.chatId));
+  const name = route?.agent ?? (Object.hasOwn(config.agents, 'default') ? 'default' : undefined);
+  return name === undefined ? undefined : agentProfile(config, name);
+}
+
+export function agentProfile(config: Config, name: string): AgentProfile | undefined {
+  if (!Object.hasOwn(config.agents, name)) return undefined;
+  const declared = config.agents[name];
+  if (!declared) return undefined;
+  return {
+    name,
+    ...(declared.persona !== undefined ? { persona: declared.persona } : {}),
+    ...(declared.model !== undefined ? { model: declared.model } : {}),
+    policy: createPolicy(declared.tools),
+  };
+}
+
+/** The turn with the chat's agent applied: its tools intersect the run's own policy; explicit overrides win. */
+export function applyAgent<T extends Pick<TurnInput, 'origin' | 'policy' | 'persona' | 'model'>>(config: Config, input: T): T {
+  const profile = resolveAgent(config, input.origin);
+  if (!profile) return input;
+  return {
+    ...input,
+    policy: intersectPolicies(profile.policy, input.policy),
+    ...(input.persona === undefined && profile.persona !== undefined ? { persona: profile.persona } : {}),
+    ...(input.model === undefined && profile.model !== undefined ? { model: profile.model } : {}),
+  };
+}
+
+/** A route naming an agent that is not declared is an operator mistake, reported at start. */
+export function checkRoutes(config: Config): void {
+  config.routes.forEach((route, index) => {
+    if (!Object.hasOwn(config.agents, route.agent)) {
+      const known = Object.keys(config.agents);
+      throw new ConfigError(`routes.${index}.agent`, `no agent named "${route.agent}" in agents (declared: ${known.length > 0 ? known.join(', ') : 'none'})`);
+    }
+  });
+}

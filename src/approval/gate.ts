@@ -1,0 +1,128 @@
+import type { Config } from '../config/schema.js';
+import { errorMessage } from '../errors.js';
+import { redactSecrets, type Logger } from '../log.js';
+import { createPolicy } from '../tools/policy.js';
+import type { ApprovalDecision, ApprovalHandler, ApprovalRequest, ToolRegistry } from '../tools/registry.js';
+import { maskArguments } from './mask.js';
+import type { ApprovalPrompter } from './prompter.js';
+
+export interface ApprovalsOptions {
+  config: Config;
+  secrets: readonly string[];
+  tools: ToolRegistry;
+  log: Logger;
+}
+
+/**
+ * Decides every high-risk call (installed as the registry's approval gate):
+ * 1. unattended runs cannot ask: the run's own handler decides (a job's `approve` list), else denied;
+ * 2. `approval.auto_approve` tools pass, unless the turn has taken in outside content (tainted);
+ * 3. otherwise the person is asked — through the request's handler, or the prompter registered for the
+ *    origin's channel — and no answer within `approval.timeout_s` is a denial.
+ */
+export class Approvals {
+  private readonly options: ApprovalsOptions;
+  private readonly prompters = new Map<string, ApprovalPrompter>();
+  private readonly timeoutMs: number;
+
+  constructor(options: ApprovalsOptions) {
+    this.options = options;
+    this.timeoutMs = options.config.approval.timeout_s * 1000;
+  }
+
+  /** A channel registers how it asks its people (one prompter per channel name: `telegram`, `cli`, …). */
+  registerPrompter(channel: string, prompter: ApprovalPrompter): void {
+    this.prompters.set(channel, prompter);
+  }
+
+  unregisterPrompter(channel: string, prompter?: ApprovalPrompter): void {
+    if (!prompter || this.prompters.get(channel) === prompter) this.prompters.delete(channel);
+  }
+
+  /** An ApprovalHandler that asks through `prompter` with the standard text (for `TurnInput.approve`). */
+  handlerFor(prompter: ApprovalPrompter): ApprovalHandler {
+    return async (request) => {
+      const answer = await prompter.ask({
+        chatId: request.origin.chatId,
+        ...(request.origin.userId !== undefined ? { userId: request.origin.userId } : {}),
+        text: this.describe(request),
+        timeoutMs: this.timeoutMs,
+        callId: request.callId,
+        tool: request.tool,
+      });
+      if (answer === 'approve') return { approved: true, by: `${request.origin.channel}:${request.origin.userId ?? request.origin.chatId}` };
+      if (answer === 'deny') return { approved: false, reason: 'the person said no' };
+      return { approved: false, reason: `no answer within ${formatSeconds(this.timeoutMs)}` };
+    };
+  }
+
+  /** The question shown to the person. Secrets are masked; a tainted turn names its outside sources. */
+  describe(request: ApprovalRequest): string {
+    const entry = this.options.tools.get(request.tool);
+    const shown = entry && entry.functionName !== entry.name ? `${entry.name} (${entry.functionName})` : request.tool;
+    const lines = [
+      `Approve this action? ${shown} is a high-risk tool.`,
+      `Arguments: ${maskArguments(request.params, this.options.secrets)}`,
+    ];
+    if (request.taint.length > 0) {
+      const sources = request.taint.map((source) => redactSecrets(source, this.options.secrets).slice(0, 200)).join(', ');
+      lines.push(`⚠ This turn has read outside content (${sources}). It may carry instructions that did not come from you: approve only if you asked for this.`);
+    }
+    lines.push(`No answer within ${formatSeconds(this.timeoutMs)} means no.`);
+    return lines.join('\n');
+  }
+
+  /** The registry's approval gate. Contract: never throws; every failure is a denial with a reason. */
+  readonly gate = async (request: ApprovalRequest, handler: ApprovalHandler | undefined): Promise<ApprovalDecision> => {
+    const log = this.options.log.child({ tool: request.tool, callId: request.callId });
+    if (request.unattended) {
+      if (!handler) {
+        return { approved: false, reason: `this is an unattended run (job or skill) and nobody can approve ${request.tool}; list it in the job's or skill's approve list if it should run unattended` };
+      }
+      return this.ask(handler, request, log);
+    }
+    const tainted = request.taint.length > 0;
+    if (this.autoApproved(request.tool)) {
+      if (!tainted) return { approved: true, by: 'auto_approve' };
+      log.info({ taint: request.taint }, 'auto-approved tool asked anyway: the turn read outside content');
+    }
+    const prompter = this.prompters.get(request.origin.channel);
+    const ask = handler ?? (prompter ? this.handlerFor(prompter) : undefined);
+    if (!ask) {
+      return { approved: false, reason: `nobody can be asked to approve ${request.tool} on ${request.origin.channel} (this channel has no approval prompt); the person can add it to approval.auto_approve or use a chat that can ask` };
+    }
+    return this.ask(ask, request, log);
+  };
+
+  private autoApproved(tool: string): boolean {
+    const patterns = this.options.config.approval.auto_approve;
+    if (patterns.length === 0) return false;
+    const entry = this.options.tools.get(tool);
+    return entry ? createPolicy(patterns).allows(entry) : patterns.includes(tool);
+  }
+
+  private async ask(handler: ApprovalHandler, request: ApprovalRequest, log: Logger): Promise<ApprovalDecision> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<ApprovalDecision>((resolve) => {
+      timer = setTimeout(() => resolve({ approved: false, reason: `no answer within ${formatSeconds(this.timeoutMs)}` }), this.timeoutMs);
+      timer.unref?.();
+    });
+    try {
+      const decision = await Promise.race([handler(request), timeout]);
+      log.info({ approved: decision.approved, ...(decision.approved ? { by: decision.by } : { reason: decision.reason }) }, 'approval decided');
+      return decision;
+    } catch (error) {
+      log.warn({ err: error }, 'approval handler failed');
+      return { approved: false, reason: `the approval could not be asked (${errorMessage(error)})` };
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+}
+
+export function formatSeconds(ms: number): string {
+  if (ms < 10_000 && ms % 1000 !== 0) return `${(ms / 1000).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 120) return `${seconds} s`;
+  return `${Math.round(seconds / 60)} min`;
+}

@@ -1,0 +1,28 @@
+/**
+ * The contract a chat channel implements to ask its person to approve a high-risk tool call
+ * (Telegram inline buttons, Discord buttons, a y/N line in the terminal).
+ */
+export type ApprovalAnswer = 'approve' | 'deny' | 'timeout';
+
+export interface ApprovalPrompt {
+  /** The chat the turn came from (the channel adapter's own chat id). */
+  chatId: string;
+  /** Who started the turn; a channel should accept a press from this user only. */
+  userId?: string;
+  /** Ready-to-send text: tool, masked arguments and, for a tainted turn, the outside source. */
+  text: string;
+  /** After this long the gate treats the call as denied; the UI should then disable its buttons. */
+  timeoutMs: number;
+  /** Unique per call; a good key for button callback data. */
+  callId: string;
+  tool: string;
+}
+
+/**
+ * Contract: resolves with the person's answer, 'timeout' when nobody answered within `timeoutMs`;
+ * never throws for a missing answer. Presses must be handled outside the chat's turn queue: the turn
+ * that asked is waiting for this promise.
+ */
+export interface ApprovalPrompter {
+  ask(prompt: ApprovalPrompt): Promise<ApprovalAnswer>;
+}
