@@ -3,9 +3,11 @@ import { installApprovals } from './approval/install.js';
 import { installChannels } from './channels/install.js';
 import { installHttp } from './http/install.js';
 import { installMcp } from './mcp/install.js';
+import { installMemoryHistory } from './memory/history-install.js';
 import { installReach } from './tools/reach-install.js';
 import { installScheduler } from './scheduler/install.js';
 import { installSandbox } from './sandbox/install.js';
+import { installUsage } from './usage/budget.js';
 
 /**
  * Optional subsystems, installed in this order by the composition root. An installer registers tools
@@ -19,6 +21,8 @@ export const INSTALLERS: readonly Installer[] = [
   installHttp,
   // Early, so channels can register their approval prompters on app.context.approvals when they install.
   installApprovals,
+  installUsage,
+  installMemoryHistory,
   installMcp,
   installReach,
   installSandbox,

@@ -7,6 +7,9 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['ask', async () => (await import('./ask.js')).askCommand],
   ['tools', async () => (await import('./tools.js')).toolsCommand],
   ['doctor', async () => (await import('./doctor.js')).doctorCommand],
+  ['usage', async () => (await import('./usage.js')).usageCommand],
+  ['memory', async () => (await import('./memory.js')).memoryCommand],
+  ['audit', async () => (await import('./audit.js')).auditCommand],
   ['jobs', async () => (await import('./jobs.js')).jobsCommand],
   ['pairing', async () => (await import('./pairing.js')).pairingCommand],
   ['status', async () => (await import('./status.js')).statusCommand],
@@ -20,8 +23,11 @@ Usage: familiar <command> [--config FILE] [--log-level LEVEL]
   start                 run the daemon until SIGINT/SIGTERM
   chat                  talk to the assistant in the terminal (history kept)
   ask "text"            one turn; the reply on stdout (--conversation NAME, --new)
-  tools list [--json]   every registered tool with its schema
+  tools list [--json] [--agent NAME]   every registered tool (MCP too) with its schema
   doctor                check config, LLM, folders and every configured part
+  usage [--days N]      tokens per day and conversation, cost estimate (llm.prices), daily budget
+  memory log|diff ID|revert ID   history of the assistant's memory writes; put a file back
+  audit [--since 2h] [--tool NAME] [--conversation ID]   tool calls: outcome, duration, approval
   jobs list|add|remove ID|pause ID|resume ID|run ID|runs ID   scheduled jobs and reminders, their run log
   pairing list|approve CODE|deny CODE   let a new chat user in (codes the bot sent them)
   status [--ready]      a running daemon's uptime, queues, jobs, usage (needs http.listen)

@@ -1,0 +1,64 @@
+import type { Database } from '../db/database.js';
+
+export interface AuditEntry {
+  id: number;
+  callId: string;
+  conversationId: string | null;
+  turnId: string | null;
+  tool: string;
+  input: string;
+  output: string | null;
+  error: string | null;
+  success: boolean;
+  durationMs: number;
+  /** `approved by …`, `denied: …`, or null when no approval was needed. */
+  decision: string | null;
+  createdAt: number;
+}
+
+export interface AuditFilter {
+  /** Epoch ms. */
+  since?: number;
+  /** Canonical name, function-safe alias, or a prefix ending in `*` (`mcp:*`). */
+  tool?: string;
+  conversationId?: string;
+  limit?: number;
+}
+
+/** Tool calls, newest first. */
+export function listAudit(db: Database, filter: AuditFilter = {}): AuditEntry[] {
+  const where: string[] = [];
+  const args: Array<string | number> = [];
+  if (filter.since !== undefined) {
+    where.push('created_at >= ?');
+    args.push(filter.since);
+  }
+  if (filter.tool !== undefined) {
+    if (filter.tool.endsWith('*')) {
+      where.push("tool LIKE ? ESCAPE '\\'");
+      args.push(`${filter.tool.slice(0, -1).replace(/[\\%_]/g, (char) => `\\${char}`)}%`);
+    } else {
+      where.push('(tool = ? OR tool = ?)');
+      args.push(filter.tool, filter.tool.replace(/__/g, ':'));
+    }
+  }
+  if (filter.conversationId !== undefined) {
+    where.push('conversation_id = ?');
+    args.push(filter.conversationId);
+  }
+  const sql = `SELECT * FROM audit ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+  const rows = db.prepare(sql).all(...args, filter.limit ?? 100) as Array<{
+    id: number; call_id: string; conversation_id: string | null; turn_id: string | null; tool: string; input: string; output: string | null;
+    error: string | null; success: number; duration_ms: number; decision: string | null; created_at: number;
+  }>;
+  return rows.map((row) => ({
+    id: row.id, callId: row.call_id, conversationId: row.conversation_id, turnId: row.turn_id, tool: row.tool, input: row.input,
+    output: row.output, error: row.error, success: row.success === 1, durationMs: row.duration_ms, decision: row.decision, createdAt: row.created_at,
+  }));
+}
+
+/** ok | failed | denied — a denial is a failure decided before the tool ran. */
+export function auditOutcome(entry: Pick<AuditEntry, 'success' | 'decision'>): 'ok' | 'failed' | 'denied' {
+  if (entry.decision?.startsWith('denied')) return 'denied';
+  return entry.success ? 'ok' : 'failed';
+}

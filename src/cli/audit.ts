@@ -1,0 +1,67 @@
+import { maskJsonText } from '../approval/mask.js';
+import { auditOutcome, listAudit, type AuditFilter } from '../audit/query.js';
+import { parseSince } from './since.js';
+import { parseCommandArgs } from './run.js';
+import type { Command } from './context.js';
+
+const USAGE = 'usage: familiar audit [--since 2h|7d|2026-11-01] [--tool NAME] [--conversation ID] [--limit N] [--json]\n';
+
+/** `familiar audit`: tool calls, newest first, with outcome, duration and approval decision. */
+export const auditCommand: Command = async (context) => {
+  let parsed;
+  try {
+    parsed = parseCommandArgs(context.args, { since: { type: 'string' }, tool: { type: 'string' }, conversation: { type: 'string' }, limit: { type: 'string' } });
+  } catch (error) {
+    context.io.stderr.write(`familiar: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values } = parsed;
+  const filter: AuditFilter = { limit: 50 };
+  if (typeof values.since === 'string') {
+    const since = parseSince(values.since);
+    if (since === undefined) {
+      context.io.stderr.write(`familiar: --since "${values.since}" is neither a duration (2h, 7d) nor a date (2026-11-01)\n`);
+      return 2;
+    }
+    filter.since = since;
+  }
+  if (typeof values.tool === 'string') filter.tool = values.tool;
+  if (typeof values.conversation === 'string') filter.conversationId = values.conversation;
+  if (typeof values.limit === 'string') {
+    const limit = Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1) {
+      context.io.stderr.write('familiar: --limit must be a positive whole number\n');
+      return 2;
+    }
+    filter.limit = limit;
+  }
+  const app = await context.createApp('quiet');
+  try {
+    const secrets = app.loaded.secrets;
+    const entries = listAudit(app.db, filter);
+    if (context.options.json) {
+      const out = entries.map((entry) => ({ ...entry, outcome: auditOutcome(entry), input: maskJsonText(entry.input, secrets) }));
+      context.io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      return 0;
+    }
+    if (entries.length === 0) {
+      context.io.stdout.write('No tool calls match.\n');
+      return 0;
+    }
+    for (const entry of entries) {
+      const when = app.clock.format(new Date(entry.createdAt));
+      const outcome = auditOutcome(entry);
+      const input = maskJsonText(entry.input, secrets);
+      const line = [
+        `${when}  ${entry.tool}  ${outcome}  ${Math.round(entry.durationMs)} ms`,
+        entry.decision ? `  approval: ${entry.decision}` : '',
+        `  conversation: ${entry.conversationId ?? '-'}`,
+      ].join('');
+      context.io.stdout.write(`${line}\n    input: ${input.length > 200 ? `${input.slice(0, 200)}…` : input}\n`);
+      if (outcome !== 'ok' && entry.error) context.io.stdout.write(`    error: ${entry.error.replace(/\s+/g, ' ').slice(0, 200)}\n`);
+    }
+    return 0;
+  } finally {
+    await app.close(0);
+  }
+};

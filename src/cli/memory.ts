@@ -1,0 +1,69 @@
+import type { MemoryHistory } from '../memory/history.js';
+import { MemoryHistory as History } from '../memory/history.js';
+import { parseCommandArgs } from './run.js';
+import type { Command } from './context.js';
+
+const USAGE = `usage: familiar memory log [PATH] [--limit N]
+       familiar memory diff ID
+       familiar memory revert ID [--force]
+`;
+
+/** `familiar memory log|diff|revert`: the history of memory writes and putting a file back. */
+export const memoryCommand: Command = async (context) => {
+  let parsed;
+  try {
+    parsed = parseCommandArgs(context.args, { limit: { type: 'string' }, force: { type: 'boolean' } });
+  } catch (error) {
+    context.io.stderr.write(`familiar: ${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const [action, target] = parsed.positionals;
+  if (action !== 'log' && action !== 'diff' && action !== 'revert') {
+    context.io.stderr.write(USAGE);
+    return 2;
+  }
+  const id = Number(target);
+  if (action !== 'log' && (!Number.isInteger(id) || id < 1)) {
+    context.io.stderr.write(`familiar: memory ${action} needs a change number from "familiar memory log"\n`);
+    return 2;
+  }
+  const app = await context.createApp('quiet');
+  try {
+    const history: MemoryHistory = new History(app.memory, app.db, app.log);
+    const out = context.io.stdout;
+    if (action === 'log') {
+      const limit = parsed.values.limit === undefined ? 30 : Number(parsed.values.limit);
+      const changes = history.list({ ...(target ? { path: target } : {}), limit: Number.isInteger(limit) && limit > 0 ? limit : 30 });
+      if (context.options.json) {
+        out.write(`${JSON.stringify(changes.map(({ previous: _previous, content: _content, ...rest }) => rest), null, 2)}\n`);
+        return 0;
+      }
+      if (changes.length === 0) out.write('No memory changes recorded yet.\n');
+      for (const change of changes) {
+        const what = change.kind === 'write' ? (change.previous === null ? 'created' : 'changed') : `${change.kind} of #${change.revertsId ?? '?'}`;
+        const by = change.conversationId ? `by the assistant in ${change.conversationId}` : change.kind === 'write' ? 'outside a conversation' : '';
+        const undone = change.undoneAt !== null ? ' (undone)' : '';
+        out.write(`#${change.id}  ${app.clock.format(new Date(change.createdAt))}  ${change.path}  ${what}${undone}  ${by}\n`);
+      }
+      return 0;
+    }
+    const change = history.get(id);
+    if (!change) {
+      context.io.stderr.write(`familiar: no memory change #${id}\n`);
+      return 1;
+    }
+    if (action === 'diff') {
+      out.write(`--- ${change.path} before #${change.id}\n+++ ${change.path} after #${change.id}\n${history.diff(change)}\n`);
+      return 0;
+    }
+    const result = await history.revert(change, { force: parsed.values.force === true });
+    if (!result.success) {
+      context.io.stderr.write(`familiar: not reverted: ${result.error}\n`);
+      return 1;
+    }
+    out.write(change.previous === null ? `Removed ${change.path} (change #${change.id} had created it).\n` : `${change.path} is back to how it was before #${change.id} (recorded as #${result.restored.id}).\n`);
+    return 0;
+  } finally {
+    await app.close(0);
+  }
+};

@@ -1,0 +1,170 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import type { Database } from '../db/database.js';
+import type { Logger } from '../log.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { lineDiff } from './diff.js';
+import type { MemoryStore, WriteEvent } from './store.js';
+
+export interface MemoryChange {
+  id: number;
+  path: string;
+  previous: string | null;
+  /** null: the change deleted the file (undoing its creation). */
+  content: string | null;
+  conversationId: string | null;
+  kind: 'write' | 'undo' | 'revert';
+  revertsId: number | null;
+  undoneAt: number | null;
+  createdAt: number;
+}
+
+export type RevertResult = { success: true; change: MemoryChange; restored: MemoryChange } | { success: false; error: string };
+
+const MAX_TRACKED_READS = 10_000;
+
+/**
+ * History of memory writes (SQLite, with the previous content), undo/revert, and the hand-edit guard:
+ * an overwrite is refused unless this conversation read (or wrote) the file and it has not changed on disk since.
+ */
+export class MemoryHistory {
+  private readonly memory: MemoryStore;
+  private readonly db: Database;
+  private readonly log: Logger;
+  /** `conversation \0 path` → hash of the content the assistant last saw there. */
+  private readonly seen = new Map<string, string>();
+
+  constructor(memory: MemoryStore, db: Database, log: Logger) {
+    this.memory = memory;
+    this.db = db;
+    this.log = log;
+  }
+
+  /** Wires the store: every write recorded, overwrites guarded. */
+  attach(): void {
+    this.memory.onWrite((event) => this.recordWrite(event));
+    this.memory.addWriteGuard((event) => this.guard(event));
+  }
+
+  /** The assistant saw `content` of `path` in `conversationId` (a memory_read). */
+  noteRead(conversationId: string, path: string, content: string): void {
+    const key = `${conversationId}\u0000${path}`;
+    this.seen.delete(key);
+    this.seen.set(key, hash(content));
+    if (this.seen.size > MAX_TRACKED_READS) {
+      const oldest = this.seen.keys().next().value;
+      if (oldest !== undefined) this.seen.delete(oldest);
+    }
+  }
+
+  guard(event: { path: string; mode: 'overwrite' | 'append'; conversationId: string | undefined }): string | undefined {
+    // Appends keep what is there; writes not made for a conversation (the operator's tools) are not the assistant's.
+    if (event.mode === 'append' || event.conversationId === undefined) return undefined;
+    const current = this.readDisk(event.path);
+    if (current === null || current === '') return undefined;
+    const seen = this.seen.get(`${event.conversationId}\u0000${event.path}`);
+    if (seen === undefined) {
+      return `${event.path} already exists and you have not read it in this conversation. Read it with memory_read first (overwrite replaces the whole file), or use mode "append".`;
+    }
+    if (seen !== hash(current)) {
+      return `${event.path} changed on disk since you last read it (probably edited by hand). Read it again with memory_read, then write your change so that those edits are kept.`;
+    }
+    return undefined;
+  }
+
+  private recordWrite(event: WriteEvent): void {
+    this.db
+      .prepare("INSERT INTO memory_history (path, previous, content, conversation_id, kind, created_at) VALUES (?, ?, ?, ?, 'write', ?)")
+      .run(event.path, event.previous, event.content, event.conversationId ?? null, Date.now());
+    if (event.conversationId !== undefined) this.noteRead(event.conversationId, event.path, event.content);
+  }
+
+  /** Newest first; optionally one file's. */
+  list(options: { path?: string; limit?: number } = {}): MemoryChange[] {
+    const rows = options.path
+      ? this.db.prepare('SELECT * FROM memory_history WHERE path = ? ORDER BY id DESC LIMIT ?').all(options.path, options.limit ?? 50)
+      : this.db.prepare('SELECT * FROM memory_history ORDER BY id DESC LIMIT ?').all(options.limit ?? 50);
+    return (rows as Row[]).map(fromRow);
+  }
+
+  get(id: number): MemoryChange | undefined {
+    const row = this.db.prepare('SELECT * FROM memory_history WHERE id = ?').get(id) as Row | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  diff(change: MemoryChange): string {
+    return lineDiff(change.previous ?? '', change.content ?? '');
+  }
+
+  /** The assistant's newest memory write made from this chat (any of its conversations) that is not undone yet. */
+  lastChangeOfChat(channel: string, chatId: string): MemoryChange | undefined {
+    const row = this.db
+      .prepare(
+        `SELECT h.* FROM memory_history h JOIN conversations c ON c.id = h.conversation_id
+         WHERE c.channel = ? AND c.chat_id = ? AND h.kind = 'write' AND h.undone_at IS NULL ORDER BY h.id DESC LIMIT 1`,
+      )
+      .get(channel, chatId) as Row | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  /**
+   * Puts the file back as it was before `change`. Refused when the file changed since (by hand or by a later
+   * write) unless `force`; a change that created the file deletes it.
+   */
+  async revert(change: MemoryChange, options: { kind?: 'undo' | 'revert'; force?: boolean } = {}): Promise<RevertResult> {
+    if (change.undoneAt !== null) return { success: false, error: `change #${change.id} to ${change.path} was already reverted` };
+    const resolved = this.memory.resolve(change.path);
+    if (!resolved.success) return { success: false, error: resolved.error };
+    const current = this.readDisk(change.path);
+    if (!options.force && current !== change.content) {
+      return { success: false, error: `${change.path} changed after change #${change.id} (by hand or by a later write); look at it first (familiar memory diff ${change.id}), or revert with --force` };
+    }
+    if (change.previous === null) rmSync(resolved.absolute, { force: true });
+    else await writeFileAtomic(resolved.absolute, change.previous);
+    const now = Date.now();
+    const info = this.db.transaction(() => {
+      this.db.prepare('UPDATE memory_history SET undone_at = ? WHERE id = ?').run(now, change.id);
+      return this.db
+        .prepare('INSERT INTO memory_history (path, previous, content, conversation_id, kind, reverts_id, created_at) VALUES (?, ?, ?, NULL, ?, ?, ?)')
+        .run(change.path, current, change.previous, options.kind ?? 'revert', change.id, now);
+    })();
+    this.memory.syncIndex();
+    this.log.info({ path: change.path, change: change.id }, 'memory change reverted');
+    const restored = this.get(Number(info.lastInsertRowid));
+    if (!restored) return { success: false, error: 'the revert was not recorded' };
+    return { success: true, change: { ...change, undoneAt: now }, restored };
+  }
+
+  private readDisk(path: string): string | null {
+    const resolved = this.memory.resolve(path);
+    if (!resolved.success) return null;
+    try {
+      return readFileSync(resolved.absolute, 'utf8');
+    } catch {
+      return null;
+    }
+  }
+}
+
+interface Row {
+  id: number;
+  path: string;
+  previous: string | null;
+  content: string | null;
+  conversation_id: string | null;
+  kind: MemoryChange['kind'];
+  reverts_id: number | null;
+  undone_at: number | null;
+  created_at: number;
+}
+
+function fromRow(row: Row): MemoryChange {
+  return {
+    id: row.id, path: row.path, previous: row.previous, content: row.content, conversationId: row.conversation_id,
+    kind: row.kind, revertsId: row.reverts_id, undoneAt: row.undone_at, createdAt: row.created_at,
+  };
+}
+
+function hash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
