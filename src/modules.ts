@@ -7,6 +7,7 @@ import { installMemoryHistory } from './memory/history-install.js';
 import { installReach } from './tools/reach-install.js';
 import { installScheduler } from './scheduler/install.js';
 import { installSandbox } from './sandbox/install.js';
+import { installEmail } from './tools/email/install.js';
 import { installUsage } from './usage/budget.js';
 
 /**
@@ -25,6 +26,7 @@ export const INSTALLERS: readonly Installer[] = [
   installMemoryHistory,
   installMcp,
   installReach,
+  installEmail,
   installSandbox,
   // Last: chat channels start after the parts whose tools and chat commands they offer.
   installChannels,
