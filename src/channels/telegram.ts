@@ -150,7 +150,7 @@ export class TelegramChannel implements ChannelAdapter {
     const isDirect = message.chat.type === 'private';
     const rawText = message.text ?? message.caption ?? '';
     const entities = message.entities ?? message.caption_entities ?? [];
-    if (!isDirect && !this.addressed(message, rawText, entities)) return;
+    if (!isDirect && this.options.config.group_mention_only && !this.addressed(message, rawText, entities)) return;
     const chatId = String(message.chat.id);
     const update: InboundUpdate = {
       channel: this.name,

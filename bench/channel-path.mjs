@@ -1,0 +1,106 @@
+// Overhead of the Telegram channel path: the fake Bot API receives the user's message -> the fake receives
+// the reply, minus the time spent in the LLM, over 200 messages (long polling through the real grammy).
+// Same for Discord DMs (gateway dispatch -> REST reply). The LLM is in-process and answers at once.
+// Usage: npm run build && node bench/channel-path.mjs [--json] [--messages N]
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { createApp } from '../dist/app.js';
+import { loadConfig } from '../dist/config/load.js';
+import { createLogger } from '../dist/log.js';
+import { ROOT, percentile, table, tempDir, writeConfig } from './lib.mjs';
+
+const argv = process.argv.slice(2);
+const count = Number(argv[argv.indexOf('--messages') + 1]) || 200;
+
+/** The test fakes are TypeScript with no local imports: transpile one to a temp .mjs and import it. */
+async function importFake(name) {
+  const source = readFileSync(path.join(ROOT, 'test', 'fakes', `${name}.ts`), 'utf8');
+  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const dir = path.join(ROOT, 'node_modules', '.cache', 'familiar-bench');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.mjs`);
+  writeFileSync(file, outputText);
+  return import(file);
+}
+
+/** Calls `onRecord` the moment the fake records a bot message (its arrays are plain arrays). */
+function watchPush(array, onRecord) {
+  const push = array.push.bind(array);
+  array.push = (...items) => {
+    onRecord(performance.now());
+    return push(...items);
+  };
+}
+
+let llmMs = 0;
+const usage = { promptTokens: 10, completionTokens: 5 };
+const llm = {
+  models: ['instant'],
+  async complete() {
+    const started = performance.now();
+    const response = { content: 'ok', toolCalls: [], usage, model: 'instant', finishReason: 'stop' };
+    llmMs += performance.now() - started;
+    return response;
+  },
+};
+
+const { startTelegramServer } = await importFake('telegram-server');
+const { startDiscordServer } = await importFake('discord-server');
+const telegram = await startTelegramServer();
+const discord = await startDiscordServer();
+const dir = tempDir();
+const configPath = writeConfig(dir, {
+  data_dir: './data', memory_dir: './memory', timezone: 'Europe/Paris', log: { level: 'silent' },
+  channels: {
+    telegram: { token: telegram.token, api_root: telegram.apiRoot, allowed_users: [1] },
+    discord: { token: discord.token, api_url: discord.restApi, allowed_users: ['2'] },
+  },
+});
+const app = await createApp({ loaded: loadConfig({ configPath, env: {} }), log: createLogger({ level: 'silent', format: 'json', secrets: [] }), llm });
+await app.start();
+
+let replied;
+watchPush(telegram.sent, (at) => replied?.(at));
+watchPush(discord.messages, (at) => replied?.(at));
+
+async function measure(send) {
+  const overheads = [];
+  const llmTimes = [];
+  for (let index = 0; index < count + 20; index += 1) {
+    const reply = new Promise((resolve) => { replied = resolve; });
+    llmMs = 0;
+    const started = performance.now();
+    send(index);
+    const at = await reply;
+    if (index >= 20) {
+      overheads.push(at - started - llmMs);
+      llmTimes.push(llmMs);
+    }
+  }
+  return { overheads, llmTimes };
+}
+
+const tg = await measure((index) => telegram.sendUserMessage({ chatId: 1, userId: 1, text: `message ${index}` }));
+const dc = await measure((index) => discord.sendUserMessage({ userId: '2', content: `message ${index}`, dm: true }));
+await app.close(1000);
+await telegram.close();
+await discord.close();
+
+const row = (name, { overheads, llmTimes }) => [
+  name, overheads.length, percentile(overheads, 50).toFixed(2), percentile(overheads, 95).toFixed(2), percentile(llmTimes, 50).toFixed(3),
+];
+const results = {
+  messages: count,
+  telegram: { p50: percentile(tg.overheads, 50), p95: percentile(tg.overheads, 95) },
+  discord: { p50: percentile(dc.overheads, 50), p95: percentile(dc.overheads, 95) },
+};
+if (argv.includes('--json')) console.log(JSON.stringify(results));
+else {
+  console.log(table([
+    ['channel path (ms, minus LLM)', 'messages', 'p50', 'p95', 'llm p50'],
+    row('telegram (long polling)', tg),
+    row('discord (DM)', dc),
+  ]));
+  console.log('target: telegram p50 <= 20 ms');
+}
