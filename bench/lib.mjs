@@ -1,0 +1,64 @@
+// Shared helpers for the benchmark scripts (plain Node, importing the built daemon from dist/).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const MAIN = path.join(ROOT, 'dist', 'main.js');
+
+export function tempDir(prefix = 'familiar-bench-') {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export function mib(bytes) {
+  return bytes / 1024 / 1024;
+}
+
+export function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb * 1024;
+}
+
+/** Writes a config.yaml (YAML is a superset of JSON) in a fresh folder. */
+export function writeConfig(dir, config) {
+  mkdirSync(path.join(dir, 'memory'), { recursive: true });
+  const file = path.join(dir, 'config.yaml');
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+/** Starts `familiar start`, resolves when the ready line appears, with the elapsed ms and the child. */
+export function startDaemon(args, { cwd, env = {} }) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [MAIN, 'start', ...args], { cwd, env: { PATH: process.env.PATH, HOME: cwd, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk.toString();
+      if (stderr.includes('familiar is ready')) resolve({ child, readyMs: performance.now() - started, stderr: () => stderr });
+    });
+    child.on('close', (code) => reject(new Error(`daemon exited (${code}): ${stderr}`)));
+  });
+}
+
+export function stopDaemon(child) {
+  return new Promise((resolve) => {
+    child.removeAllListeners('close');
+    child.on('close', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+export function table(rows) {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => String(row[column]).length)));
+  return rows.map((row) => row.map((cell, column) => String(cell).padEnd(widths[column])).join('  ')).join('\n');
+}

@@ -1,0 +1,98 @@
+// Per-turn overhead of the agent loop against an in-process instant LLM, throughput across 64 concurrent
+// conversations, RSS over 10 000 turns, and cold start / idle RSS of `familiar start` with no channels.
+// Usage: npm run build && node bench/turn-overhead.mjs [--json]
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createApp } from '../dist/app.js';
+import { loadConfig } from '../dist/config/load.js';
+import { createLogger } from '../dist/log.js';
+import { mib, percentile, startDaemon, stopDaemon, rssOf, table, tempDir, writeConfig } from './lib.mjs';
+
+const usage = { promptTokens: 10, completionTokens: 5 };
+
+/** An LLM that answers at once: text, or one memory_read call then text. */
+function instantLlm() {
+  return {
+    models: ['instant'],
+    async complete(request) {
+      const last = request.messages.at(-1);
+      const wantsTool = typeof last.content === 'string' && last.content.startsWith('tool:');
+      if (wantsTool && last.role === 'user') {
+        return { content: '', toolCalls: [{ id: 'c1', name: 'memory_read', arguments: '{"path":"profile.md"}' }], usage, model: 'instant', finishReason: 'tool_calls' };
+      }
+      return { content: 'ok', toolCalls: [], usage, model: 'instant', finishReason: 'stop' };
+    },
+  };
+}
+
+async function buildApp() {
+  const dir = tempDir();
+  const configPath = writeConfig(dir, { data_dir: './data', memory_dir: './memory', timezone: 'Europe/Paris', log: { level: 'silent' }, agent: { max_concurrent_turns: 64 } });
+  writeFileSync(path.join(dir, 'memory', 'profile.md'), '# Profile\n- Name: Ada\n- Likes: tea, chess\n');
+  const loaded = loadConfig({ configPath, env: {} });
+  const log = createLogger({ level: 'silent', format: 'json', secrets: [] });
+  return createApp({ loaded, log, llm: instantLlm() });
+}
+
+async function timeTurns(app, count, text, conversation) {
+  const times = [];
+  for (let index = 0; index < count; index += 1) {
+    const started = performance.now();
+    await app.converse({ text, origin: { channel: 'bench', chatId: conversation }, source: 'cli' });
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+const app = await buildApp();
+await timeTurns(app, 500, 'warm up', 'warm'); // JIT warm-up
+const text = await timeTurns(app, 2000, 'hello', 'text');
+const tool = await timeTurns(app, 2000, 'tool: read my profile', 'tool');
+
+// Throughput: 64 conversations, 50 turns each, concurrently.
+const started = performance.now();
+await Promise.all(Array.from({ length: 64 }, (_, index) => timeTurns(app, 50, 'hi', `c${index}`)));
+const turnsPerSecond = (64 * 50) / ((performance.now() - started) / 1000);
+
+// RSS over 10 000 turns (after warm-up), across 100 conversations.
+global.gc?.();
+const rssBefore = process.memoryUsage().rss;
+for (let round = 0; round < 100; round += 1) await Promise.all(Array.from({ length: 10 }, (_, index) => timeTurns(app, 10, index % 2 ? 'tool: x' : 'hi', `r${index}`)));
+global.gc?.();
+const rssAfter = process.memoryUsage().rss;
+await app.close(0);
+
+// Cold start to ready and idle RSS of the real daemon, no channels configured.
+const coldDir = tempDir();
+writeConfig(coldDir, { data_dir: './data', memory_dir: './memory', log: { level: 'info', format: 'json' } });
+const starts = [];
+let idleRss = 0;
+for (let index = 0; index < 7; index += 1) {
+  const { child, readyMs } = await startDaemon([], { cwd: coldDir });
+  starts.push(readyMs);
+  if (index === 6) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    idleRss = rssOf(child.pid);
+  }
+  await stopDaemon(child);
+}
+
+const results = {
+  text_turn_p50_ms: percentile(text, 50), text_turn_p95_ms: percentile(text, 95),
+  tool_turn_p50_ms: percentile(tool, 50), tool_turn_p95_ms: percentile(tool, 95),
+  turns_per_second_64_conversations: turnsPerSecond,
+  rss_growth_10k_turns_mib: mib(rssAfter - rssBefore), rss_before_mib: mib(rssBefore), rss_after_mib: mib(rssAfter),
+  cold_start_to_ready_ms_median: percentile(starts, 50), idle_rss_mib: mib(idleRss),
+};
+if (process.argv.includes('--json')) console.log(JSON.stringify(results));
+else {
+  console.log(table([
+    ['measure', 'value', 'target'],
+    ['turn overhead, text (p50 / p95)', `${results.text_turn_p50_ms.toFixed(3)} / ${results.text_turn_p95_ms.toFixed(3)} ms`, '≤ 0.3 ms p50'],
+    ['turn overhead, one memory_read (p50 / p95)', `${results.tool_turn_p50_ms.toFixed(3)} / ${results.tool_turn_p95_ms.toFixed(3)} ms`, '≤ 0.6 ms p50'],
+    ['throughput, 64 conversations', `${Math.round(turnsPerSecond)} turns/s`, '≥ 3000'],
+    ['RSS growth over 10 000 turns', `${results.rss_growth_10k_turns_mib.toFixed(1)} MiB (${results.rss_before_mib.toFixed(0)} → ${results.rss_after_mib.toFixed(0)})`, '≤ 10 MiB'],
+    ['cold start to ready (median of 7)', `${results.cold_start_to_ready_ms_median.toFixed(0)} ms`, '≤ 200 ms'],
+    ['idle RSS', `${results.idle_rss_mib.toFixed(1)} MiB`, '≤ 70 MiB'],
+  ]));
+}
