@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import vm from 'node:vm';
 import { errorMessage } from '../errors.js';
 import { writeFileAtomic } from '../memory/atomic-write.js';
 import { fail, ok, type AnyTool, type ToolResult } from '../tools/types.js';
@@ -13,6 +14,10 @@ const READ_DEFAULT_LINES = 2000;
 const LINE_CHARS = 2000;
 const MAX_RESULTS = 200;
 const GREP_FILE_BYTES = 5_000_000;
+const GREP_FILE_MS = 1000;
+// The model's regular expression runs in a vm context with a timeout: a catastrophic pattern such as
+// (a+)+$ would otherwise block the daemon's event loop, and no deadline can interrupt synchronous code.
+const MATCH_LINES = new vm.Script('(() => { const hits = []; for (let i = 0; i < lines.length; i += 1) if (re.test(lines[i])) hits.push(i); return hits; })()');
 const EMPTY = 'The workspace is empty (no files yet). Create files with write or sandbox_exec.';
 const PATH_HINT = 'Use a path relative to the workspace (the folder sandbox_exec sees as /workspace), e.g. "src/main.py".';
 
@@ -259,9 +264,14 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
         }
         if (data.subarray(0, 8000).includes(0)) continue;
         const text = data.toString('utf8').split('\n');
-        for (let index = 0; index < text.length; index += 1) {
+        let hits: number[];
+        try {
+          hits = MATCH_LINES.runInContext(vm.createContext({ lines: text, re: regex }), { timeout: GREP_FILE_MS }) as number[];
+        } catch {
+          return fail(`The pattern took too long on ${file.relative} (it backtracks too much); simplify it, e.g. avoid nested quantifiers like (a+)+.`);
+        }
+        for (const index of hits) {
           const line = text[index] ?? '';
-          if (!regex.test(line)) continue;
           if (lines.length >= MAX_RESULTS) {
             more += 1;
             continue;

@@ -1,0 +1,100 @@
+// Sandbox latency on the real Docker engine, side by side: sandbox_exec of `true` and of a short python command
+// on a warm pooled container (through the tool registry), against a cold create+start+exec+remove per call with
+// the same hardening; then the time to the first call after the daemon starts with pool_size 2.
+// Usage: npm run build && node bench/sandbox.mjs [image]     (default familiar-sandbox:test; needs a Docker engine)
+import { createApp } from '../dist/app.js';
+import { loadConfig } from '../dist/config/load.js';
+import { createLogger } from '../dist/log.js';
+import { runExec } from '../dist/sandbox/exec.js';
+import { percentile, table, tempDir, writeConfig } from './lib.mjs';
+
+const IMAGE = process.argv[2] ?? 'familiar-sandbox:test';
+const CALLS = 50;
+const origin = { channel: 'cli', chatId: 'bench' };
+const PYTHON = "python3 -c 'print(6*7)'";
+
+async function makeApp(poolSize) {
+  const dir = tempDir();
+  const configPath = writeConfig(dir, {
+    data_dir: './data', memory_dir: './memory', log: { level: 'silent' },
+    llm: { base_url: 'http://127.0.0.1:9/v1', api_key: 'unused' },
+    tools: { sandbox: { image: IMAGE, pool_size: poolSize, labels: { 'familiar.bench': '1' } } },
+  });
+  const loaded = loadConfig({ configPath, env: {} });
+  const app = await createApp({ loaded, log: createLogger({ level: 'silent', format: 'json', secrets: [] }) });
+  if (!app.context.pool) throw new Error(`no sandbox (is the engine running and ${IMAGE} built?)`);
+  return app;
+}
+
+async function exec(app, conversationId, command) {
+  const outcome = await app.tools.execute({ name: 'sandbox_exec', arguments: { command }, conversationId, turnId: 'bench', origin });
+  if (!outcome.result.success) throw new Error(outcome.result.output);
+  return outcome;
+}
+
+async function times(count, run) {
+  const values = [];
+  for (let index = 0; index < count; index += 1) {
+    const started = performance.now();
+    await run(index);
+    values.push(performance.now() - started);
+  }
+  return values;
+}
+
+const row = (label, values) => [label, `p50 ${percentile(values, 50).toFixed(1)} ms`, `p95 ${percentile(values, 95).toFixed(1)} ms`];
+
+// Warm: one conversation keeps its container; every call is one exec through the registry.
+const app = await makeApp(2);
+await app.start();
+await exec(app, 'warm', 'true');
+const warmTrue = await times(CALLS, () => exec(app, 'warm', 'true'));
+const warmPython = await times(CALLS, () => exec(app, 'warm', PYTHON));
+
+// Baseline: the same exec straight through dockerode on that container (no registry, no audit row).
+const pool = app.context.pool;
+const session = await pool.acquire('warm');
+const rawTrue = await times(CALLS, () => runExec(session.box.container, { cmd: ['true'], outputBytes: 65536, signal: new AbortController().signal }));
+
+// Cold: a container per call (create, start, exec, force-remove), same limits and mount.
+const workspace = await pool.workspaces.ensure('cold');
+const cold = (command) => () => pool.runOneOff(workspace, { cmd: ['/bin/bash', '-c', command], timeoutMs: 30_000, network: 'none' });
+const coldTrue = await times(CALLS, cold('true'));
+const coldPython = await times(CALLS, cold(PYTHON));
+
+// A new conversation taking a warm container (folder rename + exec), with the pool refilled before each.
+const fresh = [];
+for (let index = 0; index < 10; index += 1) {
+  while (pool.warmCount < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+  const started = performance.now();
+  await exec(app, `fresh-${index}`, 'true');
+  fresh.push(performance.now() - started);
+}
+await app.close(0);
+
+// Time to the first call after start with pool_size 2 (fresh data folder each time).
+const firstCall = [];
+const poolReady = [];
+for (let round = 0; round < 5; round += 1) {
+  const started = performance.now();
+  const daemon = await makeApp(2);
+  await daemon.start();
+  await exec(daemon, 'first', 'true');
+  firstCall.push(performance.now() - started);
+  while (daemon.context.pool.warmCount < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+  poolReady.push(performance.now() - started);
+  await daemon.close(0);
+}
+
+console.log(`sandbox_exec on ${IMAGE}, ${CALLS} calls each`);
+console.log(table([
+  row('warm `true`', warmTrue),
+  row('  (dockerode exec alone, same container)', rawTrue),
+  row('cold `true` (create+start+exec+remove)', coldTrue),
+  row(`warm ${PYTHON}`, warmPython),
+  row(`cold ${PYTHON}`, coldPython),
+  row('new conversation, warm hand-over, `true`', fresh),
+  row('first call after start (createApp+start+call)', firstCall),
+  row('pool of 2 warm after start', poolReady),
+]));
+console.log(`speed-up warm vs cold (p50): true ${(percentile(coldTrue, 50) / percentile(warmTrue, 50)).toFixed(1)}x, python ${(percentile(coldPython, 50) / percentile(warmPython, 50)).toFixed(1)}x`);
