@@ -1,0 +1,78 @@
+// Trust overheads: the approval gate per high-risk call, usageToday with many turns, the memory write guard,
+// and MCP over stdio (connect + list, one call through the registry). Run: npm run build && node bench/trust.mjs
+import path from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { createApp } from '../dist/app.js';
+import { loadConfig } from '../dist/config/load.js';
+import { createLogger } from '../dist/log.js';
+import { McpManager } from '../dist/mcp/manager.js';
+import { ToolRegistry } from '../dist/tools/registry.js';
+import { usageToday } from '../dist/usage/usage.js';
+import { ROOT, percentile, tempDir, writeConfig } from './lib.mjs';
+
+const log = createLogger({ level: 'silent', format: 'json', secrets: [] });
+const dir = tempDir();
+const configPath = writeConfig(dir, {
+  data_dir: './data', memory_dir: './memory', log: { level: 'silent', format: 'json' },
+  approval: { auto_approve: ['hi'] }, llm: { api_key: 'sk-bench-0000', daily_token_budget: 1_000_000 },
+});
+const app = await createApp({ loaded: loadConfig({ configPath, env: {} }), log });
+app.tools.register({ name: 'hi', description: 'high risk', risk: 'high', parameters: { type: 'object', properties: {} }, execute: async () => ({ success: true, output: 'ok' }) });
+app.tools.register({ name: 'lo', description: 'low risk', parameters: { type: 'object', properties: {} }, execute: async () => ({ success: true, output: 'ok' }) });
+
+async function perCall(name, count, extra = {}) {
+  const times = [];
+  for (let index = 0; index < count; index += 1) {
+    const started = performance.now();
+    await app.tools.execute({ name, arguments: {}, conversationId: 'bench', turnId: 't', origin: { channel: 'cli', chatId: 'b' }, ...extra });
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+await perCall('lo', 200);
+const low = await perCall('lo', 2000);
+const high = await perCall('hi', 2000);
+console.log(`registry call, low risk (no gate):         p50 ${percentile(low, 50).toFixed(3)} ms  p99 ${percentile(low, 99).toFixed(3)} ms`);
+console.log(`registry call, high risk auto-approved:    p50 ${percentile(high, 50).toFixed(3)} ms  p99 ${percentile(high, 99).toFixed(3)} ms`);
+
+const insert = app.db.prepare("INSERT INTO turns (id, conversation_id, source, started_at, status, model, llm_calls, prompt_tokens, completion_tokens) VALUES (?, ?, 'chat', ?, 'ok', 'gpt-test', 1, 1000, 200)");
+const now = Date.now();
+app.db.transaction(() => { for (let index = 0; index < 10_000; index += 1) insert.run(`t${index}`, `c${index % 50}`, now - index * 8_000); })();
+const usageTimes = [];
+for (let index = 0; index < 500; index += 1) {
+  const started = performance.now();
+  usageToday(app.db, app.config);
+  usageTimes.push(performance.now() - started);
+}
+console.log(`usageToday (budget gate) over 10 000 turns: p50 ${percentile(usageTimes, 50).toFixed(3)} ms  p99 ${percentile(usageTimes, 99).toFixed(3)} ms`);
+
+writeFileSync(path.join(app.config.memory_dir, 'notes.md'), 'x'.repeat(20_000));
+const writeTimes = [];
+for (let index = 0; index < 300; index += 1) {
+  await app.tools.execute({ name: 'memory_read', arguments: { path: 'notes.md' }, conversationId: 'bench', turnId: 't', origin: { channel: 'cli', chatId: 'b' } });
+  const started = performance.now();
+  await app.memory.write('notes.md', `${'x'.repeat(20_000)}${index}`, { conversationId: 'bench' });
+  writeTimes.push(performance.now() - started);
+}
+console.log(`memory overwrite 20 kB (guard + history row): p50 ${percentile(writeTimes, 50).toFixed(3)} ms  p99 ${percentile(writeTimes, 99).toFixed(3)} ms`);
+await app.close(0);
+
+const registry = new ToolRegistry();
+registry.setContext({ config: app.config, log, db: undefined, memory: undefined, llm: undefined, secrets: [] });
+const server = { command: process.execPath, args: [path.join(ROOT, 'test/fakes/mcp-server.mjs')], env: {}, headers: {}, trust: 'low', timeout_s: 30 };
+const connects = [];
+const calls = [];
+for (let round = 0; round < 5; round += 1) {
+  const manager = new McpManager({ servers: { fake: server }, tools: registry, log });
+  const started = performance.now();
+  await manager.connectNow();
+  connects.push(performance.now() - started);
+  for (let index = 0; index < 50; index += 1) {
+    const callStarted = performance.now();
+    await registry.execute({ name: 'mcp:fake:echo', arguments: { text: 'x' }, conversationId: 'c', turnId: 't', origin: { channel: 'cli', chatId: 'b' } });
+    calls.push(performance.now() - callStarted);
+  }
+  await manager.close();
+}
+console.log(`MCP stdio connect + list (5 servers spawned): p50 ${percentile(connects, 50).toFixed(0)} ms  max ${Math.max(...connects).toFixed(0)} ms`);
+console.log(`MCP tool call through the registry (250):     p50 ${percentile(calls, 50).toFixed(2)} ms  p99 ${percentile(calls, 99).toFixed(2)} ms`);
