@@ -6,6 +6,7 @@ import { installMcp } from './mcp/install.js';
 import { installMemoryHistory } from './memory/history-install.js';
 import { installReach } from './tools/reach-install.js';
 import { installScheduler } from './scheduler/install.js';
+import { installSkills } from './skills/install.js';
 import { installSandbox } from './sandbox/install.js';
 import { installEmail } from './tools/email/install.js';
 import { installUsage } from './usage/budget.js';
@@ -32,4 +33,6 @@ export const INSTALLERS: readonly Installer[] = [
   installChannels,
   // After the channels: its start may run missed jobs at once, and their results go to the chats.
   installScheduler,
+  // After the scheduler: active cron skills are put on it, and its runs of skill jobs are handed to skills.
+  installSkills,
 ];

@@ -11,6 +11,7 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['memory', async () => (await import('./memory.js')).memoryCommand],
   ['audit', async () => (await import('./audit.js')).auditCommand],
   ['jobs', async () => (await import('./jobs.js')).jobsCommand],
+  ['skills', async () => (await import('./skills.js')).skillsCommand],
   ['pairing', async () => (await import('./pairing.js')).pairingCommand],
   ['status', async () => (await import('./status.js')).statusCommand],
   ['backup', async () => (await import('./backup.js')).backupCommand],
@@ -29,6 +30,7 @@ Usage: familiar <command> [--config FILE] [--log-level LEVEL]
   memory log|diff ID|revert ID   history of the assistant's memory writes; put a file back
   audit [--since 2h] [--tool NAME] [--conversation ID]   tool calls: outcome, duration, approval
   jobs list|add|remove ID|pause ID|resume ID|run ID|runs ID   scheduled jobs and reminders, their run log
+  skills list|show ID|run ID|install SOURCE|activate ID|pause ID|resume ID|remove ID   skills in skills_dir
   pairing list|approve CODE|deny CODE   let a new chat user in (codes the bot sent them)
   status [--ready]      a running daemon's uptime, queues, jobs, usage (needs http.listen)
   backup [--out DIR] [--tar]  copy the database, memory and skills to a timestamped folder

@@ -4,6 +4,7 @@ import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { Approvals } from '../approval/gate.js';
 import type { McpManager } from '../mcp/manager.js';
+import type { SkillService } from '../skills/service.js';
 import type { MemoryStore } from '../memory/store.js';
 import type { ContainerPool } from '../sandbox/pool.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
@@ -45,6 +46,8 @@ export interface ToolContext {
   approvals?: Approvals;
   /** MCP servers (tools `mcp:<server>:<tool>`); `connectNow` for commands that do not start modules. */
   mcp?: McpManager;
+  /** Skills in `skills_dir` (list, run, manage, install); set by the skills installer. */
+  skills?: SkillService;
   /** Docker containers per conversation; present when `tools.sandbox` is configured and the engine answers. */
   pool?: ContainerPool;
   /** Cron and one-shot jobs (the `schedule` tool); set by the scheduler's installer. */

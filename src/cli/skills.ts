@@ -1,0 +1,104 @@
+import { installFromHub } from '../skills/hub-install.js';
+import type { ManageAction, SkillService } from '../skills/service.js';
+import type { Command, CommandContext } from './context.js';
+import { parseCommandArgs } from './run.js';
+
+const USAGE = `usage: familiar skills <action>
+  list [--json]                    every skill: status, trigger, next run, last run; invalid ones with the reason
+  show ID                          its frontmatter, files, scripts, tools, network needs, origin and recent runs
+  run ID [input…]                  run it now, here; the result is printed (a paused or draft skill runs because you named it)
+  install SOURCE [--id ID]         from a hub (git URL, folder or .tar.gz with index.json); lands as a quarantined draft
+  activate ID [--repin]            turn it on (its test must pass in the sandbox); --repin accepts local changes to a hub skill
+  pause ID | resume ID             stop / restart its schedule at once
+  remove ID                        delete its folder (and its lock entry and schedule)
+`;
+
+const OPTIONS = {
+  id: { type: 'string' },
+  repin: { type: 'boolean' },
+} as const;
+
+const ACTIONS = ['list', 'show', 'run', 'install', 'activate', 'pause', 'resume', 'remove'];
+
+/** `familiar skills list|show|run|install|activate|pause|resume|remove`: the same skills the daemon runs. */
+export const skillsCommand: Command = async (context) => {
+  let parsed;
+  try {
+    parsed = parseCommandArgs(context.args, OPTIONS);
+  } catch (error) {
+    context.io.stderr.write(`familiar skills: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 2;
+  }
+  const [action, ...rest] = parsed.positionals;
+  if (action === undefined || !ACTIONS.includes(action)) {
+    context.io.stderr.write(USAGE);
+    return 2;
+  }
+  if (action !== 'list' && rest[0] === undefined) {
+    context.io.stderr.write(`familiar skills: ${action} needs ${action === 'install' ? 'a source' : 'a skill id (see familiar skills list)'}\n`);
+    return 2;
+  }
+  const app = await context.createApp('quiet');
+  try {
+    const service = app.context.skills;
+    if (!service) {
+      context.io.stderr.write('familiar skills: skills are not installed\n');
+      return 1;
+    }
+    return await dispatch(action, rest, { id: typeof parsed.values.id === 'string' ? parsed.values.id : undefined, repin: parsed.values.repin === true }, service, context);
+  } finally {
+    await app.close(1000);
+  }
+};
+
+async function dispatch(action: string, rest: string[], values: { id: string | undefined; repin: boolean }, service: SkillService, context: CommandContext): Promise<number> {
+  const out = (text: string) => context.io.stdout.write(`${text}\n`);
+  const err = (text: string) => context.io.stderr.write(`familiar skills: ${text}\n`);
+  const id = rest[0] ?? '';
+  switch (action) {
+    case 'list': {
+      const summaries = service.list();
+      if (context.options.json) {
+        out(JSON.stringify(summaries.map((summary) => ({
+          ...summary,
+          nextRunAt: summary.nextRunAt !== undefined ? new Date(summary.nextRunAt).toISOString() : null,
+        })), null, 2));
+      } else {
+        out(service.formatList(summaries));
+      }
+      return 0;
+    }
+    case 'show': {
+      const shown = service.show(id);
+      if (!shown.ok) return failed(err, shown.error);
+      out(shown.value);
+      return 0;
+    }
+    case 'run': {
+      const input = rest.slice(1).join(' ').trim();
+      const outcome = await service.run(id, { input: input || undefined, origin: { channel: 'cli', chatId: 'skills', userId: 'owner' }, unattended: false });
+      if (!outcome.ok) return failed(err, outcome.error);
+      if (outcome.value.note) context.io.stderr.write(`${outcome.value.note}\n`);
+      (outcome.value.status === 'ok' ? context.io.stdout : context.io.stderr).write(`${outcome.value.text}\n`);
+      return outcome.value.status === 'ok' ? 0 : 1;
+    }
+    case 'install': {
+      const installed = await installFromHub(service, id, values.id, { baseDir: process.cwd() });
+      if (!installed.ok) return failed(err, installed.error);
+      out(installed.value);
+      return 0;
+    }
+    default: {
+      const manageAction: ManageAction = action === 'remove' ? 'delete' : (action as ManageAction);
+      const changed = await service.manage(id, manageAction, { repin: values.repin });
+      if (!changed.ok) return failed(err, changed.error);
+      out(changed.value);
+      return 0;
+    }
+  }
+}
+
+function failed(err: (text: string) => void, message: string): number {
+  err(message);
+  return 1;
+}

@@ -1,0 +1,163 @@
+import { formatTarget } from '../channels/hub.js';
+import { errorMessage } from '../errors.js';
+import type { ChatMessage } from '../llm/types.js';
+import type { ToolCallContext } from '../tools/types.js';
+import { parseSkill, renderSkill, SKILL_ID, SKILL_TOOL_NAMES, type Skill, type SkillTrigger } from './format.js';
+import { hasScripts, runSkillTest, SANDBOX_REQUIRED, skillConversation } from './runner.js';
+import type { Outcome, SkillService } from './service.js';
+
+export interface CreateSkillParams {
+  description: string;
+  trigger?: { type: 'manual' | 'cron'; cron?: string; timezone?: string };
+  tools?: string[];
+}
+
+interface Draft {
+  id: string;
+  skillMd: string;
+  files: Array<{ path: string; content: string }>;
+}
+
+const SCRIPT_PATH = /^scripts\/[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)*$/;
+const MAX_FILES = 20;
+const MAX_FILE_CHARS = 100_000;
+const UNDELIVERABLE = new Set(['cli', 'scheduler']);
+
+/**
+ * `create_skill`: the LLM drafts SKILL.md (and scripts when needed) from the description; the draft is
+ * validated (one repair round), saved as a draft, its test (if any) runs in the sandbox, and it becomes
+ * active only when the person asked for that, it is valid, and its test passed.
+ */
+export async function createSkill(service: SkillService, params: CreateSkillParams, ctx: ToolCallContext): Promise<Outcome> {
+  const available = service.app.tools.list().map((entry) => entry.name).filter((name) => !SKILL_TOOL_NAMES.includes(name));
+  const messages: ChatMessage[] = [
+    { role: 'system', content: draftingPrompt(available, service.app.config.timezone, ctx.config.tools.sandbox !== undefined) },
+    { role: 'user', content: requestText(params) },
+  ];
+  let draft: Draft | undefined;
+  let skill: Skill | undefined;
+  let problem = '';
+  for (let attempt = 0; attempt < 2 && skill === undefined; attempt += 1) {
+    let content: string;
+    try {
+      const response = await ctx.llm.complete({ messages, signal: ctx.signal });
+      content = response.content;
+    } catch (error) {
+      return { ok: false, error: `The skill could not be drafted: the LLM failed (${errorMessage(error)}). Try again later.` };
+    }
+    const checked = checkDraft(content, params, service.app.config.timezone, ctx);
+    if (checked.ok) {
+      draft = checked.value.draft;
+      skill = checked.value.skill;
+      break;
+    }
+    problem = checked.error;
+    messages.push({ role: 'assistant', content }, { role: 'user', content: `That draft is not valid: ${problem}. Reply again with the corrected JSON object only.` });
+  }
+  if (!draft || !skill) return { ok: false, error: `The drafted skill was not valid (${problem}); nothing was saved. Rephrase the description or give trigger and tools explicitly.` };
+
+  const wantsActive = skill.status === 'active';
+  let id = draft.id;
+  for (let n = 2; service.store.get(id) !== undefined; n += 1) id = `${draft.id.slice(0, 44)}-${n}`;
+  const saved: Skill = { ...skill, id, status: 'draft' };
+  await service.store.write(id, renderSkill(saved), draft.files);
+  const dir = service.store.folder(id);
+
+  const notes: string[] = [];
+  const unknown = saved.tools.filter((name) => !name.includes('*') && !name.startsWith('!') && service.app.tools.get(name) === undefined);
+  if (unknown.length > 0) notes.push(`Tools not available here (not configured or unknown): ${unknown.join(', ')}.`);
+  let testPassed = true;
+  const pool = ctx.pool;
+  if (saved.test !== undefined) {
+    if (!pool) {
+      testPassed = false;
+      notes.push(`Its test was not run: ${SANDBOX_REQUIRED}.`);
+    } else {
+      const test = await runSkillTest(pool, saved, dir, skillConversation(id), ctx.signal);
+      const runId = service.store.startRun(id, 'test');
+      service.store.finishRun(runId, { status: test.passed ? 'ok' : 'failed', output: test.report }, Date.now());
+      testPassed = test.passed;
+      notes.push(`Test (${saved.test}): ${test.report}`);
+    }
+  } else if (hasScripts(dir) && !pool) {
+    testPassed = false;
+    notes.push(`It has scripts, and ${SANDBOX_REQUIRED}.`);
+  }
+
+  let status: Skill['status'] = 'draft';
+  if (wantsActive && testPassed) {
+    const written = await service.store.setStatus(id, 'active');
+    if (written.ok) status = 'active';
+    const scheduled = service.scheduling.sync(id);
+    if (scheduled) notes.push(`Scheduler: ${scheduled}.`);
+  } else if (wantsActive) {
+    notes.push('It stays a draft because its test did not pass; fix it and activate it with manage_skill.');
+  } else {
+    notes.push(`It is a draft: run it with run_skill {id: "${id}"} to try it, and activate it with manage_skill when it is right.`);
+  }
+  const next = service.scheduling.nextRun(id);
+  if (next !== undefined) notes.push(`Next run: ${service.app.clock.describe(new Date(next))}.`);
+  const files = draft.files.length > 0 ? `\nFiles: ${draft.files.map((file) => file.path).join(', ')}` : '';
+  const final = service.store.get(id);
+  const text = final?.ok ? renderSkill(final.skill) : renderSkill({ ...saved, status });
+  return { ok: true, value: `Created skill "${id}" (${status}) in ${dir}.${files}\n${notes.join('\n')}\n\nSKILL.md:\n${text}` };
+}
+
+function requestText(params: CreateSkillParams): string {
+  const lines = [`Describe this skill as SKILL.md: ${params.description}`];
+  if (params.trigger) lines.push(`Trigger (required): ${JSON.stringify(params.trigger)}`);
+  if (params.tools) lines.push(`Tools (required, exactly these): ${JSON.stringify(params.tools)}`);
+  return lines.join('\n');
+}
+
+function draftingPrompt(tools: readonly string[], timeZone: string, sandbox: boolean): string {
+  return [
+    'You write skills for a personal assistant. A skill is a folder with SKILL.md: YAML frontmatter between two "---" lines, then Markdown instructions that the assistant follows on each run.',
+    'Frontmatter keys: name (short title), description (one sentence), version ("0.1.0"), status ("draft", or "active" only if the person explicitly asked to activate, enable or start it now),',
+    `trigger ({type: manual} or {type: cron, cron: "<5-field cron>"}; times are in ${timeZone}), tools (a list of tool names the run may use, as few as possible),`,
+    `optional test (a shell command that checks the scripts; it runs in a sandbox in /workspace with the scripts in /workspace/scripts; exit 0 = pass), optional network (true if scripts need network).`,
+    `Available tools: ${tools.join(', ') || '(none)'}.${sandbox ? ' Scripts, when truly needed, go in scripts/ and run only through sandbox_exec (python3, bash, node).' : ' There is no sandbox here: do not write scripts.'}`,
+    'Reply with one JSON object only, no prose: {"id": "<lowercase-id-with-dashes>", "skill_md": "<the whole SKILL.md text>", "files": [{"path": "scripts/<name>", "content": "<text>"}]}.',
+  ].join('\n');
+}
+
+/** Parses the model's reply into a draft and validates it, applying the person's trigger and tools. */
+function checkDraft(content: string, params: CreateSkillParams, timeZone: string, ctx: ToolCallContext): Outcome<{ draft: Draft; skill: Skill }> {
+  const json = content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch (error) {
+    return { ok: false, error: `the reply is not one JSON object (${errorMessage(error)})` };
+  }
+  if (raw === null || typeof raw !== 'object') return { ok: false, error: 'the reply is not a JSON object' };
+  const object = raw as { id?: unknown; skill_md?: unknown; files?: unknown };
+  const id = typeof object.id === 'string' ? object.id.trim().toLowerCase() : '';
+  if (!SKILL_ID.test(id)) return { ok: false, error: `id must be lowercase letters, digits and dashes (got ${JSON.stringify(object.id)})` };
+  if (typeof object.skill_md !== 'string') return { ok: false, error: 'skill_md must be the SKILL.md text' };
+  const files: Draft['files'] = [];
+  if (object.files !== undefined) {
+    if (!Array.isArray(object.files)) return { ok: false, error: 'files must be a list' };
+    if (object.files.length > MAX_FILES) return { ok: false, error: `at most ${MAX_FILES} files` };
+    for (const file of object.files as Array<{ path?: unknown; content?: unknown }>) {
+      if (typeof file?.path !== 'string' || !SCRIPT_PATH.test(file.path) || file.path.split('/').includes('..')) return { ok: false, error: `file path ${JSON.stringify(file?.path)} must be inside scripts/` };
+      if (typeof file.content !== 'string' || file.content.length > MAX_FILE_CHARS) return { ok: false, error: `file ${file.path} needs text content under ${MAX_FILE_CHARS} characters` };
+      files.push({ path: file.path, content: file.content });
+    }
+  }
+  const parsed = parseSkill(id, object.skill_md, timeZone);
+  if (!parsed.ok) return { ok: false, error: `SKILL.md: ${parsed.error}` };
+  const skill: Skill = { ...parsed.skill };
+  if (params.trigger) {
+    const trigger: SkillTrigger = { type: params.trigger.type };
+    if (params.trigger.cron !== undefined) trigger.cron = params.trigger.cron;
+    if (params.trigger.timezone !== undefined) trigger.timezone = params.trigger.timezone;
+    skill.trigger = trigger;
+  }
+  if (params.tools) skill.tools = [...params.tools];
+  if (skill.trigger.type === 'cron' && skill.deliverTo === undefined && !UNDELIVERABLE.has(ctx.origin.channel)) skill.deliverTo = formatTarget(ctx.origin);
+  // Re-validate what will be written, overrides included.
+  const final = parseSkill(id, renderSkill(skill), timeZone);
+  if (!final.ok) return { ok: false, error: final.error };
+  return { ok: true, value: { draft: { id, skillMd: renderSkill(final.skill), files }, skill: final.skill } };
+}

@@ -1,0 +1,235 @@
+import type { App } from '../app.js';
+import type { CallOrigin } from '../tools/types.js';
+import { describeTrigger, type Skill, type SkillStatus } from './format.js';
+import { checkPinned, hashSkillFolder, lockEntry, readLock, writeLock } from './lock.js';
+import { buildReport, formatReport } from './report.js';
+import { needsSandbox, runSkillTest, SANDBOX_REQUIRED, skillConversation, SkillRunner, type SkillRunResult } from './runner.js';
+import type { SkillScheduling } from './schedule.js';
+import type { SkillRun, SkillStore } from './store.js';
+
+export type Outcome<T = string> = { ok: true; value: T } | { ok: false; error: string };
+
+export interface SkillSummary {
+  id: string;
+  ok: boolean;
+  name?: string;
+  status?: SkillStatus;
+  trigger?: string;
+  nextRunAt?: number;
+  lastRun?: SkillRun;
+  /** Why it is not valid, or why it cannot run (tampered, quarantined, wrong zone). */
+  problem?: string;
+  quarantined?: boolean;
+}
+
+export type ManageAction = 'pause' | 'resume' | 'delete' | 'activate';
+
+/** The skills subsystem as the tools and the CLI use it: list, show, run, manage. */
+export class SkillService {
+  readonly app: App;
+  readonly store: SkillStore;
+  readonly runner: SkillRunner;
+  readonly scheduling: SkillScheduling;
+
+  constructor(app: App, store: SkillStore, scheduling: SkillScheduling) {
+    this.app = app;
+    this.store = store;
+    this.scheduling = scheduling;
+    this.runner = new SkillRunner(app, store);
+  }
+
+  list(): SkillSummary[] {
+    let lock: ReturnType<typeof readLock> | undefined;
+    try {
+      lock = readLock(this.store.dir);
+    } catch {
+      lock = undefined;
+    }
+    return this.store.list().map((entry): SkillSummary => {
+      const lastRun = this.store.lastRun(entry.id);
+      const base = { id: entry.id, ...(lastRun ? { lastRun } : {}) };
+      if (!entry.ok) return { ...base, ok: false, problem: entry.error };
+      const { skill } = entry;
+      const summary: SkillSummary = { ...base, ok: true, name: skill.name, status: skill.status, trigger: describeTrigger(skill.trigger, this.app.config.timezone) };
+      const next = this.scheduling.nextRun(skill.id);
+      if (next !== undefined) summary.nextRunAt = next;
+      const pinned = checkPinned(this.store.dir, skill.id);
+      if (!pinned.ok) summary.problem = pinned.error;
+      else if (lock && lockEntry(lock, skill.id)?.quarantined) summary.quarantined = true;
+      const want = this.scheduling.desired(entry);
+      if (summary.problem === undefined && skill.status === 'active' && skill.trigger.type === 'cron' && !want.schedule) summary.problem = `not scheduled: ${want.reason}`;
+      if (summary.problem === undefined && skill.status === 'active' && skill.trigger.type === 'cron' && !this.scheduling.available) summary.problem = 'not scheduled: the scheduler is not running here';
+      return summary;
+    });
+  }
+
+  formatList(summaries: readonly SkillSummary[]): string {
+    if (summaries.length === 0) return `No skills in ${this.store.dir}.`;
+    const clock = this.app.clock;
+    return summaries
+      .map((summary) => {
+        if (!summary.ok) return `${summary.id} — INVALID: ${summary.problem ?? 'unknown problem'}`;
+        const parts = [`${summary.id} — ${summary.name ?? ''} [${summary.status ?? '?'}${summary.quarantined ? ', quarantined' : ''}]`, `trigger: ${summary.trigger ?? '?'}`];
+        if (summary.nextRunAt !== undefined) parts.push(`next run: ${clock.format(new Date(summary.nextRunAt))}`);
+        const last = summary.lastRun;
+        parts.push(last ? `last run: ${clock.format(new Date(last.startedAt))} ${last.status}${last.error ? ` (${last.error.slice(0, 120)})` : ''}` : 'last run: never');
+        const head = parts.join('; ');
+        return summary.problem ? `${head}\n  problem: ${summary.problem}` : head;
+      })
+      .join('\n');
+  }
+
+  /** Everything about one skill: frontmatter, report of its files, lock entry, recent runs. */
+  show(id: string): Outcome {
+    const entry = this.store.get(id);
+    if (!entry) return this.unknown(id);
+    if (!entry.ok) return { ok: true, value: `${id} — INVALID: ${entry.error}\n  folder: ${entry.dir}` };
+    const { skill } = entry;
+    const hashed = hashSkillFolder(entry.dir);
+    const report = hashed.ok ? formatReport(buildReport(skill, entry.dir, hashed.files, this.app.tools)) : `  files: ${hashed.error}`;
+    let pin = 'made locally (not from a hub)';
+    const pinned = checkPinned(this.store.dir, id);
+    if (!pinned.ok) pin = pinned.error;
+    else if (pinned.entry) pin = `installed from ${pinned.entry.source}, version ${pinned.entry.version}, sha256 ${pinned.entry.sha256}${pinned.entry.quarantined ? ' (quarantined until activated)' : ''}`;
+    const runs = this.store.runs(id, 5).map((run) => `  #${run.id} ${this.app.clock.format(new Date(run.startedAt))} ${run.trigger} ${run.status}${run.durationMs !== undefined ? ` ${(run.durationMs / 1000).toFixed(1)} s` : ''}${run.error ? ` — ${run.error.slice(0, 160)}` : ''}`);
+    const next = this.scheduling.nextRun(id);
+    return {
+      ok: true,
+      value: [
+        `${skill.id} — ${skill.name} (version ${skill.version}) [${skill.status}]`,
+        `  ${skill.description}`,
+        `  folder: ${entry.dir}`,
+        `  origin: ${pin}`,
+        ...(skill.deliverTo ? [`  deliver_to: ${skill.deliverTo}`] : []),
+        ...(next !== undefined ? [`  next run: ${this.app.clock.describe(new Date(next))}`] : []),
+        report,
+        `  recent runs:${runs.length === 0 ? ' none' : `\n${runs.join('\n')}`}`,
+      ].join('\n'),
+    };
+  }
+
+  /**
+   * Runs a skill now. A paused or draft skill runs because it was named, and the reply says so; an
+   * unattended caller cannot run one. A quarantined or tampered hub skill never runs.
+   */
+  async run(id: string, options: { input?: string | undefined; origin: CallOrigin; unattended: boolean; signal?: AbortSignal | undefined }): Promise<Outcome<SkillRunResult & { note?: string }>> {
+    const entry = this.store.get(id);
+    if (!entry) return this.unknown(id);
+    if (!entry.ok) return { ok: false, error: `Skill "${id}" is not valid: ${entry.error}. Fix ${entry.dir}/SKILL.md and try again.` };
+    const refused = this.refusal(entry.skill);
+    if (refused) return { ok: false, error: refused };
+    const { skill } = entry;
+    let note: string | undefined;
+    if (skill.status !== 'active') {
+      if (options.unattended) return { ok: false, error: `Skill "${id}" is ${skill.status === 'paused' ? 'paused' : 'a draft'}; an unattended run cannot start it. Activate it first.` };
+      note = `Note: skill "${id}" is ${skill.status === 'paused' ? 'paused' : 'a draft'}; it ran only because it was asked for by id.`;
+    }
+    const result = await this.runner.run({ skill, input: options.input, origin: options.origin, unattended: options.unattended, trigger: 'manual', signal: options.signal });
+    return { ok: true, value: { ...result, ...(note ? { note } : {}) } };
+  }
+
+  async manage(id: string, action: ManageAction, options: { repin?: boolean; signal?: AbortSignal } = {}): Promise<Outcome> {
+    const entry = this.store.get(id);
+    if (!entry) return this.unknown(id);
+    if (action === 'delete') {
+      this.store.remove(id);
+      await this.dropLock(id);
+      const scheduled = this.scheduling.sync(id);
+      return { ok: true, value: `Deleted skill "${id}" (${entry.dir}).${scheduled ? ` Scheduler: ${scheduled}.` : ''}` };
+    }
+    if (!entry.ok) return { ok: false, error: `Skill "${id}" is not valid: ${entry.error}. Fix its SKILL.md first.` };
+    const { skill } = entry;
+    let status: SkillStatus;
+    let extra = '';
+    switch (action) {
+      case 'pause':
+        if (skill.status === 'paused') return { ok: true, value: `Skill "${id}" is already paused.` };
+        status = 'paused';
+        break;
+      case 'resume':
+        if (skill.status === 'active') return { ok: true, value: `Skill "${id}" is already active.` };
+        if (skill.status === 'draft') return { ok: false, error: `Skill "${id}" is a draft, not paused; use action "activate" to turn it on.` };
+        status = 'active';
+        break;
+      case 'activate': {
+        const ready = await this.checkActivation(skill, options);
+        if (!ready.ok) return ready;
+        extra = ready.value;
+        status = 'active';
+        break;
+      }
+    }
+    const written = await this.store.setStatus(id, status);
+    if (!written.ok) return written;
+    if (action === 'activate') await this.release(id);
+    const scheduled = this.scheduling.sync(id);
+    const next = this.scheduling.nextRun(id);
+    const when = next !== undefined ? ` Next run: ${this.app.clock.describe(new Date(next))}.` : '';
+    const verb = { pause: 'Paused', resume: 'Resumed', activate: 'Activated' }[action];
+    return { ok: true, value: `${verb} skill "${id}".${extra}${scheduled ? ` Scheduler: ${scheduled}.` : ''}${when}` };
+  }
+
+  /** Why a skill may not run at all (tampered or quarantined hub skill, or sandbox needed but absent). */
+  refusal(skill: Skill): string | undefined {
+    const pinned = checkPinned(this.store.dir, skill.id);
+    if (!pinned.ok) return `Refused: ${pinned.error}.`;
+    if (pinned.entry?.quarantined) {
+      return `Skill "${skill.id}" was installed from ${pinned.entry.source} and is quarantined: it runs only after the person reviews it (familiar skills show ${skill.id}) and activates it.`;
+    }
+    return undefined;
+  }
+
+  /** Activation needs a valid, untampered skill whose test (if any) passes in the sandbox. */
+  private async checkActivation(skill: Skill, options: { repin?: boolean; signal?: AbortSignal }): Promise<Outcome> {
+    const dir = this.store.folder(skill.id);
+    const pinned = checkPinned(this.store.dir, skill.id);
+    if (!pinned.ok) {
+      if (!(options.repin && pinned.tampered)) return { ok: false, error: `Not activated: ${pinned.error}.` };
+      const repinned = await this.repin(skill.id);
+      if (!repinned.ok) return repinned;
+    }
+    if (needsSandbox(skill, dir) && !this.app.context.pool) return { ok: false, error: `Not activated: skill "${skill.id}" has scripts or a test, and ${SANDBOX_REQUIRED}.` };
+    if (skill.test === undefined || !this.app.context.pool) return { ok: true, value: '' };
+    const test = await runSkillTest(this.app.context.pool, skill, dir, skillConversation(skill.id), options.signal);
+    const runId = this.store.startRun(skill.id, 'test');
+    this.store.finishRun(runId, { status: test.passed ? 'ok' : 'failed', output: test.report }, Date.now());
+    if (!test.passed) return { ok: false, error: `Not activated: ${test.report}` };
+    return { ok: true, value: ' Its test passed in the sandbox.' };
+  }
+
+  /** The person accepted the current files of a hub skill: pin their hash (CLI only: `--repin`). */
+  private async repin(id: string): Promise<Outcome> {
+    const lock = readLock(this.store.dir);
+    const entry = lockEntry(lock, id);
+    const hashed = hashSkillFolder(this.store.folder(id));
+    if (!entry || !hashed.ok) return { ok: false, error: hashed.ok ? `skill "${id}" is not from a hub` : hashed.error };
+    lock.skills[id] = { ...entry, sha256: hashed.sha256, source: `${entry.source} (changed locally, re-pinned)` };
+    await writeLock(this.store.dir, lock);
+    return { ok: true, value: '' };
+  }
+
+  private async release(id: string): Promise<void> {
+    const lock = readLock(this.store.dir);
+    const entry = lockEntry(lock, id);
+    if (!entry || !entry.quarantined) return;
+    lock.skills[id] = { ...entry, quarantined: false };
+    await writeLock(this.store.dir, lock);
+  }
+
+  private async dropLock(id: string): Promise<void> {
+    let lock;
+    try {
+      lock = readLock(this.store.dir);
+    } catch {
+      return;
+    }
+    if (!lockEntry(lock, id)) return;
+    const skills = Object.fromEntries(Object.entries(lock.skills).filter(([key]) => key !== id));
+    await writeLock(this.store.dir, { version: 1, skills });
+  }
+
+  unknown(id: string): { ok: false; error: string } {
+    const ids = this.store.ids();
+    return { ok: false, error: `No skill with id "${id}". ${ids.length > 0 ? `Skills: ${ids.slice(0, 30).join(', ')}.` : 'There are no skills yet.'}` };
+  }
+}

@@ -1,0 +1,186 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Statement } from 'better-sqlite3';
+import type { Database } from '../db/database.js';
+import { errorMessage } from '../errors.js';
+import { writeFileAtomic } from '../memory/atomic-write.js';
+import { parseSkill, SKILL_FILE, SKILL_ID, withStatus, type Skill, type SkillStatus } from './format.js';
+
+/** One folder of `skills_dir`: a valid skill, or the reason it is not one. */
+export type SkillEntry = { id: string; dir: string; ok: true; skill: Skill } | { id: string; dir: string; ok: false; error: string };
+
+export type SkillRunTrigger = 'manual' | 'cron' | 'test';
+export type SkillRunStatus = 'running' | 'ok' | 'failed' | 'refused';
+
+export interface SkillRun {
+  id: number;
+  skillId: string;
+  trigger: SkillRunTrigger;
+  status: SkillRunStatus;
+  startedAt: number;
+  endedAt: number | undefined;
+  durationMs: number | undefined;
+  output: string | undefined;
+  error: string | undefined;
+}
+
+interface RunRow {
+  id: number;
+  skill_id: string;
+  trigger: string;
+  status: string;
+  started_at: number;
+  ended_at: number | null;
+  duration_ms: number | null;
+  output: string | null;
+  error: string | null;
+}
+
+export const RUN_OUTPUT_CHARS = 4000;
+/** Files a skill folder may hold in all (hub installs and generated skills alike). */
+export const MAX_SKILL_FILES = 200;
+export const MAX_SKILL_BYTES = 5_000_000;
+
+/**
+ * Skills on disk and their run records in SQLite. SKILL.md is read fresh on every call, so a hand edit
+ * applies on the next run; nothing is cached.
+ */
+export class SkillStore {
+  readonly dir: string;
+  private readonly timeZone: string;
+  private readonly db: Database;
+  private readonly statements: {
+    start: Statement<[string, string, number]>;
+    finish: Statement<[string, number, number, string | null, string | null, number]>;
+    last: Statement<[string], RunRow>;
+    runs: Statement<[string, number], RunRow>;
+  };
+
+  constructor(options: { dir: string; db: Database; timeZone: string }) {
+    this.dir = path.resolve(options.dir);
+    this.db = options.db;
+    this.timeZone = options.timeZone;
+    this.statements = {
+      start: this.db.prepare("INSERT INTO skill_runs (skill_id, trigger, status, started_at) VALUES (?, ?, 'running', ?)"),
+      finish: this.db.prepare('UPDATE skill_runs SET status = ?, ended_at = ?, duration_ms = ?, output = ?, error = ? WHERE id = ?'),
+      last: this.db.prepare("SELECT * FROM skill_runs WHERE skill_id = ? AND trigger != 'test' ORDER BY started_at DESC, id DESC LIMIT 1"),
+      runs: this.db.prepare('SELECT * FROM skill_runs WHERE skill_id = ? ORDER BY started_at DESC, id DESC LIMIT ?'),
+    };
+  }
+
+  /** Every folder of `skills_dir` (dot-folders skipped), valid or not, sorted by id. Contract: never throws. */
+  list(): SkillEntry[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith('.')).map((entry) => entry.name);
+    } catch {
+      return [];
+    }
+    return names.sort().map((name) => this.read(name));
+  }
+
+  /** One skill by id, read now; undefined when there is no such folder. */
+  get(id: string): SkillEntry | undefined {
+    if (!SKILL_ID.test(id)) return undefined;
+    const dir = path.join(this.dir, id);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) return undefined;
+    return this.read(id);
+  }
+
+  folder(id: string): string {
+    if (!SKILL_ID.test(id)) throw new Error(`"${id}" is not a valid skill id`);
+    return path.join(this.dir, id);
+  }
+
+  /** Ids of the folders (valid or not), for "did you mean" lists. */
+  ids(): string[] {
+    return this.list().map((entry) => entry.id);
+  }
+
+  /** Writes a new skill folder: SKILL.md plus extra files (paths relative to the folder, already checked). */
+  async write(id: string, skillText: string, files: ReadonlyArray<{ path: string; content: string }> = []): Promise<string> {
+    const dir = this.folder(id);
+    mkdirSync(dir, { recursive: true });
+    for (const file of files) {
+      const target = path.join(dir, file.path);
+      mkdirSync(path.dirname(target), { recursive: true });
+      await writeFileAtomic(target, file.content);
+    }
+    await writeFileAtomic(path.join(dir, SKILL_FILE), skillText);
+    return dir;
+  }
+
+  /** Changes `status:` in SKILL.md, keeping the rest of the file as the person wrote it. */
+  async setStatus(id: string, status: SkillStatus): Promise<{ ok: true } | { ok: false; error: string }> {
+    const file = path.join(this.folder(id), SKILL_FILE);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      return { ok: false, error: `cannot read ${file}: ${errorMessage(error)}` };
+    }
+    const next = withStatus(text, status);
+    if (next === undefined) return { ok: false, error: `cannot edit the frontmatter of ${file}; fix it by hand` };
+    await writeFileAtomic(file, next);
+    return { ok: true };
+  }
+
+  remove(id: string): boolean {
+    const dir = this.folder(id);
+    if (!existsSync(dir)) return false;
+    rmSync(dir, { recursive: true, force: true });
+    return true;
+  }
+
+  // ---- run records
+
+  startRun(skillId: string, trigger: SkillRunTrigger, now = Date.now()): number {
+    return Number(this.statements.start.run(skillId, trigger, now).lastInsertRowid);
+  }
+
+  finishRun(runId: number, outcome: { status: Exclude<SkillRunStatus, 'running'>; output: string; error?: string | undefined }, startedAt: number, now = Date.now()): void {
+    this.statements.finish.run(outcome.status, now, Math.max(0, now - startedAt), outcome.output.slice(0, RUN_OUTPUT_CHARS), outcome.error?.slice(0, 2000) ?? null, runId);
+  }
+
+  /** The last manual or cron run (test runs of create_skill are not "runs" of the skill). */
+  lastRun(skillId: string): SkillRun | undefined {
+    const row = this.statements.last.get(skillId);
+    return row ? toRun(row) : undefined;
+  }
+
+  runs(skillId: string, limit = 20): SkillRun[] {
+    return this.statements.runs.all(skillId, limit).map(toRun);
+  }
+
+  /** Runs left `running` by a crash: marked failed so `list_skills` does not show them as running forever. */
+  markInterrupted(now = Date.now()): number {
+    return this.db.prepare("UPDATE skill_runs SET status = 'failed', ended_at = ?, error = 'interrupted: the daemon stopped during the run' WHERE status = 'running'").run(now).changes;
+  }
+
+  private read(id: string): SkillEntry {
+    const dir = path.join(this.dir, id);
+    let text: string;
+    try {
+      text = readFileSync(path.join(dir, SKILL_FILE), 'utf8');
+    } catch (error) {
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+      return { id, dir, ok: false, error: missing ? `no ${SKILL_FILE} in ${dir}` : `cannot read ${SKILL_FILE}: ${errorMessage(error)}` };
+    }
+    const parsed = parseSkill(id, text, this.timeZone);
+    return parsed.ok ? { id, dir, ok: true, skill: parsed.skill } : { id, dir, ok: false, error: parsed.error };
+  }
+}
+
+function toRun(row: RunRow): SkillRun {
+  return {
+    id: row.id,
+    skillId: row.skill_id,
+    trigger: row.trigger === 'cron' ? 'cron' : row.trigger === 'test' ? 'test' : 'manual',
+    status: row.status as SkillRunStatus,
+    startedAt: row.started_at,
+    endedAt: row.ended_at ?? undefined,
+    durationMs: row.duration_ms ?? undefined,
+    output: row.output ?? undefined,
+    error: row.error ?? undefined,
+  };
+}
