@@ -8,7 +8,7 @@ import type { Config } from '../config/schema.js';
 import { AppError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RemoteAttachment } from './attachments.js';
-import type { ChannelRouter, InboundUpdate } from './router.js';
+import type { ChannelRouter, ChatIo, InboundUpdate } from './router.js';
 import { splitMessage } from './split.js';
 import type { ChannelAdapter, OutboundReply } from './types.js';
 
@@ -68,6 +68,8 @@ export class DiscordChannel implements ChannelAdapter {
       throw new AppError('DISCORD_UNREACHABLE', `discord: cannot connect: ${errorMessage(error)}`, { cause: error });
     }
     this.accepting = true;
+    const replayed = this.options.router.replay(this.name, (update) => this.replayIo(update));
+    if (replayed > 0) this.log.info({ replayed }, 'discord: answering messages left unanswered by the last run');
     this.log.info({ bot: this.client.user?.username }, 'discord: connected');
   }
 
@@ -115,6 +117,17 @@ export class DiscordChannel implements ChannelAdapter {
     for (let index = 0; index < files.length; index += FILES_PER_MESSAGE) {
       await channel.send({ files: files.slice(index, index + FILES_PER_MESSAGE) });
     }
+  }
+
+  /** For a message replayed after a restart: the channel is fetched by id (the Message object is gone). */
+  private replayIo(update: InboundUpdate): ChatIo {
+    return {
+      send: (reply) => this.send(update.chatId, reply, update.isDirect ? undefined : update.platformMessageId),
+      typing: async () => {
+        const channel = await this.client.channels.fetch(update.chatId);
+        if (channel?.isSendable()) await channel.sendTyping();
+      },
+    };
   }
 
   private onMessage(message: Message): void {

@@ -2,7 +2,7 @@ import type { App } from '../app.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { storeAttachments, describeAttachments, type RemoteAttachment } from './attachments.js';
-import { ChannelInbox } from './inbox.js';
+import { ChannelInbox, type ReplayableMessage } from './inbox.js';
 import { PairingStore } from './pairing.js';
 import type { InboundMessage, OutboundReply } from './types.js';
 
@@ -27,6 +27,9 @@ const PAIRING_TEXT = (code: string): string =>
   `I don't know you yet. To let you in, my owner runs:\n\nfamiliar pairing approve ${code}\n\nThe code is valid for 1 hour.`;
 
 const REPLY_CAP = 600;
+
+/** A message cut by a crash is answered after the restart only if it came in at most this long ago. */
+export const REPLAY_WINDOW_MS = 3600 * 1000;
 
 /**
  * The platform-independent path of every chat message:
@@ -70,21 +73,59 @@ export class ChannelRouter {
         await this.handleStranger(update, io, log);
         return;
       }
-      if (!this.inbox.claim(update.channel, `${update.chatId}/${update.platformMessageId}`, update.chatId)) {
+      const key = `${update.chatId}/${update.platformMessageId}`;
+      if (!this.inbox.claim(update.channel, key, update.chatId, Date.now(), replayable(update))) {
         log.info('redelivered message dropped (already answered or in progress)');
         return;
       }
-      const key = `${update.chatId}/${update.platformMessageId}`;
-      if (await this.runCommand(update, io, log)) {
-        this.inbox.finish(update.channel, key, 'command');
-        return;
-      }
-      const status = await this.runTurn(update, io, log);
-      this.inbox.finish(update.channel, key, status);
+      await this.answer(update, io, log, key);
     } catch (error) {
       // Contract: never throws — a failure here must not stop the adapter's update loop.
       log.error({ err: error }, 'message handling failed');
     }
+  }
+
+  /**
+   * Answers, once, the messages of `channel` that were accepted but never answered because the process died
+   * during their turn (Telegram does not send them again once its offset has moved). Called by the adapter
+   * when it can send, before it takes new updates, so the replayed messages keep their place in each chat.
+   * Their files are not kept: the agent is told so. Returns how many were re-queued. Contract: never throws.
+   */
+  replay(channel: string, ioFor: (update: InboundUpdate) => ChatIo): number {
+    try {
+      const { messages, expired } = this.inbox.pending(channel, Date.now() - REPLAY_WINDOW_MS);
+      if (expired > 0) this.log.warn({ channel, expired }, 'messages cut by a crash more than an hour ago are not answered now');
+      for (const pending of messages) {
+        const { attachments, ...message } = pending.message;
+        const update: InboundUpdate = {
+          ...message, channel, chatId: pending.chatId, platformMessageId: pending.messageKey.slice(pending.chatId.length + 1),
+          attachments: attachments.map((attachment) => ({
+            ...attachment,
+            fetch: () => Promise.reject(new Error('the file was not kept across a restart of the daemon; ask the person to send it again')),
+          })),
+        };
+        const log = this.log.child({ channel, chatId: update.chatId, messageId: update.platformMessageId });
+        if (!this.isAllowed(channel, update.userId)) {
+          this.inbox.finish(channel, pending.messageKey, 'ignored');
+          continue;
+        }
+        log.info('answering a message whose turn was cut by a crash or kill');
+        this.answer(update, ioFor(update), log, pending.messageKey).catch((error: unknown) => log.error({ err: error }, 'replayed message failed'));
+      }
+      return messages.length;
+    } catch (error) {
+      this.log.error({ err: error, channel }, 'replaying unanswered messages failed');
+      return 0;
+    }
+  }
+
+  private async answer(update: InboundUpdate, io: ChatIo, log: Logger, key: string): Promise<void> {
+    if (await this.runCommand(update, io, log)) {
+      this.inbox.finish(update.channel, key, 'command');
+      return;
+    }
+    const status = await this.runTurn(update, io, log);
+    this.inbox.finish(update.channel, key, status);
   }
 
   /** Aborts the running turn of a chat; false when nothing was running. */
@@ -222,4 +263,12 @@ export class ChannelRouter {
     clearInterval(loop.timer);
     this.typingLoops.delete(chatKey);
   }
+}
+
+function replayable(update: InboundUpdate): ReplayableMessage {
+  return {
+    userId: update.userId, userName: update.userName, text: update.text, isDirect: update.isDirect,
+    ...(update.replyTo !== undefined ? { replyTo: update.replyTo } : {}),
+    attachments: update.attachments.map(({ kind, name, mimeType, size }) => ({ kind, name, mimeType, size })),
+  };
 }

@@ -6,7 +6,7 @@ import { AppError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Artifact } from '../tools/types.js';
 import type { RemoteAttachment } from './attachments.js';
-import type { ChannelRouter, InboundUpdate } from './router.js';
+import type { ChannelRouter, ChatIo, InboundUpdate } from './router.js';
 import { splitMessage } from './split.js';
 import { markdownToTelegramHtml, visibleLength } from './telegram-format.js';
 import { telegramRetry } from './telegram-retry.js';
@@ -72,6 +72,9 @@ export class TelegramChannel implements ChannelAdapter {
     }
     await this.registerCommands();
     this.accepting = true;
+    // Messages whose turn a crash cut are queued before the first poll, so they keep their place in their chat.
+    const replayed = this.options.router.replay(this.name, (update) => this.chatIo(update));
+    if (replayed > 0) this.log.info({ replayed }, 'telegram: answering messages left unanswered by the last run');
     this.poll();
     this.log.info({ bot: this.bot.botInfo.username }, 'telegram: polling');
   }
@@ -163,13 +166,18 @@ export class TelegramChannel implements ChannelAdapter {
       ...(message.reply_to_message ? { replyTo: String(message.reply_to_message.message_id) } : {}),
       isDirect,
     };
-    const replyTo = isDirect ? undefined : message.message_id;
-    void this.options.router.handle(update, {
-      send: (reply) => this.send(chatId, reply, replyTo),
+    void this.options.router.handle(update, this.chatIo(update));
+  }
+
+  /** Replies go to the message's chat; in groups they quote the message they answer. */
+  private chatIo(update: InboundUpdate): ChatIo {
+    const replyTo = update.isDirect ? undefined : Number(update.platformMessageId);
+    return {
+      send: (reply) => this.send(update.chatId, reply, replyTo),
       typing: async () => {
-        await this.bot.api.sendChatAction(chatId, 'typing');
+        await this.bot.api.sendChatAction(update.chatId, 'typing');
       },
-    });
+    };
   }
 
   /** In groups: a mention of the bot, a command addressed to it, or a reply to one of its messages. */

@@ -189,4 +189,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX skill_runs_skill ON skill_runs (skill_id, started_at);
     `,
   },
+  {
+    name: '006-channel-inbox-replay',
+    sql: `
+      -- The accepted message (JSON: user, text, files' names) until it is answered, so a message whose turn
+      -- was cut by a crash can be answered after the restart; cleared once the message is finished.
+      ALTER TABLE channel_inbox ADD COLUMN message TEXT;
+      CREATE INDEX channel_inbox_pending ON channel_inbox (channel, status, received_at);
+    `,
+  },
 ];
