@@ -85,6 +85,8 @@ export class ContainerPool {
   /** Every container this pool created and has not removed: close() removes them all. */
   private readonly live = new Map<string, Docker.Container>();
   private creating = 0;
+  /** New conversations waiting for a warm container that is being created. */
+  private readonly waiters: Array<(box: Box | undefined) => void> = [];
   private fillFailedAt = 0;
   private closed = false;
   private reaper: NodeJS.Timeout | undefined;
@@ -139,6 +141,7 @@ export class ContainerPool {
         })
         .finally(() => {
           this.creating -= 1;
+          this.serveWaiters();
         });
     }
   }
@@ -187,7 +190,12 @@ export class ContainerPool {
       if (again) return again;
       if (this.closed) throw new Error('the sandbox is shutting down');
       let box: Box | undefined;
-      const warm = existsSync(dir) ? undefined : this.warm.shift();
+      let warm = existsSync(dir) ? undefined : this.warm.shift();
+      // Just after start the pool is still filling: waiting for that container beats creating one more beside it.
+      if (!warm && !existsSync(dir) && this.creating > 0) {
+        warm = await new Promise<Box | undefined>((resolve) => this.waiters.push(resolve));
+        if (this.closed) throw new Error('the sandbox is shutting down');
+      }
       if (warm?.dir) {
         try {
           renameSync(warm.dir, dir);
@@ -232,6 +240,7 @@ export class ContainerPool {
     if (this.reaper) clearInterval(this.reaper);
     this.sessions.clear();
     this.warm.length = 0;
+    this.serveWaiters();
     await Promise.all([...this.live.values()].map((container) => this.remove(container)));
     this.live.clear();
     try {
@@ -249,6 +258,12 @@ export class ContainerPool {
 
   get warmCount(): number {
     return this.warm.length;
+  }
+
+  /** Hands finished warm containers to waiting conversations; with none left in the making, they create their own. */
+  private serveWaiters(): void {
+    while (this.waiters.length > 0 && this.warm.length > 0) this.waiters.shift()?.(this.warm.shift());
+    if (this.creating === 0 || this.closed) for (const waiter of this.waiters.splice(0)) waiter(undefined);
   }
 
   private touch(session: Session): Session {
