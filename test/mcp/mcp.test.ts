@@ -104,7 +104,7 @@ describe('MCP client against a real stdio server', () => {
 
   it('withdraws the tools of a server that crashed and restores them when it is back', async () => {
     await app.start();
-    await until(() => app.tools.get('mcp:fake:crash') !== undefined, 'the tools to register');
+    await until(() => app.tools.get('mcp:fake:crash') !== undefined && app.tools.get('mcp:lowrisk:echo') !== undefined, 'the tools to register');
     const pidOf = async () => {
       const outcome = await app.tools.execute({ name: 'mcp:fake:echo', arguments: { text: 'pid' }, conversationId: 'c', turnId: 't', origin, approve: async () => ({ approved: true }) });
       return /pid (\d+)/.exec(outcome.result.output)?.[1];
