@@ -1,6 +1,6 @@
 // Skills with the fake LLM: create_skill drafts and validates, list_skills reports, run_skill is a turn
 // restricted to the skill's tools, manage_skill changes the file and the scheduler, malformed skills are reported.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
@@ -8,35 +8,9 @@ import { parseSkill } from '../../src/skills/format.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { skillMd, writeSkill } from './helpers.js';
 
 const origin = { channel: 'cli', chatId: 'test', userId: 'owner' };
-
-export function writeSkill(dir: string, id: string, text: string, files: Record<string, string> = {}): void {
-  const folder = path.join(dir, 'skills', id);
-  mkdirSync(folder, { recursive: true });
-  writeFileSync(path.join(folder, 'SKILL.md'), text);
-  for (const [name, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(folder, name)), { recursive: true });
-    writeFileSync(path.join(folder, name), content);
-  }
-}
-
-export function skillMd(fields: { name?: string; status?: string; trigger?: string; tools?: string; extra?: string; body?: string } = {}): string {
-  return [
-    '---',
-    `name: ${fields.name ?? 'Echo things'}`,
-    'description: Echoes a greeting.',
-    'version: 1.0.0',
-    `status: ${fields.status ?? 'active'}`,
-    `trigger: ${fields.trigger ?? '{type: manual}'}`,
-    `tools: ${fields.tools ?? '[echo]'}`,
-    ...(fields.extra ? [fields.extra] : []),
-    '---',
-    '',
-    fields.body ?? 'Call echo with the text "hello" and report what it said.',
-    '',
-  ].join('\n');
-}
 
 function recordingTools(calls: string[]): AnyTool[] {
   const make = (name: string): AnyTool => ({
