@@ -44,17 +44,22 @@ async function times(count, run) {
 
 const row = (label, values) => [label, `p50 ${percentile(values, 50).toFixed(1)} ms`, `p95 ${percentile(values, 95).toFixed(1)} ms`];
 
-// Warm: one conversation keeps its container; every call is one exec through the registry.
+// Warm: one conversation keeps its container; every call is one exec. Interleaved with the same exec through
+// ContainerPool.run (no registry) and through dockerode alone, so load on the machine hits all three alike.
 const app = await makeApp(2);
 await app.start();
 await exec(app, 'warm', 'true');
-const warmTrue = await times(CALLS, () => exec(app, 'warm', 'true'));
-const warmPython = await times(CALLS, () => exec(app, 'warm', PYTHON));
-
-// Baseline: the same exec straight through dockerode on that container (no registry, no audit row).
 const pool = app.context.pool;
 const session = await pool.acquire('warm');
-const rawTrue = await times(CALLS, () => runExec(session.box.container, { cmd: ['true'], outputBytes: 65536, signal: new AbortController().signal }));
+const warmTrue = [];
+const poolTrue = [];
+const rawTrue = [];
+for (let index = 0; index < CALLS; index += 1) {
+  warmTrue.push(...(await times(1, () => exec(app, 'warm', 'true'))));
+  poolTrue.push(...(await times(1, () => pool.run('warm', { command: 'true', timeoutMs: 30_000 }))));
+  rawTrue.push(...(await times(1, () => runExec(session.box.container, { cmd: ['true'], outputBytes: 65536, signal: new AbortController().signal }))));
+}
+const warmPython = await times(CALLS, () => exec(app, 'warm', PYTHON));
 
 // Cold: a container per call (create, start, exec, force-remove), same limits and mount.
 const workspace = await pool.workspaces.ensure('cold');
@@ -89,7 +94,8 @@ for (let round = 0; round < 5; round += 1) {
 console.log(`sandbox_exec on ${IMAGE}, ${CALLS} calls each`);
 console.log(table([
   row('warm `true`', warmTrue),
-  row('  (dockerode exec alone, same container)', rawTrue),
+  row('  same exec, ContainerPool.run only', poolTrue),
+  row('  same exec, dockerode alone', rawTrue),
   row('cold `true` (create+start+exec+remove)', coldTrue),
   row(`warm ${PYTHON}`, warmPython),
   row(`cold ${PYTHON}`, coldPython),
