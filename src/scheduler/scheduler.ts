@@ -64,6 +64,7 @@ export class Scheduler {
   private active = false;
   private readonly running = new Map<string, Promise<void>>();
   private readonly controllers = new Set<AbortController>();
+  private readonly executors: Array<{ owns: (job: Job) => boolean; execute: JobExecutor }> = [];
 
   constructor(options: SchedulerOptions) {
     this.options = options;
@@ -71,6 +72,14 @@ export class Scheduler {
     this.timeZone = options.timeZone;
     this.log = options.log;
     this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Lets another subsystem run the jobs it owns (skills: ids `skill-*`) with the same ledger, timers and
+   * exactly-once claims; every other job keeps the scheduler's executor.
+   */
+  addExecutor(owns: (job: Job) => boolean, execute: JobExecutor): void {
+    this.executors.push({ owns, execute });
   }
 
   // ---- jobs
@@ -166,7 +175,7 @@ export class Scheduler {
   }
 
   /** Read-only: listing never moves a job's next run, even an overdue one. */
-  list(options: { includeDone?: boolean } = {}): Job[] {
+  list(options: { includeDone?: boolean; idPrefix?: string } = {}): Job[] {
     return this.store.list(options);
   }
 
@@ -202,10 +211,10 @@ export class Scheduler {
       this.log.info({ jobId: id }, 'job updated from scheduler.jobs');
     }
     this.rearm();
-    for (const job of this.store.list({ includeDone: true })) {
-      if (job.source === 'config' && !declared.has(job.id)) {
-        this.store.remove(job.id);
-        this.log.info({ jobId: job.id }, 'job removed: no longer declared in scheduler.jobs');
+    for (const id of this.store.idsFromConfig()) {
+      if (!declared.has(id)) {
+        this.store.remove(id);
+        this.log.info({ jobId: id }, 'job removed: no longer declared in scheduler.jobs');
       }
     }
   }
@@ -308,10 +317,14 @@ export class Scheduler {
       if (runId !== undefined) void this.launch(job, runId, due, late ? 'catch_up' : 'schedule');
       return;
     }
-    const latest = latestOccurrence(job.cron, now, this.timeZone) ?? due;
+    // The usual case costs one cron step: the occurrence after `due` is still ahead, so nothing was missed.
+    const following = nextOccurrence(job.cron, due, this.timeZone);
+    const missedSome = following !== undefined && following <= now;
+    const latest = missedSome ? (latestOccurrence(job.cron, now, this.timeZone) ?? due) : due;
     const scheduledFor = Math.max(latest, due);
-    const advance = { nextRunAt: nextOccurrence(job.cron, Math.max(scheduledFor, now), this.timeZone), done: false };
-    const onTime = latest <= due && now - due <= LATE_GRACE_MS;
+    const advance = { nextRunAt: missedSome ? nextOccurrence(job.cron, Math.max(scheduledFor, now), this.timeZone) : following, done: false };
+    // The latest occurrence is recent: it runs as scheduled (earlier ones, if any, were lost to a lag or a restart).
+    const onTime = now - latest <= LATE_GRACE_MS;
     if (this.running.has(job.id) || this.store.isRunning(job.id)) {
       const claimed = this.store.claim(job, scheduledFor, onTime ? 'schedule' : 'catch_up', 'skipped', advance, now, 'the previous run was still running');
       if (claimed !== undefined) this.log.warn({ jobId: job.id, scheduledFor: iso(scheduledFor) }, 'job skipped: its previous run is still running');
@@ -319,7 +332,10 @@ export class Scheduler {
     }
     if (onTime) {
       const runId = this.store.claim(job, scheduledFor, 'schedule', 'running', advance, now);
-      if (runId !== undefined) void this.launch(job, runId, scheduledFor, 'schedule');
+      if (runId !== undefined) {
+        if (missedSome) this.log.warn({ jobId: job.id, from: iso(due), to: iso(latest) }, 'earlier runs were missed (the daemon was down or busy); running the latest one');
+        void this.launch(job, runId, scheduledFor, 'schedule');
+      }
       return;
     }
     const window = this.options.catchUpWindowMs;
@@ -352,7 +368,8 @@ export class Scheduler {
     log.info({ scheduledFor: iso(scheduledFor), trigger }, 'job run started');
     const outcome = (async (): Promise<RunOutcome> => {
       try {
-        return await this.options.execute(job, { id: runId, scheduledFor, trigger }, controller.signal);
+        const execute = this.executors.find((entry) => entry.owns(job))?.execute ?? this.options.execute;
+        return await execute(job, { id: runId, scheduledFor, trigger }, controller.signal);
       } catch (error) {
         return { status: 'failed', output: '', error: errorMessage(error) };
       }

@@ -83,14 +83,21 @@ export class JobStore {
     return row ? toJob(row) : undefined;
   }
 
-  list(options: { includeDone?: boolean } = {}): Job[] {
-    const rows = this.db.prepare(`SELECT * FROM jobs ${options.includeDone ? '' : 'WHERE done_at IS NULL'} ORDER BY COALESCE(next_run_at, 9e15), id`).all() as JobRow[];
-    return rows.map(toJob);
+  /** `idPrefix` limits the list to one owner's jobs (skills: `skill-`) without reading every row. */
+  list(options: { includeDone?: boolean; idPrefix?: string } = {}): Job[] {
+    const where = [options.includeDone ? undefined : 'done_at IS NULL', options.idPrefix !== undefined ? "id >= ? AND id < ? || char(1114111)" : undefined].filter(Boolean);
+    const sql = `SELECT * FROM jobs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY COALESCE(next_run_at, 9e15), id`;
+    const parameters = options.idPrefix !== undefined ? [options.idPrefix, options.idPrefix] : [];
+    return (this.db.prepare(sql).all(...parameters) as JobRow[]).map(toJob);
   }
 
   /** Unfinished jobs timed in another zone than `timeZone` (the config's zone changed). */
   inOtherZone(timeZone: string): Job[] {
     return (this.db.prepare('SELECT * FROM jobs WHERE tz != ? AND done_at IS NULL').all(timeZone) as JobRow[]).map(toJob);
+  }
+
+  idsFromConfig(): string[] {
+    return (this.db.prepare("SELECT id FROM jobs WHERE source = 'config'").all() as Array<{ id: string }>).map((row) => row.id);
   }
 
   count(): number {

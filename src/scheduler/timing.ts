@@ -35,23 +35,40 @@ export function validateCron(expression: string, timeZone: string): Resolved<str
   return { ok: true, value: cron };
 }
 
+// cron-parser takes about a millisecond per parse and per step in a time zone. Jobs share expressions and
+// fire together (100 jobs at 08:00), so answers are memoised; the cache is dropped when it grows large.
+const memo = new Map<string, number | undefined>();
+const MEMO_LIMIT = 5000;
+
+function memoised(key: string, compute: () => number | undefined): number | undefined {
+  if (memo.has(key)) return memo.get(key);
+  const value = compute();
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(key, value);
+  return value;
+}
+
 /** The first occurrence strictly after `after`. Undefined when the expression never fires again. */
 export function nextOccurrence(cron: string, after: number, timeZone: string): number | undefined {
-  try {
-    return CronExpressionParser.parse(cron, { tz: timeZone, currentDate: new Date(after) }).next().getTime();
-  } catch {
-    return undefined;
-  }
+  return memoised(`n\u0000${timeZone}\u0000${cron}\u0000${after}`, () => {
+    try {
+      return CronExpressionParser.parse(cron, { tz: timeZone, currentDate: new Date(after) }).next().getTime();
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 /** The last occurrence at or before `at`. */
 export function latestOccurrence(cron: string, at: number, timeZone: string): number | undefined {
-  try {
-    // prev() is strictly before its reference: start one millisecond later to include `at` itself.
-    return CronExpressionParser.parse(cron, { tz: timeZone, currentDate: new Date(at + 1) }).prev().getTime();
-  } catch {
-    return undefined;
-  }
+  return memoised(`p\u0000${timeZone}\u0000${cron}\u0000${at}`, () => {
+    try {
+      // prev() is strictly before its reference: start one millisecond later to include `at` itself.
+      return CronExpressionParser.parse(cron, { tz: timeZone, currentDate: new Date(at + 1) }).prev().getTime();
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 const ISO_LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/;

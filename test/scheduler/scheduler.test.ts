@@ -220,6 +220,23 @@ describe('scheduler (fake timers, real SQLite)', () => {
     expect(ledger(job.id)).toEqual([expect.objectContaining({ status: 'failed', error: 'the run took longer than 5 s' })]);
   });
 
+  it('hands jobs owned by another subsystem to its executor, and lists one owner\'s jobs by id prefix', async () => {
+    const scheduler = make();
+    const owned: string[] = [];
+    scheduler.addExecutor((job) => job.id.startsWith('skill-'), async (job) => {
+      owned.push(job.id);
+      return { status: 'ok', output: 'skill ran' };
+    });
+    create(scheduler, { id: 'skill-news', when: 'in 5 seconds' });
+    create(scheduler, { id: 'plain', when: 'in 5 seconds' });
+    expect(scheduler.list({ idPrefix: 'skill-' }).map((job) => job.id)).toEqual(['skill-news']);
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(6000);
+    expect(owned).toEqual(['skill-news']);
+    expect(calls.map((call) => call.jobId)).toEqual(['plain']);
+    expect(ledger('skill-news')).toEqual([expect.objectContaining({ status: 'ok' })]);
+  });
+
   it('does not fire a paused job, and resumes from the next time after now', async () => {
     const scheduler = make();
     const job = create(scheduler, { cron: '0 * * * *' });
