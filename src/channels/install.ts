@@ -4,6 +4,8 @@ import { DiscordChannel } from './discord.js';
 import { ChannelRouter } from './router.js';
 import { TelegramChannel } from './telegram.js';
 
+const SETTLE_MS = 5000;
+
 /**
  * Installs the chat channels: the router (access, dedupe, queue), the built-in chat commands, and one
  * AppModule per configured platform. A platform without a token logs one line and stays off; one that
@@ -20,17 +22,19 @@ export async function installChannels(app: App): Promise<void> {
   ]);
   const router = new ChannelRouter({ app, allowedUsers });
   registerBuiltinCommands(app, router);
+  // Replies of turns that ended during the drain are still being sent: let them go out (and be recorded) first.
+  const settled = () => router.settle(SETTLE_MS);
 
   if (!telegram?.token) log.info('telegram: off (no channels.telegram.token)');
   else {
     const channel = new TelegramChannel({ app, router, config: telegram, log: app.log.child({ component: 'telegram' }) });
     app.channels.register(channel);
-    app.modules.push({ name: 'telegram', start: () => channel.start(), stop: () => channel.stop(), close: () => channel.close(), doctor: () => channel.doctor() });
+    app.modules.push({ name: 'telegram', start: () => channel.start(), stop: () => channel.stop(), close: () => settled().then(() => channel.close()), doctor: () => channel.doctor() });
   }
   if (!discord?.token) log.info('discord: off (no channels.discord.token)');
   else {
     const channel = new DiscordChannel({ app, router, config: discord, log: app.log.child({ component: 'discord' }) });
     app.channels.register(channel);
-    app.modules.push({ name: 'discord', start: () => channel.start(), stop: () => channel.stop(), close: () => channel.close(), doctor: () => channel.doctor() });
+    app.modules.push({ name: 'discord', start: () => channel.start(), stop: () => channel.stop(), close: () => settled().then(() => channel.close()), doctor: () => channel.doctor() });
   }
 }

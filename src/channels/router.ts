@@ -51,6 +51,8 @@ export class ChannelRouter {
   private readonly intake = new Map<string, Promise<void>>();
   /** Per chat, resolves when the latest accepted message's reply has been sent: replies go out in message order. */
   private readonly outbox = new Map<string, Promise<void>>();
+  /** Messages being handled, until their reply is sent and recorded: shutdown waits for them (`settle`). */
+  private readonly active = new Set<Promise<void>>();
 
   constructor(options: ChannelRouterOptions) {
     this.app = options.app;
@@ -66,7 +68,31 @@ export class ChannelRouter {
     return this.allowedUsers.get(channel)?.has(userId) === true || this.pairing.isPaired(channel, userId);
   }
 
-  async handle(update: InboundUpdate, io: ChatIo): Promise<void> {
+  handle(update: InboundUpdate, io: ChatIo): Promise<void> {
+    return this.track(this.accept(update, io));
+  }
+
+  /**
+   * Waits, at most `timeoutMs`, until every message being handled has its reply sent and recorded. The app's
+   * drain ends when the turns end; the replies go out after that, and recording one after the database is
+   * closed would leave it "unanswered" and answer it again at the next start. Contract: never throws.
+   */
+  async settle(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([Promise.allSettled([...this.active]), timeout]);
+    clearTimeout(timer);
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    this.active.add(work);
+    void work.finally(() => this.active.delete(work));
+    return work;
+  }
+
+  private async accept(update: InboundUpdate, io: ChatIo): Promise<void> {
     const log = this.log.child({ channel: update.channel, chatId: update.chatId, messageId: update.platformMessageId });
     try {
       if (!this.isAllowed(update.channel, update.userId)) {
@@ -110,7 +136,7 @@ export class ChannelRouter {
           continue;
         }
         log.info('answering a message whose turn was cut by a crash or kill');
-        this.answer(update, ioFor(update), log, pending.messageKey).catch((error: unknown) => log.error({ err: error }, 'replayed message failed'));
+        this.track(this.answer(update, ioFor(update), log, pending.messageKey)).catch((error: unknown) => log.error({ err: error }, 'replayed message failed'));
       }
       return messages.length;
     } catch (error) {
