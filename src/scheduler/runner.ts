@@ -1,8 +1,9 @@
 import type { App } from '../app.js';
 import type { TurnResult } from '../agent/agent.js';
+import { resolveAgent } from '../agent/profiles.js';
 import { formatTarget, parseTarget } from '../channels/hub.js';
 import { errorMessage } from '../errors.js';
-import { createPolicy, type ToolPolicy } from '../tools/policy.js';
+import { createPolicy, intersectPolicies, type ToolPolicy } from '../tools/policy.js';
 import type { ApprovalHandler } from '../tools/registry.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
 import type { JobExecutor } from './scheduler.js';
@@ -59,6 +60,10 @@ export function createJobExecutor(app: App, options: { channelWaitMs: () => numb
 
     const origin: CallOrigin = job.origin ?? { channel: 'scheduler', chatId: job.id };
     const conversationId = app.conversations.ensure(`job-${job.id}`, origin.channel, origin.chatId);
+    // A route for channel "scheduler" (chat_id = a job id, or none for all jobs) picks the agent of jobs;
+    // else the agent of the chat that made the job. Its tools intersect the unattended policy.
+    const routed = app.config.routes.some((route) => route.channel === 'scheduler' && (route.chat_id === undefined || route.chat_id === job.id));
+    const profile = resolveAgent(app.config, routed ? { channel: 'scheduler', chatId: job.id } : origin);
     const denied = new Set<string>();
     const approve: ApprovalHandler = async (request) => {
       if (job.approve.includes(request.tool)) return { approved: true, by: `job ${job.id} approve list` };
@@ -69,7 +74,9 @@ export function createJobExecutor(app: App, options: { channelWaitMs: () => numb
     try {
       result = await app.agent.runTurn({
         conversationId, text: job.prompt, origin, source: 'job', unattended: true, signal, approve,
-        policy: unattendedPolicy(app),
+        policy: intersectPolicies(profile?.policy, unattendedPolicy(app)),
+        ...(profile?.persona !== undefined ? { persona: profile.persona } : {}),
+        ...(profile?.model !== undefined ? { model: profile.model } : {}),
         systemExtra: `This is the scheduled job "${job.id}" (${run.trigger === 'catch_up' ? 'a late catch-up run' : 'on schedule'}), running unattended: nobody can answer questions. Do the task and reply with the result for the person.`,
       });
     } catch (error) {

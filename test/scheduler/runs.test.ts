@@ -144,6 +144,16 @@ describe('job runs in the app', () => {
     expect(fake.requests[0]?.body.tools?.map((tool) => tool.function.name)).toEqual(['memory_read']);
   });
 
+  it('runs under the agent routed for channel "scheduler", within the unattended policy', async () => {
+    await setUp({ agents: { jobs: { tools: ['memory_read', 'memory_write'], model: 'gpt-jobs' } }, routes: [{ channel: 'scheduler', agent: 'jobs' }] });
+    fake.handle(() => ({ content: 'ok' }));
+    const job = create({});
+    await app.start();
+    await finishedRun(job.id);
+    expect(fake.requests[0]?.body.tools?.map((tool) => tool.function.name).sort()).toEqual(['memory_read', 'memory_write']);
+    expect(fake.requests[0]?.body.model).toBe('gpt-jobs');
+  });
+
   it('delivers a short failure notice when the run fails, and records the error', async () => {
     await setUp();
     fake.handle(() => ({ status: 500 }));
