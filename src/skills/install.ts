@@ -2,8 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { App, DoctorLine } from '../app.js';
 import type { Installer } from '../modules.js';
-import type { JobExecutor } from '../scheduler/scheduler.js';
-import { createSkillJobExecutor, routeSkillJobs, SkillScheduling } from './schedule.js';
+import { createSkillJobExecutor, isSkillJob, SkillScheduling } from './schedule.js';
 import { SkillService } from './service.js';
 import { SkillStore } from './store.js';
 import { createSkillTools } from './tools.js';
@@ -23,19 +22,15 @@ export const installSkills: Installer = async (app: App) => {
   const store = new SkillStore({ dir: app.config.skills_dir, db: app.db, timeZone: app.config.timezone });
   const scheduler = app.context.scheduler;
   let daemon = false;
-  // The executor needs the service, which needs to know whether routing worked: bound once both exist.
-  const late: { execute?: JobExecutor } = {};
-  const routed = scheduler !== undefined && routeSkillJobs(scheduler, (job, run, signal) => {
-    if (!late.execute) return Promise.resolve({ status: 'failed', output: '', error: 'skills are not ready' });
-    return late.execute(job, run, signal);
-  });
-  if (scheduler && !routed) log.error('skills: the scheduler cannot hand runs to skills (its executor is not reachable); cron skills will not be scheduled');
-  const scheduling = new SkillScheduling({ scheduler: routed ? scheduler : undefined, store, log });
+  const scheduling = new SkillScheduling({ scheduler, store, log });
   const service = new SkillService(app, store, scheduling);
-  late.execute = createSkillJobExecutor(app, { store, runner: service.runner, scheduling, channelWaitMs: () => (daemon ? CHANNEL_WAIT_MS : 0) });
+  // The scheduler keeps timing, ledger and exactly-once claims for `skill-*` jobs; their runs are the skill's.
+  scheduler?.addExecutor(isSkillJob, createSkillJobExecutor(app, { store, runner: service.runner, scheduling, channelWaitMs: () => (daemon ? CHANNEL_WAIT_MS : 0) }));
   app.context.skills = service;
   const baseDir = app.loaded.source === 'file' ? path.dirname(app.loaded.path) : process.cwd();
   for (const tool of createSkillTools(service, { baseDir })) app.tools.register(tool);
+  // Also here, not only at start: `familiar jobs list` and `familiar skills …` in another process see the same jobs.
+  scheduling.syncAll();
 
   let timer: NodeJS.Timeout | undefined;
   app.modules.push({

@@ -80,7 +80,7 @@ export class SkillScheduling {
     if (!scheduler) return;
     const ids = new Set(this.store.ids());
     for (const id of ids) this.sync(id);
-    for (const job of scheduler.list({ includeDone: true })) {
+    for (const job of scheduler.list({ includeDone: true, idPrefix: JOB_PREFIX })) {
       if (isSkillJob(job) && !ids.has(job.id.slice(JOB_PREFIX.length))) this.sync(job.id.slice(JOB_PREFIX.length));
     }
   }
@@ -194,21 +194,6 @@ export function createSkillJobExecutor(app: App, deps: { store: SkillStore; runn
       return { ...outcome, error: joinErrors(outcome.error, `not delivered to ${target}: ${errorMessage(error)}`) };
     }
   };
-}
-
-/**
- * Routes the scheduler's runs of skill-owned jobs to `execute`; every other job keeps the scheduler's
- * own executor. The scheduler has no public hook for jobs owned by another subsystem yet, so this
- * wraps the executor it was built with (see the README, "Skills", for the hook that would replace it).
- * Returns false when the scheduler's shape is not the expected one (cron skills then do not run).
- */
-export function routeSkillJobs(scheduler: Scheduler, execute: JobExecutor): boolean {
-  const internals = scheduler as unknown as { options?: { execute?: JobExecutor } };
-  const options = internals.options;
-  const original = options?.execute;
-  if (!options || typeof original !== 'function') return false;
-  options.execute = (job, run, signal) => (isSkillJob(job) ? execute(job, run, signal) : original(job, run, signal));
-  return true;
 }
 
 async function waitForChannel(app: App, target: string, waitMs: number): Promise<void> {

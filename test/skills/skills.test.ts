@@ -230,6 +230,18 @@ describe('skills with the fake LLM', () => {
     expect(app.context.skills?.store.get('weekday')).toBeUndefined();
   });
 
+  it('the scheduler hands a skill job to the skill: `familiar jobs run skill-<id>` is a restricted skill run, not a prompt', async () => {
+    writeSkill(t.dir, 'nightly', skillMd({ name: 'Nightly', trigger: '{type: cron, cron: "0 23 * * *"}', tools: '[echo]' }));
+    app.context.skills?.scheduling.syncAll();
+    fake.script({ content: 'nightly done' });
+    const outcome = await app.context.scheduler?.runNow('skill-nightly');
+    expect(outcome).toMatchObject({ ok: true, value: { status: 'ok', output: 'nightly done' } });
+    const request = fake.requests[0]?.body;
+    expect(String(request?.messages[0]?.content)).toContain('You are running the skill "Nightly"');
+    expect(request?.tools?.map((tool) => tool.function.name)).toEqual(['echo']);
+    expect(app.context.skills?.store.runs('nightly')).toEqual([expect.objectContaining({ trigger: 'cron', status: 'ok' })]);
+  });
+
   it('a cron skill hand-edited to manual is unscheduled on the next sync', async () => {
     writeSkill(t.dir, 'edited', skillMd({ trigger: '{type: cron, cron: "0 9 * * *"}' }));
     app.context.skills?.scheduling.syncAll();
