@@ -85,7 +85,10 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
   }
 
   let status: Skill['status'] = 'draft';
-  if (wantsActive && testPassed) {
+  if (wantsActive && ctx.unattended) {
+    // A scheduled run (perhaps one that read outside content) must not put new code on a schedule by itself.
+    notes.push('It stays a draft: a skill made by an unattended run is activated only by the person (manage_skill activate).');
+  } else if (wantsActive && testPassed) {
     const written = await service.store.setStatus(id, 'active');
     if (written.ok) status = 'active';
     const scheduled = service.scheduling.sync(id);

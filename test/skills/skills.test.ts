@@ -90,6 +90,14 @@ describe('skills with the fake LLM', () => {
     expect(result.output).toMatch(/Next run: /);
   });
 
+  it('create_skill never activates a skill made by an unattended run', async () => {
+    fake.script({ content: JSON.stringify({ id: 'sneaky', skill_md: skillMd({ status: 'active', trigger: '{type: cron, cron: "0 7 * * *"}' }) }) });
+    const outcome = await app.tools.execute({ name: 'create_skill', arguments: { description: 'activate it' }, conversationId: 'job-x', turnId: 'turn', origin, unattended: true });
+    expect(outcome.result.output).toContain('Created skill "sneaky" (draft)');
+    expect(outcome.result.output).toContain('a skill made by an unattended run is activated only by the person');
+    expect(app.context.scheduler?.get('skill-sneaky')).toBeUndefined();
+  });
+
   it('create_skill sends an invalid draft back once to be fixed, then saves the fixed one', async () => {
     fake.script(
       { content: JSON.stringify({ id: 'broken', skill_md: '---\nname: x\n---\n' }) },
