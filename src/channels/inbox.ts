@@ -34,6 +34,8 @@ export class ChannelInbox {
   private readonly prune;
   private readonly selectPending;
   private readonly expireOld;
+  private readonly markReplying;
+  private readonly unconfirm;
   private claims = 0;
 
   constructor(db: Database) {
@@ -43,6 +45,8 @@ export class ChannelInbox {
     this.selectPending = db.prepare(
       "SELECT message_key, chat_id, received_at, message FROM channel_inbox WHERE channel = ? AND status = 'received' AND received_at >= ? AND message IS NOT NULL ORDER BY received_at, rowid",
     );
+    this.markReplying = db.prepare("UPDATE channel_inbox SET status = 'replying', message = NULL WHERE channel = ? AND message_key = ?");
+    this.unconfirm = db.prepare("UPDATE channel_inbox SET status = 'unconfirmed', done_at = ? WHERE channel = ? AND status = 'replying'");
     this.expireOld = db.prepare(
       "UPDATE channel_inbox SET status = 'expired', done_at = ?, message = NULL WHERE channel = ? AND status = 'received' AND (received_at < ? OR message IS NULL)",
     );
@@ -55,7 +59,16 @@ export class ChannelInbox {
     return this.insert.run(channel, messageKey, chatId, 'received', now, message ? JSON.stringify(message) : null).changes === 1;
   }
 
-  /** Records how the message ended: `answered`, `failed` (the reply could not be sent) or `command`. */
+  /**
+   * The turn is done and its reply is about to be sent. A crash from here on must not run the turn again: the
+   * platform has most likely taken the reply (the request leaves at once; the answer takes a round trip), and
+   * a second answer would repeat the turn's side effects. So this message is no longer replayed.
+   */
+  replying(channel: string, messageKey: string): void {
+    this.markReplying.run(channel, messageKey);
+  }
+
+  /** Records how the message ended: `answered`, `failed` (the reply could not be sent), `command` or `ignored`. */
   finish(channel: string, messageKey: string, status: 'answered' | 'failed' | 'command' | 'ignored', now = Date.now()): void {
     this.update.run(status, now, channel, messageKey);
   }
@@ -64,13 +77,15 @@ export class ChannelInbox {
    * Messages of `channel` claimed but never finished (the process died during their turn), received at or
    * after `since`, oldest first. Older ones, and ones stored without their text, are marked `expired`
    * (counted in the return's `expired`): answering an hour-old question out of the blue helps nobody.
+   * Messages whose reply was being sent are marked `unconfirmed` (counted) and not replayed.
    */
-  pending(channel: string, since: number, now = Date.now()): { messages: PendingMessage[]; expired: number } {
+  pending(channel: string, since: number, now = Date.now()): { messages: PendingMessage[]; expired: number; unconfirmed: number } {
     const rows = this.selectPending.all(channel, since) as Array<{ message_key: string; chat_id: string; received_at: number; message: string }>;
     const expired = this.expireOld.run(now, channel, since).changes;
+    const unconfirmed = this.unconfirm.run(now, channel).changes;
     const messages = rows.map((row) => ({
       messageKey: row.message_key, chatId: row.chat_id, receivedAt: row.received_at, message: JSON.parse(row.message) as ReplayableMessage,
     }));
-    return { messages, expired };
+    return { messages, expired, unconfirmed };
   }
 }

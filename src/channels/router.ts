@@ -119,8 +119,9 @@ export class ChannelRouter {
    */
   replay(channel: string, ioFor: (update: InboundUpdate) => ChatIo): number {
     try {
-      const { messages, expired } = this.inbox.pending(channel, Date.now() - REPLAY_WINDOW_MS);
+      const { messages, expired, unconfirmed } = this.inbox.pending(channel, Date.now() - REPLAY_WINDOW_MS);
       if (expired > 0) this.log.warn({ channel, expired }, 'messages cut by a crash more than an hour ago are not answered now');
+      if (unconfirmed > 0) this.log.warn({ channel, unconfirmed }, 'the process died while sending replies; they are not sent again (the platform had most likely received them)');
       for (const pending of messages) {
         const { attachments, ...message } = pending.message;
         const update: InboundUpdate = {
@@ -246,11 +247,13 @@ export class ChannelRouter {
       const reply = result.status === 'llm_error' && result.text.length > REPLY_CAP ? `${result.text.slice(0, REPLY_CAP)}…` : result.text;
       log.debug({ status: result.status, artifacts: result.artifacts.length }, 'turn finished');
       await previousReply;
+      this.inbox.replying(update.channel, `${update.chatId}/${update.platformMessageId}`);
       await io.send({ text: reply, artifacts: result.artifacts });
       return 'answered';
     } catch (error) {
       log.error({ err: error }, 'turn or reply failed');
       await previousReply;
+      this.inbox.replying(update.channel, `${update.chatId}/${update.platformMessageId}`);
       await io.send({ text: 'Sorry, something went wrong on my side; the details are in the logs.' }).catch(() => undefined);
       return 'failed';
     } finally {

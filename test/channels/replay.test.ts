@@ -61,6 +61,19 @@ describe('replay of messages cut by a crash', () => {
     expect(text).toMatch(/notes\.pdf, was not saved: .*not kept across a restart/);
   });
 
+  it('does not run again a message whose reply was being sent when the process died, and logs it', async () => {
+    rig = await startChannelRig({ which: ['telegram'] });
+    const inbox = new ChannelInbox(rig.app.db);
+    inbox.claim('telegram', `${OWNER_TG}/93`, String(OWNER_TG), Date.now(), message('already answered, maybe'));
+    inbox.replying('telegram', `${OWNER_TG}/93`);
+    await rig.restart();
+    await sleep(300);
+    expect(rig.telegram.sent).toEqual([]);
+    expect(rig.llm.requests).toEqual([]);
+    expect(rig.t.logs.join('')).toMatch(/"unconfirmed":1.*died while sending replies/);
+    expect(rig.app.db.prepare("SELECT status, message FROM channel_inbox WHERE message_key = ?").get(`${OWNER_TG}/93`)).toEqual({ status: 'unconfirmed', message: null });
+  });
+
   it('does not answer a replayed message from someone no longer allowed', async () => {
     rig = await startChannelRig({ which: ['telegram'] });
     await crashWith([{ id: 92, text: 'let me in', extra: { userId: String(STRANGER_TG) } }]);
