@@ -1,4 +1,5 @@
 import type { App } from '../app.js';
+import { installChatApprovals } from './approvals.js';
 import { registerBuiltinCommands } from './commands.js';
 import { DiscordChannel } from './discord.js';
 import { ChannelRouter } from './router.js';
@@ -24,17 +25,22 @@ export async function installChannels(app: App): Promise<void> {
   registerBuiltinCommands(app, router);
   // Replies of turns that ended during the drain are still being sent: let them go out (and be recorded) first.
   const settled = () => router.settle(SETTLE_MS);
+  const buttons: { telegram?: TelegramChannel; discord?: DiscordChannel } = {};
 
   if (!telegram?.token) log.info('telegram: off (no channels.telegram.token)');
   else {
     const channel = new TelegramChannel({ app, router, config: telegram, log: app.log.child({ component: 'telegram' }) });
     app.channels.register(channel);
+    buttons.telegram = channel;
     app.modules.push({ name: 'telegram', start: () => channel.start(), stop: () => channel.stop(), close: () => settled().then(() => channel.close()), doctor: () => channel.doctor() });
   }
   if (!discord?.token) log.info('discord: off (no channels.discord.token)');
   else {
     const channel = new DiscordChannel({ app, router, config: discord, log: app.log.child({ component: 'discord' }) });
     app.channels.register(channel);
+    buttons.discord = channel;
     app.modules.push({ name: 'discord', start: () => channel.start(), stop: () => channel.stop(), close: () => settled().then(() => channel.close()), doctor: () => channel.doctor() });
   }
+  // Approval questions with buttons, answered outside the chat queue (see approvals.ts).
+  installChatApprovals(app, router, buttons);
 }

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import type { ApprovalAnswer, ApprovalPrompt } from '../approval/prompter.js';
+import type { Logger } from '../log.js';
+
+/** Button data is `approval:<id>:approve|deny`; the id is random, so a forged press cannot name an open request. */
+const BUTTON_DATA = /^approval:([A-Za-z0-9_-]{22}):(approve|deny)$/;
+
+export const OUTCOME = {
+  approved: (by: string) => `✅ Approved by ${by}.`,
+  denied: (by: string) => `❌ Denied by ${by}.`,
+  timedOut: '⌛ Timed out: not approved.',
+  shutdown: '⌛ Not answered: Familiar is shutting down, so this was not approved.',
+  notYours: 'Not yours to answer: only the person who asked can approve this.',
+  closed: 'This request is no longer open.',
+} as const;
+
+export function buttonData(id: string, choice: 'approve' | 'deny'): string {
+  return `approval:${id}:${choice}`;
+}
+
+export function parseButtonData(data: string | undefined): { id: string; choice: 'approve' | 'deny' } | undefined {
+  const match = data === undefined ? null : BUTTON_DATA.exec(data);
+  if (!match?.[1]) return undefined;
+  return { id: match[1], choice: match[2] === 'approve' ? 'approve' : 'deny' };
+}
+
+/** The message as shown once decided: the question, then the outcome. */
+export function withOutcome(text: string, outcome: string, limit: number): string {
+  return fitText(`${text}\n\n${outcome}`, limit);
+}
+
+/**
+ * Shortens `text` to `limit` characters by cutting its longest line (the arguments), so the question, the
+ * outside-source warning and the deadline stay whole. The text is already masked: cutting cannot reveal a secret.
+ */
+export function fitText(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const lines = text.split('\n');
+  let longest = 0;
+  lines.forEach((line, index) => {
+    if (line.length > (lines[longest]?.length ?? 0)) longest = index;
+  });
+  const line = lines[longest] ?? '';
+  const keep = line.length - (text.length - limit) - 1;
+  if (keep < 20) return `${text.slice(0, limit - 1)}…`;
+  lines[longest] = `${line.slice(0, keep)}…`;
+  return lines.join('\n');
+}
+
+/** Where a sent question lives, and how to rewrite it (without buttons) once it is decided. */
+export interface ShownQuestion {
+  messageId: string;
+  rewrite(outcome: string): Promise<void>;
+}
+
+interface OpenRequest {
+  prompt: ApprovalPrompt;
+  resolve(answer: ApprovalAnswer): void;
+  timer: NodeJS.Timeout;
+  shown?: ShownQuestion;
+  /** Set when the request ended before its message was sent: the message is rewritten as soon as it exists. */
+  endedWith?: string;
+}
+
+/**
+ * The open approval questions of one channel, by unguessable id. A request ends exactly once: by a press
+ * (`decide`), by its timeout, or by shutdown (`closeAll`); later presses find nothing.
+ */
+export class PendingApprovals {
+  private readonly open = new Map<string, OpenRequest>();
+  private readonly log: Logger;
+
+  constructor(log: Logger) {
+    this.log = log;
+  }
+
+  get size(): number {
+    return this.open.size;
+  }
+
+  /**
+   * Opens a request, lets `show` send the question with buttons carrying the id, and resolves with the answer
+   * ('timeout' after `prompt.timeoutMs`). Throws only when the question could not be sent (the gate denies).
+   */
+  async ask(prompt: ApprovalPrompt, show: (id: string) => Promise<ShownQuestion>): Promise<ApprovalAnswer> {
+    const id = randomBytes(16).toString('base64url');
+    let resolve!: (answer: ApprovalAnswer) => void;
+    const answer = new Promise<ApprovalAnswer>((done) => {
+      resolve = done;
+    });
+    const timer = setTimeout(() => this.end(id, 'timeout', OUTCOME.timedOut), prompt.timeoutMs);
+    timer.unref();
+    const request: OpenRequest = { prompt, resolve, timer };
+    this.open.set(id, request);
+    try {
+      request.shown = await show(id);
+    } catch (error) {
+      clearTimeout(timer);
+      this.open.delete(id);
+      throw error;
+    }
+    if (request.endedWith !== undefined) this.rewrite(request, request.endedWith);
+    return answer;
+  }
+
+  /** The open request `id` (to check who may answer it), without ending it. */
+  peek(id: string): { prompt: ApprovalPrompt; messageId?: string } | undefined {
+    const request = this.open.get(id);
+    if (!request) return undefined;
+    return { prompt: request.prompt, ...(request.shown ? { messageId: request.shown.messageId } : {}) };
+  }
+
+  /**
+   * Ends request `id` with a person's answer. `outcome`, when given, is written into the question's message;
+   * leave it out when the caller rewrites the message itself (a Discord interaction update). False when the
+   * request had already ended.
+   */
+  decide(id: string, answer: 'approve' | 'deny', outcome?: string): boolean {
+    return this.end(id, answer, outcome);
+  }
+
+  /** Shutdown: every open question ends unapproved, so turns waiting on one can finish during the drain. */
+  closeAll(outcome: string = OUTCOME.shutdown): void {
+    for (const id of [...this.open.keys()]) this.end(id, 'timeout', outcome);
+  }
+
+  private end(id: string, answer: ApprovalAnswer, outcome: string | undefined): boolean {
+    const request = this.open.get(id);
+    if (!request) return false;
+    this.open.delete(id);
+    clearTimeout(request.timer);
+    // The turn goes on first; the message edit is cosmetic and must not hold it.
+    request.resolve(answer);
+    if (outcome === undefined) return true;
+    if (request.shown) this.rewrite(request, outcome);
+    else request.endedWith = outcome;
+    return true;
+  }
+
+  private rewrite(request: OpenRequest, outcome: string): void {
+    request.shown?.rewrite(outcome).catch((error: unknown) => {
+      this.log.warn({ err: error, tool: request.prompt.tool, callId: request.prompt.callId }, 'approval: could not update the question message');
+    });
+  }
+}
