@@ -28,12 +28,12 @@ function startDaemon(dir: string, fake: FakeOpenAI): Daemon {
   return { child, stderr: () => stderr, exited };
 }
 
-async function waitUntil<T>(probe: () => T | undefined | false, timeoutMs: number, what: string): Promise<T> {
+async function waitUntil<T>(probe: () => T | undefined | false, timeoutMs: number, what: string, daemon: Daemon): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
     if (value) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; the daemon's log ends with:\n${daemon.stderr().slice(-3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -63,16 +63,16 @@ describe('kill -9 during a job run', () => {
 
     const first = startDaemon(dir, llm);
     daemons.push(first);
-    await waitUntil(() => llm.requests.some((request) => userText(request) === 'slow job'), 15_000, 'the job to start its LLM call');
+    await waitUntil(() => llm.requests.some((request) => userText(request) === 'slow job'), 15_000, 'the job to start its LLM call', first);
     first.child.kill('SIGKILL');
     await first.exited;
 
     const second = startDaemon(dir, llm);
     daemons.push(second);
-    await waitUntil(() => second.stderr().includes('familiar is ready'), 15_000, 'the restarted daemon');
+    await waitUntil(() => second.stderr().includes('familiar is ready'), 15_000, 'the restarted daemon', second);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     second.child.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
+    expect(await second.exited, second.stderr().slice(-3000)).toBe(0);
 
     expect(llm.requests.filter((request) => userText(request) === 'slow job')).toHaveLength(1);
     expect(second.stderr()).toMatch(/a job run was cut by a crash or kill; recorded as interrupted, not run again/);
