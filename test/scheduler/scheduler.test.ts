@@ -237,6 +237,34 @@ describe('scheduler (fake timers, real SQLite)', () => {
     expect(ledger('skill-news')).toEqual([expect.objectContaining({ status: 'ok' })]);
   });
 
+  it('re-times recurring jobs on the new clock when the configured time zone changes', () => {
+    const paris = make();
+    const job = create(paris, { cron: '0 8 * * *' });
+    expect(job.nextRunAt).toBe(Date.parse('2026-06-02T06:00:00Z'));
+    const newYork = new Scheduler({
+      store: new JobStore(db), timeZone: 'America/New_York', log: captureLogger(logs, []), execute: async () => ({ status: 'ok', output: '' }),
+      runTimeoutMs: 1000, catchUpWindowMs: HOUR,
+    });
+    schedulers.push(newYork);
+    newYork.start();
+    expect(newYork.get(job.id)).toMatchObject({ tz: 'America/New_York', nextRunAt: Date.parse('2026-06-01T12:00:00Z') });
+  });
+
+  it('on close, waits for a running job, then cuts it and records it as interrupted', async () => {
+    behaviour = (_job, signal) =>
+      new Promise((resolve) => signal.addEventListener('abort', () => resolve({ status: 'interrupted', output: '', error: 'the daemon shut down during the run' })));
+    const scheduler = make();
+    const job = create(scheduler, { when: 'in 2 seconds' });
+    scheduler.start();
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(scheduler.runningJobs()).toEqual([job.id]);
+    const closed = scheduler.close();
+    await vi.advanceTimersByTimeAsync(200);
+    await closed;
+    expect(scheduler.runningJobs()).toEqual([]);
+    expect(ledger(job.id)).toEqual([expect.objectContaining({ status: 'interrupted', error: 'the daemon shut down during the run' })]);
+  });
+
   it('does not fire a paused job, and resumes from the next time after now', async () => {
     const scheduler = make();
     const job = create(scheduler, { cron: '0 * * * *' });
