@@ -1,7 +1,7 @@
 // Email tool latency against the private Dovecot + Postfix of the tests, through the built tool (dist/):
 // first call (imapflow load + TLS + login + select), warm list/search/read on the reused connection, send over SMTP,
 // and the cost of loading the mail libraries that the daemon defers to first use.
-// Usage: bash scripts/setup-mail.sh && npm run build && node bench/email.mjs   (needs root, like the tests)
+// Usage: bash scripts/setup-mail.sh && npm run build && node bench/email.mjs [--json]   (needs root, like the tests)
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -9,6 +9,13 @@ import ts from 'typescript';
 import { percentile, ROOT } from './lib.mjs';
 
 const ROUNDS = 200;
+const json = process.argv.includes('--json');
+const results = {};
+/** One figure: kept for --json, printed as a line otherwise. */
+const report = (key, value, line) => {
+  results[key] = value;
+  if (!json) console.log(line);
+};
 
 // The mail-server helper is TypeScript (test/helpers); transpile it next to node_modules so its imports resolve.
 const helperSource = readFileSync(path.join(ROOT, 'test/helpers/mail-server.ts'), 'utf8');
@@ -22,10 +29,10 @@ let started = performance.now();
 const { ImapSession } = await import('../dist/tools/email/imap.js');
 const { SmtpSender } = await import('../dist/tools/email/send.js');
 const { createEmailTool } = await import('../dist/tools/email/tool.js');
-console.log(`import the email tool modules (no mail libraries): ${(performance.now() - started).toFixed(1)} ms`);
+report('importToolMs', performance.now() - started, `import the email tool modules (no mail libraries): ${(performance.now() - started).toFixed(1)} ms`);
 started = performance.now();
 await Promise.all([import('imapflow'), import('mailparser'), import('nodemailer'), import('html-to-text')]);
-console.log(`load imapflow + mailparser + nodemailer + html-to-text (deferred to first use): ${(performance.now() - started).toFixed(1)} ms`);
+report('loadMailLibrariesMs', performance.now() - started, `load imapflow + mailparser + nodemailer + html-to-text (deferred to first use): ${(performance.now() - started).toFixed(1)} ms`);
 
 const server = await startMailServer();
 try {
@@ -51,7 +58,7 @@ try {
   };
   started = performance.now();
   await call({ action: 'list', limit: 20 });
-  console.log(`first list (TLS via STARTTLS, login, EXAMINE, fetch 20): ${(performance.now() - started).toFixed(1)} ms`);
+  report('firstListMs', performance.now() - started, `first list (TLS via STARTTLS, login, EXAMINE, fetch 20): ${(performance.now() - started).toFixed(1)} ms`);
 
   async function measure(label, params, rounds = ROUNDS) {
     const times = [];
@@ -60,15 +67,16 @@ try {
       await call(typeof params === 'function' ? params(index) : params);
       times.push(performance.now() - begin);
     }
-    console.log(`${label.padEnd(44)} p50 ${percentile(times, 50).toFixed(2)} ms   p95 ${percentile(times, 95).toFixed(2)} ms   (n=${rounds})`);
+    report(label, { p50: percentile(times, 50), p95: percentile(times, 95), n: rounds }, `${label.padEnd(44)} p50 ${percentile(times, 50).toFixed(2)} ms   p95 ${percentile(times, 95).toFixed(2)} ms   (n=${rounds})`);
   }
   await measure('list 20 (reused connection)', { action: 'list', limit: 20 });
   await measure('search from + subject', { action: 'search', from: 'alice', subject: 'bench 4' });
   await measure('read one message (parse + format)', (index) => ({ action: 'read', uid: (index % 50) + 1 }));
   await measure('send to self (SMTP: TLS, auth, submit)', (index) => ({ action: 'send', to: me.address, subject: `sent ${index}`, body: 'x' }), 30);
-  console.log(`IMAP logins for all of the above: ${session.logins}`);
+  report('imapLogins', session.logins, `IMAP logins for all of the above: ${session.logins}`);
   sender.close();
   await session.close();
 } finally {
   await server.stop();
 }
+if (json) console.log(JSON.stringify(results));

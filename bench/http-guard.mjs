@@ -1,12 +1,14 @@
 // Cost of the http tool's SSRF guard: address classification per call, and one guarded GET (custom lookup, no
 // socket reuse, manual redirects) against a plain node:http GET with and without keep-alive, on a local server.
-// Usage: npm run build && node bench/http-guard.mjs
+// Usage: npm run build && node bench/http-guard.mjs [--json]
 import { Agent, createServer, get } from 'node:http';
 import { fetchGuarded } from '../dist/tools/http/fetch-guarded.js';
 import { classifyAddress } from '../dist/tools/http/ssrf.js';
 import { percentile } from './lib.mjs';
 
 const ROUNDS = 2000;
+const json = process.argv.includes('--json');
+const results = {};
 const body = JSON.stringify({ items: Array.from({ length: 50 }, (_, index) => ({ id: index, name: `item ${index}` })) });
 const server = createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -32,14 +34,16 @@ async function measure(label, run) {
     await run();
     times.push(performance.now() - started);
   }
-  console.log(`${label.padEnd(44)} p50 ${percentile(times, 50).toFixed(3)} ms   p95 ${percentile(times, 95).toFixed(3)} ms`);
+  results[label] = { p50: percentile(times, 50), p95: percentile(times, 95) };
+  if (!json) console.log(`${label.padEnd(44)} p50 ${percentile(times, 50).toFixed(3)} ms   p95 ${percentile(times, 95).toFixed(3)} ms`);
 }
 
 const addresses = ['93.184.216.34', '127.0.0.1', '::ffff:127.0.0.1', '2606:4700:4700::1111', 'fd00:ec2::254', '169.254.169.254'];
 const started = performance.now();
 const CLASSIFY = 200_000;
 for (let index = 0; index < CLASSIFY; index += 1) classifyAddress(addresses[index % addresses.length]);
-console.log(`classifyAddress: ${(((performance.now() - started) * 1000) / CLASSIFY).toFixed(2)} µs per address (mixed IPv4/IPv6)`);
+results.classifyMicroseconds = Number((((performance.now() - started) * 1000) / CLASSIFY).toFixed(2));
+if (!json) console.log(`classifyAddress: ${results.classifyMicroseconds} µs per address (mixed IPv4/IPv6)`);
 
 const guarded = () =>
   fetchGuarded(
@@ -53,3 +57,4 @@ await measure('plain http.get, keep-alive socket', () => plainGet(keepAlive));
 keepAlive.destroy();
 server.closeAllConnections();
 server.close();
+if (json) console.log(JSON.stringify(results));

@@ -62,3 +62,15 @@ export function table(rows) {
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => String(row[column]).length)));
   return rows.map((row) => row.map((cell, column) => String(cell).padEnd(widths[column])).join('  ')).join('\n');
 }
+
+/** The test fakes are TypeScript with no local imports: transpile one to a temp .mjs and import it. */
+export async function importFake(name) {
+  const ts = (await import('typescript')).default;
+  const source = readFileSync(path.join(ROOT, 'test', 'fakes', `${name}.ts`), 'utf8');
+  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const dir = path.join(ROOT, 'node_modules', '.cache', 'familiar-bench');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.mjs`);
+  writeFileSync(file, outputText);
+  return import(file);
+}

@@ -1,14 +1,14 @@
 // Sandbox latency on the real Docker engine, side by side: sandbox_exec of `true` and of a short python command
 // on a warm pooled container (through the tool registry), against a cold create+start+exec+remove per call with
 // the same hardening; then the time to the first call after the daemon starts with pool_size 2.
-// Usage: npm run build && node bench/sandbox.mjs [image]     (default familiar-sandbox:test; needs a Docker engine)
+// Usage: npm run build && node bench/sandbox.mjs [image] [--json]     (default familiar-sandbox:test; needs a Docker engine)
 import { createApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
 import { runExec } from '../dist/sandbox/exec.js';
 import { percentile, table, tempDir, writeConfig } from './lib.mjs';
 
-const IMAGE = process.argv[2] ?? 'familiar-sandbox:test';
+const IMAGE = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 'familiar-sandbox:test';
 const CALLS = 50;
 const origin = { channel: 'cli', chatId: 'bench' };
 const PYTHON = "python3 -c 'print(6*7)'";
@@ -91,6 +91,14 @@ for (let round = 0; round < 5; round += 1) {
   await daemon.close(0);
 }
 
+const stats = (values) => ({ p50: percentile(values, 50), p95: percentile(values, 95) });
+if (process.argv.includes('--json')) {
+  console.log(JSON.stringify({
+    image: IMAGE, calls: CALLS, warmTrue: stats(warmTrue), poolTrue: stats(poolTrue), rawTrue: stats(rawTrue), coldTrue: stats(coldTrue),
+    warmPython: stats(warmPython), coldPython: stats(coldPython), freshHandOver: stats(fresh), firstCallAfterStart: stats(firstCall), poolReady: stats(poolReady),
+  }));
+  process.exit(0);
+}
 console.log(`sandbox_exec on ${IMAGE}, ${CALLS} calls each`);
 console.log(table([
   row('warm `true`', warmTrue),

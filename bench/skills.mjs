@@ -1,5 +1,5 @@
 // Skills: what reading SKILL.md fresh on every use costs (list with N skills), and the content hash that
-// pins hub skills (computed before every run of one). Run: npm run build && node bench/skills.mjs
+// pins hub skills (computed before every run of one). Run: npm run build && node bench/skills.mjs [--json]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../dist/db/database.js';
@@ -29,8 +29,12 @@ function timeIt(fn, rounds) {
   return samples;
 }
 
-const line = (label, samples) =>
-  console.log(`${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(2)} ms  p95 ${percentile(samples, 95).toFixed(2)} ms  (${samples.length} rounds)`);
+const json = process.argv.includes('--json');
+const results = {};
+const line = (label, samples) => {
+  results[label] = { p50: percentile(samples, 50), p95: percentile(samples, 95), rounds: samples.length };
+  if (!json) console.log(`${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(2)} ms  p95 ${percentile(samples, 95).toFixed(2)} ms  (${samples.length} rounds)`);
+};
 
 for (const count of [10, 100, 500]) {
   const dir = tempDir();
@@ -54,3 +58,4 @@ for (const [files, size] of [[5, 2_000], [50, 10_000], [200, 25_000]]) {
   for (let i = 0; i < files; i += 1) writeFileSync(path.join(dir, 'scripts', `f${i}.py`), 'x'.repeat(size));
   line(`hash a skill folder: ${files} files x ${size / 1000} kB`, timeIt(() => hashSkillFolder(dir), 50));
 }
+if (json) console.log(JSON.stringify(results));

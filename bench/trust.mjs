@@ -1,5 +1,5 @@
 // Trust overheads: the approval gate per high-risk call, usageToday with many turns, the memory write guard,
-// and MCP over stdio (connect + list, one call through the registry). Run: npm run build && node bench/trust.mjs
+// and MCP over stdio (connect + list, one call through the registry). Run: npm run build && node bench/trust.mjs [--json]
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { createApp } from '../dist/app.js';
@@ -10,6 +10,13 @@ import { ToolRegistry } from '../dist/tools/registry.js';
 import { usageToday } from '../dist/usage/usage.js';
 import { ROOT, percentile, tempDir, writeConfig } from './lib.mjs';
 
+const json = process.argv.includes('--json');
+const results = {};
+/** One figure: kept for --json, printed as a line otherwise. */
+const report = (key, value, text) => {
+  results[key] = value;
+  if (!json) console.log(text);
+};
 const log = createLogger({ level: 'silent', format: 'json', secrets: [] });
 const dir = tempDir();
 const configPath = writeConfig(dir, {
@@ -32,8 +39,8 @@ async function perCall(name, count, extra = {}) {
 await perCall('lo', 200);
 const low = await perCall('lo', 2000);
 const high = await perCall('hi', 2000);
-console.log(`registry call, low risk (no gate):         p50 ${percentile(low, 50).toFixed(3)} ms  p99 ${percentile(low, 99).toFixed(3)} ms`);
-console.log(`registry call, high risk auto-approved:    p50 ${percentile(high, 50).toFixed(3)} ms  p99 ${percentile(high, 99).toFixed(3)} ms`);
+report('registry call, low risk (no gate)', { p50: percentile(low, 50), p99: percentile(low, 99) }, `registry call, low risk (no gate):         p50 ${percentile(low, 50).toFixed(3)} ms  p99 ${percentile(low, 99).toFixed(3)} ms`);
+report('registry call, high risk auto-approved', { p50: percentile(high, 50), p99: percentile(high, 99) }, `registry call, high risk auto-approved:    p50 ${percentile(high, 50).toFixed(3)} ms  p99 ${percentile(high, 99).toFixed(3)} ms`);
 
 const insert = app.db.prepare("INSERT INTO turns (id, conversation_id, source, started_at, status, model, llm_calls, prompt_tokens, completion_tokens) VALUES (?, ?, 'chat', ?, 'ok', 'gpt-test', 1, 1000, 200)");
 const now = Date.now();
@@ -44,7 +51,7 @@ for (let index = 0; index < 500; index += 1) {
   usageToday(app.db, app.config);
   usageTimes.push(performance.now() - started);
 }
-console.log(`usageToday (budget gate) over 10 000 turns: p50 ${percentile(usageTimes, 50).toFixed(3)} ms  p99 ${percentile(usageTimes, 99).toFixed(3)} ms`);
+report('usageToday (budget gate) over 10 000 turns', { p50: percentile(usageTimes, 50), p99: percentile(usageTimes, 99) }, `usageToday (budget gate) over 10 000 turns: p50 ${percentile(usageTimes, 50).toFixed(3)} ms  p99 ${percentile(usageTimes, 99).toFixed(3)} ms`);
 
 writeFileSync(path.join(app.config.memory_dir, 'notes.md'), 'x'.repeat(20_000));
 const writeTimes = [];
@@ -54,7 +61,7 @@ for (let index = 0; index < 300; index += 1) {
   await app.memory.write('notes.md', `${'x'.repeat(20_000)}${index}`, { conversationId: 'bench' });
   writeTimes.push(performance.now() - started);
 }
-console.log(`memory overwrite 20 kB (guard + history row): p50 ${percentile(writeTimes, 50).toFixed(3)} ms  p99 ${percentile(writeTimes, 99).toFixed(3)} ms`);
+report('memory overwrite 20 kB (guard + history row)', { p50: percentile(writeTimes, 50), p99: percentile(writeTimes, 99) }, `memory overwrite 20 kB (guard + history row): p50 ${percentile(writeTimes, 50).toFixed(3)} ms  p99 ${percentile(writeTimes, 99).toFixed(3)} ms`);
 await app.close(0);
 
 const registry = new ToolRegistry();
@@ -74,5 +81,6 @@ for (let round = 0; round < 5; round += 1) {
   }
   await manager.close();
 }
-console.log(`MCP stdio connect + list (5 servers spawned): p50 ${percentile(connects, 50).toFixed(0)} ms  max ${Math.max(...connects).toFixed(0)} ms`);
-console.log(`MCP tool call through the registry (250):     p50 ${percentile(calls, 50).toFixed(2)} ms  p99 ${percentile(calls, 99).toFixed(2)} ms`);
+report('MCP stdio connect + list (5 servers spawned)', { p50: percentile(connects, 50), max: Math.max(...connects) }, `MCP stdio connect + list (5 servers spawned): p50 ${percentile(connects, 50).toFixed(0)} ms  max ${Math.max(...connects).toFixed(0)} ms`);
+report('MCP tool call through the registry (250)', { p50: percentile(calls, 50), p99: percentile(calls, 99) }, `MCP tool call through the registry (250):     p50 ${percentile(calls, 50).toFixed(2)} ms  p99 ${percentile(calls, 99).toFixed(2)} ms`);
+if (json) console.log(JSON.stringify(results));

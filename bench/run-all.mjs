@@ -1,0 +1,154 @@
+// Runs the benchmark scripts one after another (each `--json`, in its own process) and prints one table, with the
+// machine and its load average before and after each script (the figures move with the load).
+// Scripts that cannot run here (no Docker engine, no mail servers) are listed as skipped with their reason.
+// Usage: npm run build && npm run bench [-- --soak] [-- --only turn-overhead,channel-path] [-- --json] [-- --out report.json]
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, totalmem } from 'node:os';
+import path from 'node:path';
+import { ROOT, table } from './lib.mjs';
+
+const argv = process.argv.slice(2);
+const only = argv.includes('--only') ? new Set((argv[argv.indexOf('--only') + 1] ?? '').split(',')) : undefined;
+
+const f = (value, digits = 1) => (typeof value === 'number' && Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const p = (stats, digits = 1, unit = 'ms') => (stats ? `p50 ${f(stats.p50, digits)} / p95 ${f(stats.p95, digits)} ${unit}` : 'n/a');
+
+/** Each script and how its JSON becomes rows of [measure, value]. */
+const SCRIPTS = [
+  {
+    name: 'turn-overhead', timeoutS: 600,
+    rows: (r) => [
+      ['turn overhead, text', p({ p50: r.text_turn_p50_ms, p95: r.text_turn_p95_ms }, 3)],
+      ['turn overhead, one memory_read', p({ p50: r.tool_turn_p50_ms, p95: r.tool_turn_p95_ms }, 3)],
+      ['throughput, 64 conversations', `${f(r.turns_per_second_64_conversations, 0)} turns/s`],
+      ['RSS after 10 000 turns (growth)', `${f(r.rss_after_mib)} MiB (+${f(r.rss_growth_10k_turns_mib)} MiB)`],
+      ['cold start to ready (median of 7)', `${f(r.cold_start_to_ready_ms_median, 0)} ms`],
+      ['idle RSS', `${f(r.idle_rss_mib)} MiB`],
+    ],
+  },
+  {
+    name: 'channel-path', timeoutS: 600,
+    rows: (r) => [
+      [`channel path, Telegram (${r.messages} msgs, minus LLM)`, p(r.telegram, 2)],
+      [`channel path, Discord DM (${r.messages} msgs, minus LLM)`, p(r.discord, 2)],
+    ],
+  },
+  {
+    name: 'sandbox', timeoutS: 900,
+    rows: (r) => [
+      ['sandbox_exec `true`, warm container', p(r.warmTrue)],
+      ['sandbox `true`, cold (create+start+exec+remove)', p(r.coldTrue)],
+      ['sandbox python, warm / cold (p50)', `${f(r.warmPython?.p50)} / ${f(r.coldPython?.p50)} ms`],
+      ['sandbox, new conversation (warm hand-over)', p(r.freshHandOver)],
+      ['sandbox, first call after start', p(r.firstCallAfterStart)],
+    ],
+  },
+  {
+    name: 'scheduler-load', timeoutS: 900,
+    rows: (r) => [
+      [`scheduler, ready with ${r.load.jobs} jobs vs none`, `${f(r.load.full.readyMs, 0)} vs ${f(r.load.empty.readyMs, 0)} ms (+${f(r.load.extraRssMiB)} MiB)`],
+      ...r.firing.map((row) => [`scheduler firing delay, ${row.jobs} ${row.kind} jobs in one second`, `p50 ${f(row.p50Ms, 0)} / p95 ${f(row.p95Ms, 0)} ms`]),
+    ],
+  },
+  {
+    name: 'http-guard', timeoutS: 300,
+    rows: (r) => [
+      ['http SSRF guard, classify one address', `${f(r.classifyMicroseconds, 2)} µs`],
+      ['http guarded GET vs plain GET (new socket)', `${f(r['guarded GET (lookup checked, new socket)']?.p50, 2)} vs ${f(r['plain http.get, new socket (agent: false)']?.p50, 2)} ms p50`],
+    ],
+  },
+  {
+    name: 'email', timeoutS: 300,
+    rows: (r) => [
+      ['email, first list (STARTTLS + login + fetch 20)', `${f(r.firstListMs)} ms`],
+      ['email, list 20 on the open connection', p(r['list 20 (reused connection)'], 2)],
+      ['email, send over SMTP', p(r['send to self (SMTP: TLS, auth, submit)'], 1)],
+    ],
+  },
+  {
+    name: 'trust', timeoutS: 300,
+    rows: (r) => [
+      ['approval gate, high-risk call auto-approved vs low', `${f(r['registry call, high risk auto-approved']?.p50, 3)} vs ${f(r['registry call, low risk (no gate)']?.p50, 3)} ms p50`],
+      ['usage budget check over 10 000 turns', `${f(r['usageToday (budget gate) over 10 000 turns']?.p50, 3)} ms p50`],
+      ['memory overwrite 20 kB (guard + history)', `${f(r['memory overwrite 20 kB (guard + history row)']?.p50, 3)} ms p50`],
+      ['MCP stdio connect + list / tool call', `${f(r['MCP stdio connect + list (5 servers spawned)']?.p50, 0)} ms / ${f(r['MCP tool call through the registry (250)']?.p50, 2)} ms p50`],
+    ],
+  },
+  {
+    name: 'skills', timeoutS: 300,
+    rows: (r) => Object.entries(r).filter(([label]) => /list (100|500) skills|200 files/.test(label)).map(([label, stats]) => [`skills, ${label}`, p(stats, 2)]),
+  },
+  {
+    name: 'soak', timeoutS: 1200, flag: '--soak',
+    rows: (r) => [
+      [`soak ${r.chats}x${r.messages} with faults + kill -9`, `${r.pass ? 'PASS' : 'FAIL'}: ${r.total - r.missing - r.duplicates}/${r.total} answered once (${r.notices} failure notices), ${f(r.seconds, 0)} s`],
+      ['soak RSS warm -> end (restarted daemon)', `${f(r.rssMiB.warm)} -> ${f(r.rssMiB.end)} MiB (x${f(r.rssMiB.endOverWarm, 3)})`],
+    ],
+  },
+];
+
+function runScript(script) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--expose-gc', path.join(ROOT, 'bench', `${script.name}.mjs`), '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), script.timeoutS * 1000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const line = stdout.trim().split('\n').reverse().find((entry) => entry.startsWith('{'));
+      let result;
+      try {
+        result = line ? JSON.parse(line) : undefined;
+      } catch {
+        result = undefined;
+      }
+      // scheduler-load prints its JSON over several lines.
+      if (!result && stdout.trim().startsWith('{')) {
+        try {
+          result = JSON.parse(stdout);
+        } catch {
+          result = undefined;
+        }
+      }
+      const reason = signal ? `killed after ${script.timeoutS} s` : (stderr.trim().split('\n').filter((entry) => !entry.startsWith('{')).at(-1) ?? `exit ${code}`);
+      resolve({ code, result, reason: reason.slice(0, 160) });
+    });
+  });
+}
+
+const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGiB: totalmem() / 2 ** 30, freeGiB: freemem() / 2 ** 30, node: process.version };
+const rows = [['measure', 'value', 'script (load avg 1 min before -> after)']];
+const report = { machine, startedAt: new Date().toISOString(), scripts: {} };
+for (const script of SCRIPTS) {
+  if (only ? !only.has(script.name) : script.flag && !argv.includes(script.flag)) continue;
+  if (!existsSync(path.join(ROOT, 'bench', `${script.name}.mjs`))) {
+    rows.push([script.name, 'not run: script missing', '']);
+    continue;
+  }
+  if (!argv.includes('--json')) process.stderr.write(`running bench/${script.name}.mjs …\n`);
+  const before = loadavg()[0];
+  const started = performance.now();
+  const { code, result, reason } = await runScript(script);
+  const after = loadavg()[0];
+  const where = `${script.name} (${f(before)} -> ${f(after)})`;
+  report.scripts[script.name] = { code, seconds: (performance.now() - started) / 1000, loadBefore: before, loadAfter: after, result, ...(result ? {} : { reason }) };
+  if (!result) {
+    rows.push([script.name, `skipped: ${reason}`, where]);
+    continue;
+  }
+  try {
+    for (const [measure, value] of script.rows(result)) rows.push([measure, value, where]);
+  } catch (error) {
+    rows.push([script.name, `unexpected JSON (${error.message})`, where]);
+  }
+}
+report.finishedAt = new Date().toISOString();
+if (argv.includes('--out')) writeFileSync(argv[argv.indexOf('--out') + 1] ?? 'bench-report.json', `${JSON.stringify(report, null, 2)}\n`);
+if (argv.includes('--json')) console.log(JSON.stringify(report));
+else {
+  console.log(`machine: ${machine.nproc} cores (${machine.cpu}), ${f(machine.memoryGiB)} GiB RAM, Node ${machine.node}; load average now ${loadavg().map((value) => f(value, 2)).join(' ')}`);
+  console.log(table(rows));
+}
