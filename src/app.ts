@@ -136,12 +136,16 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
       return queue.run(conversationId, async () => {
         const controller = new AbortController();
         inFlight.add(controller);
-        const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
+        // Linked by hand: AbortSignal.any retains its sources and grows memory over thousands of turns.
+        const onCancel = () => controller.abort(input.signal?.reason);
+        if (input.signal?.aborted) onCancel();
+        else input.signal?.addEventListener('abort', onCancel, { once: true });
         try {
           // The chat's agent (routes) decides persona, model and which tools are offered and executable.
-          return await agent.runTurn(applyAgent(config, { ...input, conversationId, signal }));
+          return await agent.runTurn(applyAgent(config, { ...input, conversationId, signal: controller.signal }));
         } finally {
           inFlight.delete(controller);
+          input.signal?.removeEventListener('abort', onCancel);
         }
       });
     },
