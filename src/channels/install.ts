@@ -1,9 +1,8 @@
 import type { App } from '../app.js';
-import { installChatApprovals } from './approvals.js';
 import { registerBuiltinCommands } from './commands.js';
-import { DiscordChannel } from './discord.js';
+import type { DiscordChannel } from './discord.js';
 import { ChannelRouter } from './router.js';
-import { TelegramChannel } from './telegram.js';
+import type { TelegramChannel } from './telegram.js';
 
 const SETTLE_MS = 5000;
 
@@ -27,8 +26,10 @@ export async function installChannels(app: App): Promise<void> {
   const settled = () => router.settle(SETTLE_MS);
   const buttons: { telegram?: TelegramChannel; discord?: DiscordChannel } = {};
 
+  // Platform libraries (grammy, discord.js) are loaded only for a configured channel: they dominate start-up.
   if (!telegram?.token) log.info('telegram: off (no channels.telegram.token)');
   else {
+    const { TelegramChannel } = await import('./telegram.js');
     const channel = new TelegramChannel({ app, router, config: telegram, log: app.log.child({ component: 'telegram' }) });
     app.channels.register(channel);
     buttons.telegram = channel;
@@ -36,11 +37,12 @@ export async function installChannels(app: App): Promise<void> {
   }
   if (!discord?.token) log.info('discord: off (no channels.discord.token)');
   else {
+    const { DiscordChannel } = await import('./discord.js');
     const channel = new DiscordChannel({ app, router, config: discord, log: app.log.child({ component: 'discord' }) });
     app.channels.register(channel);
     buttons.discord = channel;
     app.modules.push({ name: 'discord', start: () => channel.start(), stop: () => channel.stop(), close: () => settled().then(() => channel.close()), doctor: () => channel.doctor() });
   }
   // Approval questions with buttons, answered outside the chat queue (see approvals.ts).
-  installChatApprovals(app, router, buttons);
+  if (buttons.telegram || buttons.discord) (await import('./approvals.js')).installChatApprovals(app, router, buttons);
 }

@@ -1,6 +1,5 @@
 import type { App } from '../app.js';
 import { ConfigError } from '../errors.js';
-import { McpManager } from './manager.js';
 
 /** MCP servers from `tools.mcp.servers`: tools `mcp:<server>:<tool>`, connected in the background by `start`. */
 export async function installMcp(app: App): Promise<void> {
@@ -18,6 +17,8 @@ export async function installMcp(app: App): Promise<void> {
       throw new ConfigError(`tools.mcp.servers.${name}`, 'give either command (stdio) or url (streamable HTTP), not both or neither');
     }
   }
+  // The MCP SDK is loaded only when a server is configured.
+  const { McpManager } = await import('./manager.js');
   const manager = new McpManager({ servers, tools: app.tools, log: app.log.child({ component: 'mcp' }) });
   app.context.mcp = manager;
   app.modules.push({

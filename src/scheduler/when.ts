@@ -1,4 +1,13 @@
-import * as chrono from 'chrono-node';
+import { createRequire } from 'node:module';
+import type * as Chrono from 'chrono-node';
+
+// chrono-node is the largest module the daemon would load at start; it is needed only to parse a `when`.
+const require = createRequire(import.meta.url);
+let chronoModule: typeof Chrono | undefined;
+function chrono(): typeof Chrono {
+  chronoModule ??= require('chrono-node') as typeof Chrono;
+  return chronoModule;
+}
 import { instantOfWallClock, wallClockAsUtc } from './zoned.js';
 
 /** A natural-language time: a one-shot instant, or a simple recurrence turned into cron. */
@@ -92,7 +101,7 @@ function parseClockTime(text: string): { hour: number; minute: number } | undefi
 export function findOneShot(text: string, now: number, timeZone: string): { at: number; index: number; matched: string } | undefined {
   // chrono knows offsets, not IANA zones: let it work on the zone's wall clock presented as UTC.
   const reference = { instant: wallClockAsUtc(now, timeZone), timezone: 0 };
-  const [result] = chrono.parse(text, reference, { forwardDate: true });
+  const [result] = chrono().parse(text, reference, { forwardDate: true });
   if (!result) return undefined;
   const found = { index: result.index, matched: result.text };
   if (result.tags().has('result/relativeDateAndTime')) {

@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { randomUUID } from 'node:crypto';
 import type { FunctionSchema } from '../llm/types.js';
 import { redactSecrets } from '../log.js';
@@ -15,7 +15,8 @@ export interface RegisteredTool {
   functionName: string;
   aliases: readonly string[];
   group: string;
-  validate: ValidateFunction;
+  /** Compiled on the first call (ajv is loaded then, not at start-up). */
+  validate: ValidateFunction | undefined;
 }
 
 /** One call as the agent asks for it. */
@@ -93,7 +94,7 @@ export interface ToolRegistryOptions {
 export class ToolRegistry {
   private readonly byName = new Map<string, RegisteredTool>();
   private readonly byAlias = new Map<string, RegisteredTool>();
-  private readonly ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  private ajv: Promise<Ajv> | undefined;
   private readonly beforeHooks: BeforeHook[] = [];
   private readonly afterHooks: AfterHook[] = [];
   private context: ToolContext | undefined;
@@ -101,6 +102,11 @@ export class ToolRegistry {
 
   constructor(options: ToolRegistryOptions = {}) {
     this.options = { defaultTimeoutMs: 30_000, timeouts: {}, outputChars: 16_000, ...options };
+  }
+
+  private loadAjv(): Promise<Ajv> {
+    this.ajv ??= import('ajv').then(({ Ajv: AjvClass }) => new AjvClass({ allErrors: true, strict: false, useDefaults: true }));
+    return this.ajv;
   }
 
   setContext(context: ToolContext): void {
@@ -121,7 +127,7 @@ export class ToolRegistry {
       functionName: safeName,
       aliases,
       group: tool.group ?? /^[^_:.]+/.exec(tool.name)?.[0] ?? tool.name,
-      validate: this.ajv.compile(tool.parameters),
+      validate: undefined,
     };
     this.byName.set(tool.name, entry);
     for (const alias of aliases) this.byAlias.set(alias, entry);
@@ -196,6 +202,7 @@ export class ToolRegistry {
     } else {
       params = structuredClone(request.arguments);
     }
+    entry.validate ??= (await this.loadAjv()).compile(entry.tool.parameters);
     if (!entry.validate(params)) {
       return finish(entry.name, fail(`Invalid arguments for ${entry.functionName}: ${formatAjvErrors(entry.validate.errors)}. Fix them and call again.`), params);
     }

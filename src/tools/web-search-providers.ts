@@ -1,4 +1,4 @@
-import { tavily } from '@tavily/core';
+import type { TavilyClient } from '@tavily/core';
 import type { ToolsConfig } from '../config/schema.js';
 import { retryAfterSeconds } from './retry-after.js';
 
@@ -56,12 +56,17 @@ export function createSearchProvider(config: WebSearchConfig): SearchProvider {
 }
 
 function tavilyProvider(config: WebSearchConfig): SearchProvider {
-  const client = tavily({ apiKey: config.api_key, ...(config.base_url ? { apiBaseURL: config.base_url.replace(/\/+$/, '') } : {}) });
+  // Loaded on the first search: @tavily/core costs a noticeable part of start-up.
+  let client: Promise<TavilyClient> | undefined;
+  const getClient = () =>
+    (client ??= import('@tavily/core').then(({ tavily }) =>
+      tavily({ apiKey: config.api_key, ...(config.base_url ? { apiBaseURL: config.base_url.replace(/\/+$/, '') } : {}) }),
+    ));
   return {
     name: 'tavily',
     async search(query, { maxResults, signal }) {
       // @tavily/core takes no AbortSignal; its own timeout bounds the request and the signal bounds our wait.
-      const request = client.search(query, { maxResults, timeout: config.timeout_s });
+      const request = (await getClient()).search(query, { maxResults, timeout: config.timeout_s });
       let response;
       try {
         response = await raceSignal(request, signal);
