@@ -85,6 +85,8 @@ export class ContainerPool {
   /** Every container this pool created and has not removed: close() removes them all. */
   private readonly live = new Map<string, Docker.Container>();
   private creating = 0;
+  /** Warm starts in flight: close() waits for them, or a container created just after it would be left behind. */
+  private readonly filling = new Set<Promise<void>>();
   /** New conversations waiting for a warm container that is being created. */
   private readonly waiters: Array<(box: Box | undefined) => void> = [];
   private fillFailedAt = 0;
@@ -130,7 +132,7 @@ export class ContainerPool {
     if (this.closed || Date.now() - this.fillFailedAt < 5000) return;
     while (this.warm.length + this.creating < this.config.pool_size) {
       this.creating += 1;
-      void this.createWarm()
+      const filling: Promise<void> = this.createWarm()
         .then(async (box) => {
           if (this.closed) await this.removeBox(box);
           else this.warm.push(box);
@@ -141,8 +143,10 @@ export class ContainerPool {
         })
         .finally(() => {
           this.creating -= 1;
+          this.filling.delete(filling);
           this.serveWaiters();
         });
+      this.filling.add(filling);
     }
   }
 
@@ -241,6 +245,8 @@ export class ContainerPool {
     this.sessions.clear();
     this.warm.length = 0;
     this.serveWaiters();
+    // Each in-flight warm start removes its own container once it sees `closed`.
+    await Promise.allSettled([...this.filling]);
     await Promise.all([...this.live.values()].map((container) => this.remove(container)));
     this.live.clear();
     try {
