@@ -108,8 +108,10 @@ describeDocker('sandbox security', () => {
       expect(result.output).toContain('--- stdout (200000000 bytes) ---');
       expect(result.output).toMatch(/stdout truncated: \d+ of 200000000 bytes not shown/);
       expect(result.output).toContain('--- stderr (5 bytes) ---\ndone');
-      // Far under the 200 MB produced: the 64 KiB caps plus the socket chunks in flight.
-      expect(peakBuffers - before.arrayBuffers).toBeLessThan(16 * 1024 * 1024);
+      // Far under the 200 MB produced: the 64 KiB caps plus the socket chunks in flight. Chunks still queued in
+      // the stream when a sample is taken reached 28 MB once on a loaded CI run, so the bound leaves room for that
+      // while staying a quarter of what holding the output would cost (about 197 MB, measured with the cap removed).
+      expect(peakBuffers - before.arrayBuffers).toBeLessThan(48 * 1024 * 1024);
       expect(peakRss - before.rss).toBeLessThan(100 * 1024 * 1024);
     }, 60_000);
   });
