@@ -1,4 +1,5 @@
 import type { APIError } from 'openai';
+import { retryAfterMsOf } from '../tools/retry-after.js';
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 
@@ -27,12 +28,7 @@ export function retryAfterMs(error: unknown, now = Date.now()): number | undefin
   const headers = apiError.headers;
   const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
   if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers.get('retry-after');
-  if (value === null) return undefined;
-  const seconds = Number.parseFloat(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return retryAfterMsOf(headers.get('retry-after'), now);
 }
 
 /** Exponential backoff with jitter (0.5 to 1.0 of the step) so that many clients do not retry in lockstep. */

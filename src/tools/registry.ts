@@ -4,7 +4,7 @@ import type { FunctionSchema } from '../llm/types.js';
 import { redactSecrets } from '../log.js';
 import { errorMessage } from '../errors.js';
 import { ALLOW_ALL, type ToolPolicy } from './policy.js';
-import type { AnyTool, CallOrigin, Risk, ToolCallContext, ToolContext, ToolResult } from './types.js';
+import { fail, type AnyTool, type CallOrigin, type Risk, type ToolCallContext, type ToolContext, type ToolResult } from './types.js';
 
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -326,10 +326,6 @@ export class ToolRegistry {
       this.context?.log.error({ err: error }, 'audit write failed');
     }
   }
-}
-
-function fail(output: string): ToolResult {
-  return { success: false, output };
 }
 
 export function functionSafeName(name: string): string {
