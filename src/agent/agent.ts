@@ -7,7 +7,7 @@ import type { ChatMessage, LlmClient, LlmResponse, LlmUsage } from '../llm/types
 import type { Logger } from '../log.js';
 import type { MemoryStore } from '../memory/store.js';
 import type { ToolPolicy } from '../tools/policy.js';
-import type { ApprovalHandler, ToolRegistry } from '../tools/registry.js';
+import type { ApprovalHandler, AuditRecord, ToolRegistry } from '../tools/registry.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
 import type { ZonedClock } from './clock.js';
 import { ConversationStore } from './conversations.js';
@@ -78,14 +78,16 @@ export class Agent {
   private readonly gates: LlmGate[] = [];
   private readonly usageListeners: Array<(usage: { turnId: string; conversationId: string; model: string; usage: LlmUsage }) => void> = [];
 
-  private readonly insertTurn;
-  private readonly finishTurn;
+  private readonly saveTurn;
 
   constructor(deps: AgentDeps) {
     this.deps = deps;
-    this.insertTurn = deps.db.prepare('INSERT INTO turns (id, conversation_id, source, started_at) VALUES (?, ?, ?, ?)');
-    this.finishTurn = deps.db.prepare(
-      'UPDATE turns SET ended_at = ?, status = ?, model = ?, llm_calls = ?, prompt_tokens = ?, completion_tokens = ?, error = ? WHERE id = ?',
+    // One statement writes the turn row at each commit: created with the first, brought up to date after.
+    this.saveTurn = deps.db.prepare(
+      `INSERT INTO turns (id, conversation_id, source, started_at, ended_at, status, model, llm_calls, prompt_tokens, completion_tokens, error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET ended_at = excluded.ended_at, status = excluded.status, model = excluded.model,
+         llm_calls = excluded.llm_calls, prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens, error = excluded.error`,
     );
   }
 
@@ -99,10 +101,10 @@ export class Agent {
 
   async runTurn(input: TurnInput): Promise<TurnResult> {
     const { config, llm, tools, conversations } = this.deps;
-    const turnId = randomUUID();
-    const log = this.deps.log.child({ conversation: input.conversationId, turn: turnId.slice(0, 8) });
+    const turnId = newTurnId();
+    // Built on use: a child logger per turn costs more than the rest of a turn's bookkeeping.
+    const log = () => this.deps.log.child({ conversation: input.conversationId, turn: turnId.slice(-8) });
     const startedAt = Date.now();
-    this.insertTurn.run(turnId, input.conversationId, input.source, startedAt);
 
     // One controller per turn, linked by hand: AbortSignal.timeout keeps its timer (and the turn) alive until
     // it fires, and AbortSignal.any retains its sources — both grow memory over thousands of turns.
@@ -122,8 +124,22 @@ export class Agent {
       model: undefined, toolCalls: 0, externalSources: [],
     };
 
+    // One commit per step: the question is stored with the first step's calls and results (or with the answer,
+    // for a turn without tools), each with the turn row and its usage so far. A turn cut by a crash before its
+    // first commit leaves nothing behind, so a replayed message is not stored twice.
     const userMessage: ChatMessage = { role: 'user', content: input.text };
-    conversations.append(input.conversationId, turnId, [userMessage]);
+    let questionSaved = false;
+    // The tool calls' audit records join the same commit as their results.
+    const audit: AuditRecord[] = [];
+    const commit = (messages: ChatMessage[], ended: boolean) => {
+      conversations.append(input.conversationId, turnId, questionSaved ? messages : [userMessage, ...messages], () => {
+        this.saveTurn.run(turnId, input.conversationId, input.source, startedAt, ended ? Date.now() : null, ended ? result.status : 'running',
+          result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null);
+        tools.writeAudit(audit.splice(0));
+      });
+      questionSaved = true;
+    };
+    let closing: ChatMessage[] = [];
     const system = buildSystemPrompt({
       persona: input.persona ?? config.agent.persona,
       agentName: config.agent.name,
@@ -133,7 +149,7 @@ export class Agent {
       memoryBudget: config.memory.prompt_chars,
       extra: input.systemExtra,
     });
-    const messages: ChatMessage[] = [{ role: 'system', content: system }, ...conversations.history(input.conversationId, config.agent.history_tokens, config.agent.history_messages)];
+    const messages: ChatMessage[] = [{ role: 'system', content: system }, ...conversations.history(input.conversationId, config.agent.history_tokens, config.agent.history_messages, [userMessage])];
     if (input.images && input.images.length > 0 && config.llm.vision) attachImages(messages, input.text, input.images);
 
     const schemas = tools.toFunctionSchemas(input.policy);
@@ -159,7 +175,7 @@ export class Agent {
         } catch (error) {
           if (signal.aborted) throw error;
           const reason = error instanceof LlmError ? error.message : errorMessage(error);
-          log.error({ err: error }, 'llm failed');
+          log().error({ err: error }, 'llm failed');
           result.status = 'llm_error';
           result.error = reason;
           result.text = `Sorry, I could not answer: ${reason}. Please try again in a moment.`;
@@ -176,7 +192,7 @@ export class Agent {
 
         if (response.toolCalls.length === 0) {
           result.text = response.content.trim() || '(I have nothing to add.)';
-          conversations.append(input.conversationId, turnId, [{ role: 'assistant', content: response.content }]);
+          closing = [{ role: 'assistant', content: response.content }];
           break;
         }
 
@@ -202,6 +218,7 @@ export class Agent {
               ...(input.policy ? { policy: input.policy } : {}),
               ...(input.approve ? { approve: input.approve } : {}),
               taint: [...result.externalSources],
+              deferAudit: audit,
             });
             input.onEvent?.({ type: 'tool_end', tool: call.name, success: outcome.result.success, durationMs: outcome.durationMs });
             if (outcome.result.externalSource && !result.externalSources.includes(outcome.result.externalSource)) {
@@ -217,7 +234,7 @@ export class Agent {
         }));
         for (const outcome of outcomes) result.artifacts.push(...outcome.artifacts);
         // A call and its results are stored together, so history never holds a call without a result.
-        conversations.append(input.conversationId, turnId, [assistant, ...toolMessages]);
+        commit([assistant, ...toolMessages], false);
         messages.push(assistant, ...toolMessages);
         if (signal.aborted) throw signal.reason;
         if (repeated) {
@@ -226,9 +243,7 @@ export class Agent {
           break;
         }
       }
-      if (result.status === 'loop_cap' || result.status === 'repeat') {
-        conversations.append(input.conversationId, turnId, [{ role: 'assistant', content: result.text }]);
-      }
+      if (result.status === 'loop_cap' || result.status === 'repeat') closing = [{ role: 'assistant', content: result.text }];
     } catch (error) {
       if (!signal.aborted) throw error;
       result.status = 'cancelled';
@@ -237,11 +252,21 @@ export class Agent {
     } finally {
       clearTimeout(timer);
       input.signal?.removeEventListener('abort', onCancel);
-      this.finishTurn.run(Date.now(), result.status, result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null, turnId);
+      commit(closing, true);
     }
-    log.debug({ status: result.status, toolCalls: result.toolCalls, ms: Date.now() - startedAt }, 'turn done');
+    if (this.deps.log.isLevelEnabled('debug')) log().debug({ status: result.status, toolCalls: result.toolCalls, ms: Date.now() - startedAt }, 'turn done');
     return result;
   }
+}
+
+/**
+ * A UUID (version 7 layout) that starts with the time: turns are written in id order, so the primary-key index
+ * grows at its end instead of touching a random page on every insert.
+ */
+function newTurnId(): string {
+  const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, from a cached entropy pool
+  const time = Date.now().toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
 }
 
 /** Key order and spacing do not make a call different. */

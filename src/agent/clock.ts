@@ -7,6 +7,8 @@ export class ZonedClock {
   private readonly long: Intl.DateTimeFormat;
   private readonly offset: Intl.DateTimeFormat;
   private readonly short: Intl.DateTimeFormat;
+  /** The last description and its minute: the text changes once a minute, turns come far more often. */
+  private described: { minute: number; text: string } | undefined;
 
   constructor(timeZone: string) {
     this.timeZone = timeZone;
@@ -21,7 +23,11 @@ export class ZonedClock {
 
   /** "Sunday 22 November 2026 at 05:10 (Europe/Paris, UTC+01:00)". */
   describe(date: Date): string {
-    return `${this.long.format(date)} (${this.timeZone}, ${this.offsetOf(date)})`;
+    const minute = Math.floor(date.getTime() / 60_000);
+    if (this.described?.minute === minute) return this.described.text;
+    const text = `${this.long.format(date)} (${this.timeZone}, ${this.offsetOf(date)})`;
+    this.described = { minute, text };
+    return text;
   }
 
   /** "2026-11-22 05:10" in the zone. */

@@ -38,11 +38,18 @@ export class ConversationStore {
   private readonly cache = new Map<string, CachedHistory>();
   private readonly insertMessage;
   private readonly selectRecent;
+  private readonly appendRows;
 
   constructor(db: Database) {
     this.db = db;
     this.insertMessage = db.prepare('INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.selectRecent = db.prepare('SELECT body, tokens FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?');
+    // Prepared once: building a transaction function per call costs more than the inserts it wraps.
+    this.appendRows = db.transaction((conversationId: string, turnId: string, entries: ReadonlyArray<{ message: ChatMessage; tokens: number }>, within?: () => void) => {
+      within?.();
+      const now = Date.now();
+      for (const entry of entries) this.insertMessage.run(conversationId, turnId, entry.message.role, JSON.stringify(entry.message), entry.tokens, now);
+    });
   }
 
   /** The active conversation id for a chat, created on first use. Ids are safe as folder names. */
@@ -80,13 +87,13 @@ export class ConversationStore {
     return id;
   }
 
-  /** Appends messages in one transaction, so an assistant's tool calls and their results land together. */
-  append(conversationId: string, turnId: string, messages: readonly ChatMessage[]): void {
-    const now = Date.now();
+  /**
+   * Appends messages in one transaction, so an assistant's tool calls and their results land together.
+   * `within` runs first in the same transaction (the agent records its turn row with the messages: one commit).
+   */
+  append(conversationId: string, turnId: string, messages: readonly ChatMessage[], within?: () => void): void {
     const entries = messages.map((message) => ({ message, tokens: estimateTokens(message) }));
-    this.db.transaction(() => {
-      for (const entry of entries) this.insertMessage.run(conversationId, turnId, entry.message.role, JSON.stringify(entry.message), entry.tokens, now);
-    })();
+    this.appendRows(conversationId, turnId, entries, within);
     const cached = this.cache.get(conversationId);
     if (cached) {
       for (const entry of entries) cached.entries.push(entry);
@@ -95,35 +102,44 @@ export class ConversationStore {
   }
 
   /**
-   * The newest messages that fit in `budgetTokens`, oldest first. An assistant message with tool calls
-   * and its tool results are one unit: kept or dropped together. Dangling calls (a crash between call and
-   * result) get a synthetic result so the next LLM request is valid.
-   * Contract: the returned message objects are shared with the cache — callers must not mutate them.
+   * The newest messages that fit in `budgetTokens`, oldest first, ending with `pending` (messages of the turn
+   * not stored yet). An assistant message with tool calls and its tool results are one unit: kept or dropped
+   * together. Dangling calls (a crash between call and result) get a synthetic result so the next LLM request
+   * is valid. Contract: the returned message objects are shared with the cache — callers must not mutate them.
    */
-  history(conversationId: string, budgetTokens: number, maxMessages = HISTORY_ROWS): ChatMessage[] {
+  history(conversationId: string, budgetTokens: number, maxMessages = HISTORY_ROWS, pending: readonly ChatMessage[] = []): ChatMessage[] {
     const entries = this.load(conversationId).entries;
-    const units: ChatMessage[][] = [];
-    let pendingResults: ChatMessage[] = [];
+    // Built newest first and reversed at the end: no array per unit.
+    const newestFirst: ChatMessage[] = [];
+    let results: ChatMessage[] = [];
     let used = 0;
     let count = 0;
-    for (let index = entries.length - 1; index >= 0; index -= 1) {
-      const entry = entries[index];
-      if (!entry) continue;
-      const message = entry.message;
-      used += entry.tokens;
+    for (let index = entries.length + pending.length - 1; index >= 0; index -= 1) {
+      let message: ChatMessage;
+      if (index >= entries.length) {
+        message = pending[index - entries.length] as ChatMessage;
+        used += estimateTokens(message);
+      } else {
+        const entry = entries[index] as { message: ChatMessage; tokens: number };
+        message = entry.message;
+        used += entry.tokens;
+      }
       count += 1;
       if (message.role === 'tool') {
-        pendingResults.unshift(message);
+        results.push(message);
         continue;
       }
-      const unit = message.role === 'assistant' && message.tool_calls?.length ? [message, ...repairResults(message, pendingResults)] : [message];
-      // Results with no call before them (orphans) are dropped with the unit they were gathered for.
-      pendingResults = [];
       // The newest unit (the message being answered) is always kept, even over budget.
-      if ((used > budgetTokens || count > maxMessages) && units.length > 0) break;
-      units.push(unit);
+      if ((used > budgetTokens || count > maxMessages) && newestFirst.length > 0) break;
+      if (message.role === 'assistant' && message.tool_calls?.length) {
+        const unit = repairResults(message, results);
+        for (let at = unit.length - 1; at >= 0; at -= 1) newestFirst.push(unit[at] as ChatMessage);
+      }
+      // Results with no call before them (orphans) are dropped with the unit they were gathered for.
+      if (results.length > 0) results = [];
+      newestFirst.push(message);
     }
-    return units.reverse().flat();
+    return newestFirst.reverse();
   }
 
   private load(conversationId: string): CachedHistory {

@@ -25,22 +25,10 @@ export interface PromptInput {
 
 /** Persona + date and zone + memory (budgeted, read fresh) + tool guidance. */
 export function buildSystemPrompt(input: PromptInput): string {
-  let persona = input.persona;
-  const exclude = new Set<string>();
-  if (persona === undefined) {
-    try {
-      const fromFile = input.memory.read('persona.md').trim();
-      if (fromFile !== '') {
-        persona = fromFile;
-        exclude.add('persona.md');
-      }
-    } catch {
-      // no persona.md: the default persona applies
-    }
-  }
-  const snapshot = input.memory.snapshot(input.memoryBudget, exclude);
+  const fromMemory = input.memory.forPrompt(input.memoryBudget, input.persona === undefined);
+  const snapshot = fromMemory.snapshot;
   const sections = [
-    persona ?? DEFAULT_PERSONA.replace('Familiar', input.agentName),
+    input.persona ?? fromMemory.persona ?? DEFAULT_PERSONA.replace('Familiar', input.agentName),
     `Current date and time: ${input.clock.describe(input.now)}.`,
   ];
   if (snapshot.text.trim() !== '') sections.push(`## Memory (files in the memory folder)\n${snapshot.text.trim()}`);

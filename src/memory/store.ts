@@ -38,6 +38,14 @@ export interface WriteEvent {
 const NOT_IN_PROMPT = new Set(['README.md']);
 const FIRST_IN_PROMPT = ['profile.md', 'persona.md'];
 const TEXT_FILE = /\.(md|markdown|txt)$/i;
+/** A folder listing is trusted only when taken this long after the folder last changed. */
+const RACY_MS = 2000;
+
+interface DirectoryListing {
+  mtimeMs: number;
+  listedAt: number;
+  entries: Array<{ name: string; directory: boolean }>;
+}
 
 /**
  * The memory folder: Markdown files the person can edit by hand. Reads are fresh (checked by mtime and
@@ -48,6 +56,7 @@ export class MemoryStore {
   private readonly db: Database;
   private readonly mutex = new KeyedMutex();
   private readonly cache = new Map<string, { mtimeMs: number; size: number; content: string }>();
+  private listings = new Map<string, DirectoryListing>();
   private readonly listeners: Array<(event: WriteEvent) => void | Promise<void>> = [];
   private readonly guards: Array<(event: { path: string; mode: 'overwrite' | 'append'; conversationId: string | undefined }) => string | undefined> = [];
 
@@ -72,20 +81,15 @@ export class MemoryStore {
 
   list(): MemoryFile[] {
     const files: MemoryFile[] = [];
+    const listings = new Map<string, DirectoryListing>();
     const walk = (dir: string, prefix: string) => {
-      let entries;
-      try {
-        entries = readdirSync(dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
+      const entries = this.entriesOf(dir, listings);
       for (const entry of entries) {
-        if (entry.name.startsWith('.')) continue;
         const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
         const absolute = path.join(dir, entry.name);
         // Links are skipped in listings: a link leading out must not be followed by a walk.
-        if (entry.isDirectory()) walk(absolute, relative);
-        else if (entry.isFile() && TEXT_FILE.test(entry.name)) {
+        if (entry.directory) walk(absolute, relative);
+        else {
           try {
             const stats = statSync(absolute);
             files.push({ path: relative, size: stats.size, mtimeMs: stats.mtimeMs });
@@ -96,7 +100,40 @@ export class MemoryStore {
       }
     };
     walk(this.root, '');
+    this.listings = listings;
     return files.sort((a, b) => a.path.localeCompare(b.path));
+  }
+
+  /**
+   * A folder's text files and subfolders. The last listing is reused while the folder's mtime is unchanged
+   * (adding, removing or renaming an entry changes it), unless that mtime was close to the listing's time: a
+   * change in the same clock tick would not show, so such a listing is never trusted (as git does with racy
+   * entries). Files are still stat'ed on every use, so edits inside them show at once.
+   */
+  private entriesOf(dir: string, listings: Map<string, DirectoryListing>): DirectoryListing['entries'] {
+    let mtimeMs: number;
+    try {
+      mtimeMs = statSync(dir).mtimeMs;
+    } catch {
+      return [];
+    }
+    const previous = this.listings.get(dir);
+    if (previous && previous.mtimeMs === mtimeMs && previous.listedAt - mtimeMs > RACY_MS) {
+      listings.set(dir, previous);
+      return previous.entries;
+    }
+    const listedAt = Date.now();
+    let dirents;
+    try {
+      dirents = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return [];
+    }
+    const entries = dirents
+      .filter((entry) => !entry.name.startsWith('.') && (entry.isDirectory() || (entry.isFile() && TEXT_FILE.test(entry.name))))
+      .map((entry) => ({ name: entry.name, directory: entry.isDirectory() }));
+    listings.set(dir, { mtimeMs, listedAt, entries });
+    return entries;
   }
 
   /** Reads a file fresh (cached only while mtime and size are unchanged). Throws on a refused path. */
@@ -106,8 +143,7 @@ export class MemoryStore {
     return this.readAbsolute(resolved.absolute, resolved.relative);
   }
 
-  private readAbsolute(absolute: string, relative: string): string {
-    const stats = statSync(absolute);
+  private readAbsolute(absolute: string, relative: string, stats: { mtimeMs: number; size: number } = statSync(absolute)): string {
     const cached = this.cache.get(relative);
     if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) return cached.content;
     const content = readFileSync(absolute, 'utf8');
@@ -208,8 +244,8 @@ export class MemoryStore {
    * then the rest newest first. A file that does not fit is left out whole and named, so the model can
    * read it; if the first file alone is too big, its end (the newest lines) is kept, not its beginning.
    */
-  snapshot(budget: number, exclude: ReadonlySet<string> = new Set()): MemorySnapshot {
-    const files = this.list().filter((file) => !NOT_IN_PROMPT.has(file.path) && !exclude.has(file.path));
+  snapshot(budget: number, exclude: ReadonlySet<string> = new Set(), listed: readonly MemoryFile[] = this.list()): MemorySnapshot {
+    const files = listed.filter((file) => !NOT_IN_PROMPT.has(file.path) && !exclude.has(file.path));
     const ordered = [
       ...FIRST_IN_PROMPT.flatMap((name) => files.filter((file) => file.path === name)),
       ...files.filter((file) => !FIRST_IN_PROMPT.includes(file.path)).sort((a, b) => b.mtimeMs - a.mtimeMs),
@@ -221,7 +257,8 @@ export class MemoryStore {
     for (const file of ordered) {
       let content: string;
       try {
-        content = this.readAbsolute(path.join(this.root, file.path), file.path).trim();
+        // The listing's stats serve as the freshness check: one stat per file per turn, not two.
+        content = this.readAbsolute(path.join(this.root, file.path), file.path, file).trim();
       } catch {
         continue;
       }
@@ -245,5 +282,23 @@ export class MemoryStore {
       text += `\n(Not shown for lack of space, still available with memory_read or memory_search: ${omitted.join(', ')})\n`;
     }
     return { text, included, omitted };
+  }
+
+  /**
+   * What the system prompt takes from the folder, from one listing: the persona from `persona.md` when
+   * `withPersona` (and the file has text), and the budgeted snapshot of the other files.
+   */
+  forPrompt(budget: number, withPersona: boolean): { persona: string | undefined; snapshot: MemorySnapshot } {
+    const files = this.list();
+    let persona: string | undefined;
+    const personaFile = withPersona ? files.find((file) => file.path === 'persona.md') : undefined;
+    if (personaFile) {
+      try {
+        persona = this.readAbsolute(path.join(this.root, personaFile.path), personaFile.path, personaFile).trim() || undefined;
+      } catch {
+        // removed since the listing: the default persona applies
+      }
+    }
+    return { persona, snapshot: this.snapshot(budget, persona === undefined ? new Set() : new Set(['persona.md']), files) };
   }
 }

@@ -35,6 +35,11 @@ export interface CallRequest {
   approve?: ApprovalHandler;
   /** Names the outside content already in this turn, if any (approval gating). */
   taint?: readonly string[];
+  /**
+   * When given, the call's audit record is pushed here instead of being written at once; the caller writes it
+   * with `writeAudit` (the agent does, in the same commit as the call's result).
+   */
+  deferAudit?: AuditRecord[];
 }
 
 export interface ApprovalRequest {
@@ -305,26 +310,37 @@ export class ToolRegistry {
     return { ...result, output };
   }
 
+  /** Writes audit records collected through `deferAudit`. Never throws: a failed write is logged. */
+  writeAudit(records: readonly AuditRecord[]): void {
+    const audit = this.options.audit;
+    if (!audit) return;
+    for (const record of records) {
+      try {
+        audit(record);
+      } catch (error) {
+        this.context?.log.error({ err: error }, 'audit write failed');
+      }
+    }
+  }
+
   private record(entry: { callId: string; request: CallRequest; tool: string; input: unknown; result: ToolResult; durationMs: number; decision: string | undefined }): void {
     if (!this.options.audit) return;
     const secrets = this.context?.secrets ?? [];
     const input = typeof entry.input === 'string' ? entry.input : JSON.stringify(entry.input ?? null);
-    try {
-      this.options.audit({
-        callId: entry.callId,
-        conversationId: entry.request.conversationId,
-        turnId: entry.request.turnId,
-        tool: entry.tool,
-        input: redactSecrets(input, secrets).slice(0, 8000),
-        output: entry.result.output.slice(0, 8000),
-        error: entry.result.success ? undefined : entry.result.output.slice(0, 2000),
-        success: entry.result.success,
-        durationMs: entry.durationMs,
-        decision: entry.decision,
-      });
-    } catch (error) {
-      this.context?.log.error({ err: error }, 'audit write failed');
-    }
+    const record: AuditRecord = {
+      callId: entry.callId,
+      conversationId: entry.request.conversationId,
+      turnId: entry.request.turnId,
+      tool: entry.tool,
+      input: redactSecrets(input, secrets).slice(0, 8000),
+      output: entry.result.output.slice(0, 8000),
+      error: entry.result.success ? undefined : entry.result.output.slice(0, 2000),
+      success: entry.result.success,
+      durationMs: entry.durationMs,
+      decision: entry.decision,
+    };
+    if (entry.request.deferAudit) entry.request.deferAudit.push(record);
+    else this.writeAudit([record]);
   }
 }
 

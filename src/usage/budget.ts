@@ -2,16 +2,10 @@ import type { App } from '../app.js';
 import { formatNumber, formatUsageToday, usageOfConversation, usageToday } from './usage.js';
 
 /**
- * Usage accounting and the daily budget: every LLM response's tokens land in its turn's row at once (not only
- * when the turn ends), so the budget gate, checked before every LLM call, sees a long turn's spending too.
+ * The daily budget, checked before every LLM call. The agent writes each step's tokens to its turn's row with
+ * the step's messages (not only when the turn ends), so the gate sees a long turn's spending too.
  */
 export async function installUsage(app: App): Promise<void> {
-  const addUsage = app.db.prepare(
-    'UPDATE turns SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, llm_calls = llm_calls + 1, model = ? WHERE id = ?',
-  );
-  app.agent.onUsage(({ turnId, model, usage }) => {
-    addUsage.run(usage.promptTokens, usage.completionTokens, model, turnId);
-  });
   const now = () => new Date();
   app.agent.addLlmGate(() => {
     const budget = app.config.llm.daily_token_budget;

@@ -206,6 +206,40 @@ describe('agent loop', () => {
     expect(row).toEqual({ prompt_tokens: 120, completion_tokens: 12, llm_calls: 2, status: 'ok' });
   });
 
+  it('stores nothing before the first answer or tool step, then the question, the step and the turn row together', async () => {
+    const seen: unknown[] = [];
+    const stored = () => ({
+      messages: (app.db.prepare('SELECT role FROM messages ORDER BY id').all() as Array<{ role: string }>).map((row) => row.role),
+      turns: app.db.prepare('SELECT status, llm_calls AS llmCalls FROM turns').all(),
+      audit: (app.db.prepare('SELECT tool FROM audit').all() as Array<{ tool: string }>).map((row) => row.tool),
+    });
+    fake.handle((request) => {
+      // The fake runs in this process: what the database holds while each LLM request is pending.
+      seen.push(stored());
+      return request.body.messages.some((message) => message.role === 'tool') ? { content: 'done' } : { toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] };
+    });
+    await turn('go');
+    expect(seen).toEqual([
+      // A kill now leaves nothing, so a replayed message is not stored twice.
+      { messages: [], turns: [], audit: [] },
+      // The question, the call, its result, its audit row and the usage so far: one commit.
+      { messages: ['user', 'assistant', 'tool'], turns: [{ status: 'running', llmCalls: 1 }], audit: ['echo'] },
+    ]);
+    expect(stored()).toEqual({ messages: ['user', 'assistant', 'tool', 'assistant'], turns: [{ status: 'ok', llmCalls: 2 }], audit: ['echo'] });
+  });
+
+  it('gives turns ids that start with the time (version 7 layout), so they sort in the order they started', async () => {
+    fake.handle(() => ({ content: 'ok' }));
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index += 1) {
+      ids.push((await turn(`t${index}`)).turnId);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([...ids].sort()).toEqual(ids);
+    expect(Math.abs(parseInt(ids[0]!.replace('-', '').slice(0, 12), 16) - Date.now())).toBeLessThan(60_000);
+  });
+
   it('keeps history across a restart of the app', async () => {
     fake.script({ content: 'Noted: your cat is Miso.' });
     await turn('my cat is Miso');

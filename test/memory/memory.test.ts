@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync, mkdirSync, utimesSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
@@ -61,5 +61,37 @@ describe('memory store', () => {
     expect(snapshot.text).toContain('fact number 199');
     expect(snapshot.text).not.toContain('fact number 0\n');
     expect(snapshot.text).toContain('beginning left out');
+  });
+
+  it('sees files added and removed by hand in the next listing, also when the folder listing is reused', () => {
+    const root = path.join(dir, 'memory');
+    const notes = path.join(root, 'notes');
+    mkdirSync(notes);
+    writeFileSync(path.join(notes, 'a.md'), 'first');
+    // Folders that last changed long ago: their listings are reused while their mtimes stay the same.
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(notes, past, past);
+    utimesSync(root, past, past);
+    expect(memory.list().map((file) => file.path)).toEqual(['notes/a.md']);
+    expect(memory.list().map((file) => file.path)).toEqual(['notes/a.md']);
+    writeFileSync(path.join(notes, 'b.md'), 'second');
+    expect(memory.list().map((file) => file.path)).toEqual(['notes/a.md', 'notes/b.md']);
+    rmSync(path.join(notes, 'a.md'));
+    expect(memory.list().map((file) => file.path)).toEqual(['notes/b.md']);
+    // A file's own edit does not touch its folder's mtime: its size and mtime are still read on every listing.
+    writeFileSync(path.join(notes, 'b.md'), 'second, longer');
+    expect(memory.list().find((file) => file.path === 'notes/b.md')?.size).toBe('second, longer'.length);
+  });
+
+  it('does not trust a listing taken in the same moment the folder changed (a change in the same clock tick)', () => {
+    const root = path.join(dir, 'memory');
+    writeFileSync(path.join(root, 'a.md'), 'first');
+    const tick = new Date(Math.floor(Date.now() / 1000) * 1000);
+    utimesSync(root, tick, tick);
+    expect(memory.list().map((file) => file.path)).toEqual(['a.md']);
+    // A second file lands within the same timestamp: the folder's mtime does not move.
+    writeFileSync(path.join(root, 'b.md'), 'second');
+    utimesSync(root, tick, tick);
+    expect(memory.list().map((file) => file.path)).toEqual(['a.md', 'b.md']);
   });
 });

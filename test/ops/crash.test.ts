@@ -95,7 +95,10 @@ describe('kill -9 in the middle of a turn', () => {
     expect(second.stderr()).toMatch(/answering a message whose turn was cut by a crash or kill/);
     const db = openDb(dir);
     try {
-      expect(db.prepare('SELECT status FROM turns ORDER BY started_at').all()).toEqual([{ status: 'interrupted' }, { status: 'ok' }, { status: 'ok' }]);
+      // The cut turn had not reached its first commit (the question is stored with the first step): it left
+      // nothing behind, so the replayed question is in the history once.
+      expect(db.prepare('SELECT status FROM turns ORDER BY started_at').all()).toEqual([{ status: 'ok' }, { status: 'ok' }]);
+      expect(db.prepare("SELECT body FROM messages WHERE role = 'user'").all().map((row) => JSON.parse((row as { body: string }).body).content)).toEqual(['fetch it', 'and now?']);
       expect(db.prepare("SELECT status, message FROM channel_inbox ORDER BY received_at").all()).toEqual([
         { status: 'answered', message: null }, { status: 'answered', message: null },
       ]);
@@ -128,6 +131,13 @@ describe('kill -9 in the middle of a turn', () => {
     const replayed = fake.requests.at(-1)?.body.messages.map((message) => message.role);
     expect(replayed).toEqual(['system', 'user', 'assistant', 'tool', 'user']);
     expect(readFileSync(path.join(dir, 'memory', 'todo.md'), 'utf8')).toBe('- buy milk\n');
+    // The cut turn had committed its first step: its row says it was interrupted.
+    const db = openDb(dir);
+    try {
+      expect(db.prepare('SELECT status, llm_calls AS llmCalls FROM turns ORDER BY started_at').all()).toEqual([{ status: 'interrupted', llmCalls: 1 }, { status: 'ok', llmCalls: 1 }]);
+    } finally {
+      db.close();
+    }
   }, 90_000);
 
   it('repairs a tool call stored without its result, so the next LLM request is accepted', async () => {
