@@ -1,7 +1,9 @@
+import { tuneHeapForDaemon } from '../ops/heap.js';
 import type { Command } from './context.js';
 
 /** `familiar start`: run until SIGINT/SIGTERM, then stop taking work, drain, close; exit 0. */
 export const startCommand: Command = async (context) => {
+  tuneHeapForDaemon();
   const app = await context.createApp('daemon');
   // With no channel polling, nothing else keeps the event loop alive while we wait for a signal.
   const keepAlive = setInterval(() => undefined, 1 << 30);

@@ -1,0 +1,35 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const HEAP = fileURLToPath(new URL('../../dist/ops/heap.js', import.meta.url));
+
+/** Allocates the same garbage in a fresh process, tuned or not, and reports the young generation's size. */
+function youngGenerationMiB(env: Record<string, string>): { tuned: boolean; mib: number } {
+  const script = `
+    import v8 from 'node:v8';
+    const { tuneHeapForDaemon } = await import(${JSON.stringify(HEAP)});
+    const tuned = tuneHeapForDaemon();
+    const keep = [];
+    for (let round = 0; round < 200; round += 1) {
+      const batch = [];
+      for (let i = 0; i < 20000; i += 1) batch.push({ i, text: 'item ' + i });
+      keep.push(batch);
+      if (keep.length > 3) keep.shift();
+    }
+    const space = v8.getHeapSpaceStatistics().find((entry) => entry.space_name === 'new_space');
+    console.log(JSON.stringify({ tuned, mib: space.space_size / 1048576 }));
+  `;
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' })) as { tuned: boolean; mib: number };
+}
+
+describe('heap tuning of familiar start', () => {
+  it('keeps the young generation at its initial size under an allocation load that grows it by default', () => {
+    const tuned = youngGenerationMiB({});
+    const defaults = youngGenerationMiB({ FAMILIAR_V8_DEFAULTS: '1' });
+    expect(tuned.tuned).toBe(true);
+    expect(defaults.tuned).toBe(false);
+    expect(tuned.mib).toBeLessThanOrEqual(2);
+    expect(defaults.mib).toBeGreaterThanOrEqual(8);
+  });
+});
