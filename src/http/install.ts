@@ -4,8 +4,6 @@ import type { App, AppModule } from '../app.js';
 import { AppError, ConfigError, errorMessage } from '../errors.js';
 import type { Installer } from '../modules.js';
 import { parseListenAddress, type ListenAddress } from './listen-address.js';
-import { createOpsServer } from './server.js';
-import { collectStatus } from './status.js';
 
 /** The running endpoint's module; `address()` is where it listens once started (port 0 picks one). */
 export interface HttpModule extends AppModule {
@@ -27,6 +25,7 @@ export const installHttp: Installer = async (app) => {
     return;
   }
   const address = checkHttpConfig(listen, token);
+  const [{ createOpsServer }, { collectStatus }] = await Promise.all([import('./server.js'), import('./status.js')]);
   const log = app.log.child({ component: 'http' });
   let server: Server | undefined;
   let bound: AddressInfo | undefined;

@@ -3,9 +3,7 @@ import type { App, DoctorLine } from '../app.js';
 import { errorMessage } from '../errors.js';
 import type { Installer } from '../modules.js';
 import { createDockerClient, describeDocker } from './docker-client.js';
-import { ContainerPool, type SandboxConfig } from './pool.js';
-import { createSandboxTools } from './tools.js';
-import { Workspaces } from './workspace.js';
+import type { SandboxConfig } from './pool.js';
 
 const PING_TIMEOUT_MS = 3000;
 
@@ -70,6 +68,8 @@ export const installSandbox: Installer = async (app: App) => {
       config.code_agent = undefined;
     }
   }
+  // The pool and the tools are loaded only when the sandbox is on.
+  const [{ ContainerPool }, { createSandboxTools }, { Workspaces }] = await Promise.all([import('./pool.js'), import('./tools.js'), import('./workspace.js')]);
   const workspaces = new Workspaces(app.config.data_dir, config.user);
   const pool = new ContainerPool({ docker, config, dataDir: app.config.data_dir, workspaces, log });
   app.context.pool = pool;

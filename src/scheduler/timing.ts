@@ -1,5 +1,6 @@
-import { CronExpressionParser } from 'cron-parser';
-import cronstrue from 'cronstrue';
+import { createRequire } from 'node:module';
+import type { CronExpressionParser as CronParser } from 'cron-parser';
+import type Cronstrue from 'cronstrue';
 import { errorMessage } from '../errors.js';
 import { parseWhen, WHEN_FORMS } from './when.js';
 import { instantOfWallClock } from './zoned.js';
@@ -19,6 +20,14 @@ export const CRON_FORMS =
   'a cron expression has 5 fields "minute hour day-of-month month day-of-week" (e.g. "0 8 * * 1-5" = weekdays at 08:00) ' +
   'or 6 with seconds first (e.g. "*/30 * * * * *" = every 30 seconds)';
 
+// cron-parser (with luxon) and cronstrue are CommonJS packages loaded on first use, synchronously: a daemon
+// without cron jobs does not pay for them at start.
+const require = createRequire(import.meta.url);
+let parser: typeof CronParser | undefined;
+const cronParser = (): typeof CronParser => (parser ??= (require('cron-parser') as typeof import('cron-parser')).CronExpressionParser);
+let describer: typeof Cronstrue | undefined;
+const cronstrue = (): typeof Cronstrue => (describer ??= require('cronstrue') as typeof Cronstrue);
+
 /** Validates a 5- or 6-field cron expression. Contract: never throws. */
 export function validateCron(expression: string, timeZone: string): Resolved<string> {
   const cron = expression.trim().replace(/\s+/g, ' ');
@@ -27,7 +36,7 @@ export function validateCron(expression: string, timeZone: string): Resolved<str
     return { ok: false, error: `"${expression}" is not a valid cron expression (${fields} fields); ${CRON_FORMS}.` };
   }
   try {
-    const parsed = CronExpressionParser.parse(cron, { tz: timeZone, currentDate: new Date() });
+    const parsed = cronParser().parse(cron, { tz: timeZone, currentDate: new Date() });
     parsed.next();
   } catch (error) {
     return { ok: false, error: `"${expression}" is not a valid cron expression (${errorMessage(error)}); ${CRON_FORMS}.` };
@@ -52,7 +61,7 @@ function memoised(key: string, compute: () => number | undefined): number | unde
 export function nextOccurrence(cron: string, after: number, timeZone: string): number | undefined {
   return memoised(`n\u0000${timeZone}\u0000${cron}\u0000${after}`, () => {
     try {
-      return CronExpressionParser.parse(cron, { tz: timeZone, currentDate: new Date(after) }).next().getTime();
+      return cronParser().parse(cron, { tz: timeZone, currentDate: new Date(after) }).next().getTime();
     } catch {
       return undefined;
     }
@@ -64,7 +73,7 @@ export function latestOccurrence(cron: string, at: number, timeZone: string): nu
   return memoised(`p\u0000${timeZone}\u0000${cron}\u0000${at}`, () => {
     try {
       // prev() is strictly before its reference: start one millisecond later to include `at` itself.
-      return CronExpressionParser.parse(cron, { tz: timeZone, currentDate: new Date(at + 1) }).prev().getTime();
+      return cronParser().parse(cron, { tz: timeZone, currentDate: new Date(at + 1) }).prev().getTime();
     } catch {
       return undefined;
     }
@@ -132,7 +141,7 @@ export function resolveSchedule(input: ScheduleInput, now: number, timeZone: str
 /** "At 08:00, Monday through Friday" for a cron expression; never throws. */
 export function describeCron(cron: string): string {
   try {
-    return cronstrue.toString(cron, { use24HourTimeFormat: true, verbose: false });
+    return cronstrue().toString(cron, { use24HourTimeFormat: true, verbose: false });
   } catch {
     return `cron ${cron}`;
   }

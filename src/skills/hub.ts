@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { extract } from 'tar';
 import { z } from 'zod/v3';
 import { errorMessage } from '../errors.js';
 import { SKILL_ID } from './format.js';
@@ -78,6 +77,8 @@ export async function fetchHub(source: string, baseDir: string): Promise<HubResu
       return { ok: false, error: `${file} is larger than ${MAX_ARCHIVE_BYTES} bytes` };
     }
     let refused = '';
+    // tar is loaded when a skill is installed from an archive, not at start.
+    const { extract } = await import('tar');
     await extract({
       file,
       cwd: work,

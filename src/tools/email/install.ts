@@ -3,15 +3,14 @@ import type { App, DoctorLine } from '../../app.js';
 import { errorMessage } from '../../errors.js';
 import type { Installer } from '../../modules.js';
 import { EmailError } from './errors.js';
-import { ImapSession } from './imap.js';
-import { SmtpSender } from './send.js';
+import type { ImapSession } from './imap.js';
+import type { SmtpSender } from './send.js';
 import { resolveEmailSettings, type EmailSettings } from './settings.js';
-import { createEmailTool } from './tool.js';
 
 /**
  * Installs the `email` tool when `tools.email` has IMAP credentials; otherwise one log line and nothing else.
  * Nothing connects here: the IMAP login happens on the first call, and imapflow, mailparser and nodemailer are
- * loaded only then.
+ * loaded only then. The tool's own modules are loaded only when the section is there.
  */
 export const installEmail: Installer = async (app: App) => {
   const configDir = app.loaded.source === 'file' ? path.dirname(app.loaded.path) : process.cwd();
@@ -22,6 +21,7 @@ export const installEmail: Installer = async (app: App) => {
     return;
   }
   const { settings } = resolved;
+  const [{ ImapSession }, { SmtpSender }, { createEmailTool }] = await Promise.all([import('./imap.js'), import('./send.js'), import('./tool.js')]);
   const session = new ImapSession({ endpoint: settings.imap, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log });
   const sender = settings.smtp
     ? new SmtpSender({ endpoint: settings.smtp, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log })

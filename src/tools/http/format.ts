@@ -1,4 +1,3 @@
-import { convert } from 'html-to-text';
 import type { Artifact } from '../types.js';
 import type { GuardedResponse } from './fetch-guarded.js';
 
@@ -13,9 +12,17 @@ export interface FormattedBody {
 }
 
 const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|ecmascript|x-www-form-urlencoded|yaml|x-yaml|toml|graphql|x-ndjson|ld\+json|problem\+json|rss\+xml|atom\+xml|xhtml\+xml|sql|csv)\b)|\+(json|xml)\b/i;
+type Convert = (typeof import('html-to-text'))['convert'];
+let converter: Promise<Convert> | undefined;
+/** html-to-text (about thirty modules) is loaded with the first HTML page, not at start. */
+function loadConverter(): Promise<Convert> {
+  converter ??= import('html-to-text').then((module) => module.convert);
+  return converter;
+}
+
 const HEADING_SELECTORS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } }));
 
-export function formatBody(response: GuardedResponse, options: { asFile: boolean; maxBytes: number }): FormattedBody {
+export async function formatBody(response: GuardedResponse, options: { asFile: boolean; maxBytes: number }): Promise<FormattedBody> {
   const contentType = headerText(response.headers['content-type']);
   const mime = contentType.split(';')[0]?.trim().toLowerCase() || '';
   const size = `${response.body.length} bytes${response.truncated ? ` (cut at tools.http.max_bytes = ${options.maxBytes})` : ''}`;
@@ -41,7 +48,7 @@ export function formatBody(response: GuardedResponse, options: { asFile: boolean
   }
   const text = decode(response.body, contentType);
   if (mime === 'text/html' || mime === 'application/xhtml+xml') {
-    return { kind: 'html', text: htmlToText(text, response.url.href), summary: `${summary}, shown as text` };
+    return { kind: 'html', text: htmlToText(await loadConverter(), text, response.url.href), summary: `${summary}, shown as text` };
   }
   if (/json/.test(mime) || (!mime && /^\s*[[{]/.test(text))) {
     try {
@@ -53,7 +60,7 @@ export function formatBody(response: GuardedResponse, options: { asFile: boolean
   return { kind: 'text', text, summary };
 }
 
-export function htmlToText(html: string, baseUrl: string): string {
+export function htmlToText(convert: Convert, html: string, baseUrl: string): string {
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1]?.replace(/\s+/g, ' ').trim();
   const body = convert(html, {
     wordwrap: false,
@@ -69,7 +76,7 @@ export function htmlToText(html: string, baseUrl: string): string {
       ...HEADING_SELECTORS,
     ],
   }).replace(/\n{3,}/g, '\n\n').trim();
-  return title ? `Title: ${decodeEntities(title)}\n\n${body}` : body;
+  return title ? `Title: ${convert(title, { wordwrap: false })}\n\n${body}` : body;
 }
 
 function decode(body: Buffer, contentType: string): string {
@@ -121,10 +128,6 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
-}
-
-function decodeEntities(text: string): string {
-  return convert(text, { wordwrap: false });
 }
 
 export function headerText(value: string | string[] | undefined): string {

@@ -107,7 +107,7 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
       }
       ctx.log.debug({ method, url: response.url.origin + response.url.pathname, status: response.status, bytes: response.body.length, redirects: response.redirects.length }, 'http request');
 
-      const formatted = formatBody(response, { asFile: params.as_file === true, maxBytes: config.max_bytes });
+      const formatted = await formatBody(response, { asFile: params.as_file === true, maxBytes: config.max_bytes });
       const lines = [`${method} ${response.url.href} → ${response.status} ${response.statusText}`.trim()];
       if (response.redirects.length > 0) lines.push(`(redirected from ${response.redirects.map((hop) => hop.href).join(' → ')})`);
       lines.push(formatted.summary);
