@@ -12,6 +12,7 @@ import type { Artifact, CallOrigin } from '../tools/types.js';
 import type { ZonedClock } from './clock.js';
 import { ConversationStore } from './conversations.js';
 import { buildSystemPrompt } from './prompt.js';
+import { compareCodePoints } from '../compare.js';
 
 export interface TurnInput {
   conversationId: string;
@@ -281,7 +282,7 @@ function normalizeArguments(text: string): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]));
+    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => compareCodePoints(a, b)).map(([k, v]) => [k, sortKeys(v)]));
   }
   return value;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod/v3';
 import { duration } from './duration.js';
+import { isValidTimeZone, systemTimeZone } from './timezone.js';
 
 /**
  * The configuration contract. Key names are relied on by operators and other parts: extend, never rename.
@@ -199,7 +200,7 @@ const httpServerSchema = z.strictObject({
 export const configSchema = z.strictObject({
   timezone: z
     .string()
-    .default(() => Intl.DateTimeFormat().resolvedOptions().timeZone)
+    .default(() => systemTimeZone())
     .refine(isValidTimeZone, { message: 'not an IANA time zone (e.g. Europe/Paris)' }),
   data_dir: z.string().default('./data'),
   memory_dir: z.string().default('./memory'),
@@ -223,11 +224,3 @@ export type Config = z.output<typeof configSchema>;
 export type LlmConfig = Config['llm'];
 export type ToolsConfig = Config['tools'];
 
-function isValidTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Database } from '../db/database.js';
 import { writeFileAtomic, KeyedMutex } from './atomic-write.js';
 import { resolveInside } from './paths.js';
+import { compareCodePoints } from '../compare.js';
 
 export interface MemoryFile {
   path: string;
@@ -101,7 +102,7 @@ export class MemoryStore {
     };
     walk(this.root, '');
     this.listings = listings;
-    return files.sort((a, b) => a.path.localeCompare(b.path));
+    return files.sort((a, b) => compareCodePoints(a.path, b.path));
   }
 
   /**

@@ -2,6 +2,7 @@ import { parse as parseYaml, stringify } from 'yaml';
 import { z } from 'zod/v3';
 import { errorMessage } from '../errors.js';
 import { validateCron } from '../scheduler/timing.js';
+import { isValidTimeZone } from '../config/timezone.js';
 
 /** A skill's folder name: also its id in tools, the CLI, the lock file and its scheduler job (`skill-<id>`). */
 export const SKILL_ID = /^[a-z0-9][a-z0-9_-]{0,47}$/;
@@ -94,7 +95,7 @@ export function parseSkill(id: string, text: string, timeZone: string): ParsedSk
   if (front.trigger.type === 'cron') {
     if (front.trigger.cron === undefined) return { ok: false, error: 'trigger.cron: a cron trigger needs a cron expression, e.g. "0 7 * * *"' };
     const zone = front.trigger.timezone ?? timeZone;
-    if (!isTimeZone(zone)) return { ok: false, error: `trigger.timezone: "${zone}" is not an IANA time zone (e.g. Europe/Paris)` };
+    if (!isValidTimeZone(zone)) return { ok: false, error: `trigger.timezone: "${zone}" is not an IANA time zone (e.g. Europe/Paris)` };
     const cron = validateCron(front.trigger.cron, zone);
     if (!cron.ok) return { ok: false, error: `trigger.cron: ${cron.error}` };
     trigger.cron = cron.value;
@@ -162,14 +163,6 @@ export function describeTrigger(trigger: SkillTrigger, timeZone: string): string
   return `cron ${trigger.cron ?? '?'} (${trigger.timezone ?? timeZone})`;
 }
 
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function firstLine(text: string): string {
   return text.split('\n')[0] ?? text;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../memory/atomic-write.js';
 import { SKILL_FILE, withoutStatus } from './format.js';
 import { MAX_SKILL_BYTES, MAX_SKILL_FILES } from './store.js';
+import { compareCodePoints } from '../compare.js';
 
 export const LOCK_FILE = 'skills.lock';
 
@@ -88,7 +89,7 @@ export function readLock(skillsDir: string): SkillLock {
 }
 
 export async function writeLock(skillsDir: string, lock: SkillLock): Promise<void> {
-  const sorted = Object.fromEntries(Object.entries(lock.skills).sort(([a], [b]) => a.localeCompare(b)));
+  const sorted = Object.fromEntries(Object.entries(lock.skills).sort(([a], [b]) => compareCodePoints(a, b)));
   await writeFileAtomic(path.join(skillsDir, LOCK_FILE), `${JSON.stringify({ version: 1, skills: sorted }, null, 2)}\n`);
 }
 

@@ -5,6 +5,7 @@ import { redactSecrets } from '../log.js';
 import { errorMessage } from '../errors.js';
 import { ALLOW_ALL, type ToolPolicy } from './policy.js';
 import { fail, type AnyTool, type CallOrigin, type Risk, type ToolCallContext, type ToolContext, type ToolResult } from './types.js';
+import { compareCodePoints } from '../compare.js';
 
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -150,7 +151,7 @@ export class ToolRegistry {
   }
 
   list(policy: ToolPolicy = ALLOW_ALL): RegisteredTool[] {
-    return [...this.byName.values()].filter((entry) => policy.allows(entry)).sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.byName.values()].filter((entry) => policy.allows(entry)).sort((a, b) => compareCodePoints(a.name, b.name));
   }
 
   toFunctionSchemas(policy: ToolPolicy = ALLOW_ALL): FunctionSchema[] {
