@@ -6,7 +6,11 @@ import path from 'node:path';
 import { createApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
+import { tuneHeapForDaemon } from '../dist/ops/heap.js';
 import { mib, percentile, startDaemon, stopDaemon, rssOf, table, tempDir, writeConfig } from './lib.mjs';
+
+// The heap as `familiar start` runs it (FAMILIAR_V8_DEFAULTS=1 to measure with V8's defaults).
+tuneHeapForDaemon();
 
 const usage = { promptTokens: 10, completionTokens: 5 };
 

@@ -22,11 +22,11 @@ export const CRON_FORMS =
 
 // cron-parser (with luxon) and cronstrue are CommonJS packages loaded on first use, synchronously: a daemon
 // without cron jobs does not pay for them at start.
-const require = createRequire(import.meta.url);
+const requireCjs = createRequire(import.meta.url);
 let parser: typeof CronParser | undefined;
-const cronParser = (): typeof CronParser => (parser ??= (require('cron-parser') as typeof import('cron-parser')).CronExpressionParser);
+const cronParser = (): typeof CronParser => (parser ??= (requireCjs('cron-parser') as typeof import('cron-parser')).CronExpressionParser);
 let describer: typeof Cronstrue | undefined;
-const cronstrue = (): typeof Cronstrue => (describer ??= require('cronstrue') as typeof Cronstrue);
+const cronstrue = (): typeof Cronstrue => (describer ??= requireCjs('cronstrue') as typeof Cronstrue);
 
 /** Validates a 5- or 6-field cron expression. Contract: never throws. */
 export function validateCron(expression: string, timeZone: string): Resolved<string> {

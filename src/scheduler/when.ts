@@ -2,10 +2,10 @@ import { createRequire } from 'node:module';
 import type * as Chrono from 'chrono-node';
 
 // chrono-node is the largest module the daemon would load at start; it is needed only to parse a `when`.
-const require = createRequire(import.meta.url);
+const requireCjs = createRequire(import.meta.url);
 let chronoModule: typeof Chrono | undefined;
 function chrono(): typeof Chrono {
-  chronoModule ??= require('chrono-node') as typeof Chrono;
+  chronoModule ??= requireCjs('chrono-node') as typeof Chrono;
   return chronoModule;
 }
 import { instantOfWallClock, wallClockAsUtc } from './zoned.js';
