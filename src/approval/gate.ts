@@ -50,7 +50,9 @@ export class Approvals {
         timeoutMs: this.timeoutMs,
         callId: request.callId,
         tool: request.tool,
+        ...(request.signal ? { signal: request.signal } : {}),
       });
+      if (answer === 'stopped') return { approved: false, reason: STOPPED };
       if (answer === 'approve') return { approved: true, by: `${request.origin.channel}:${request.origin.userId ?? request.origin.chatId}` };
       if (answer === 'deny') return { approved: false, reason: 'the person said no' };
       return { approved: false, reason: `no answer within ${formatSeconds(this.timeoutMs)}` };
@@ -109,9 +111,14 @@ export class Approvals {
 
   private async ask(handler: ApprovalHandler, request: ApprovalRequest, log: Logger): Promise<ApprovalDecision> {
     let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
     const timeout = new Promise<ApprovalDecision>((resolve) => {
       timer = setTimeout(() => resolve({ approved: false, reason: `no answer within ${formatSeconds(this.timeoutMs)}` }), this.timeoutMs);
       timer.unref?.();
+      // A stopped turn does not wait for the person, whatever the prompter does with the signal.
+      onAbort = () => resolve({ approved: false, reason: STOPPED });
+      if (request.signal?.aborted) onAbort();
+      else request.signal?.addEventListener('abort', onAbort, { once: true });
     });
     try {
       const decision = await Promise.race([handler(request), timeout]);
@@ -122,9 +129,12 @@ export class Approvals {
       return { approved: false, reason: `the approval could not be asked (${errorMessage(error)})` };
     } finally {
       if (timer) clearTimeout(timer);
+      if (onAbort) request.signal?.removeEventListener('abort', onAbort);
     }
   }
 }
+
+const STOPPED = 'the turn was stopped before anyone answered';
 
 export function formatSeconds(ms: number): string {
   if (ms < 10_000 && ms % 1000 !== 0) return `${(ms / 1000).toFixed(1)} s`;

@@ -2,7 +2,7 @@
  * The contract a chat channel implements to ask its person to approve a high-risk tool call
  * (Telegram inline buttons, Discord buttons, a y/N line in the terminal).
  */
-export type ApprovalAnswer = 'approve' | 'deny' | 'timeout';
+export type ApprovalAnswer = 'approve' | 'deny' | 'timeout' | 'stopped';
 
 export interface ApprovalPrompt {
   /** The chat the turn came from (the channel adapter's own chat id). */
@@ -16,6 +16,8 @@ export interface ApprovalPrompt {
   /** Unique per call; a good key for button callback data. */
   callId: string;
   tool: string;
+  /** The asking turn's signal: when it aborts (/stop), the question ends unapproved ('stopped') and says so. */
+  signal?: AbortSignal;
 }
 
 /**

@@ -9,6 +9,7 @@ export const OUTCOME = {
   approved: (by: string) => `✅ Approved by ${by}.`,
   denied: (by: string) => `❌ Denied by ${by}.`,
   timedOut: '⌛ Timed out: not approved.',
+  stopped: '⏹ Stopped before an answer: not approved.',
   shutdown: '⌛ Not answered: Familiar is shutting down, so this was not approved.',
   notYours: 'Not yours to answer: only the person who asked can approve this.',
   closed: 'This request is no longer open.',
@@ -92,11 +93,17 @@ export class PendingApprovals {
     timer.unref();
     const request: OpenRequest = { prompt, resolve, timer };
     this.open.set(id, request);
+    // /stop on the turn that asked: the question ends unapproved and its buttons go.
+    const onStop = () => this.end(id, 'stopped', OUTCOME.stopped);
+    if (prompt.signal?.aborted) onStop();
+    else prompt.signal?.addEventListener('abort', onStop, { once: true });
+    void answer.finally(() => prompt.signal?.removeEventListener('abort', onStop));
     try {
       request.shown = await show(id);
     } catch (error) {
       clearTimeout(timer);
       this.open.delete(id);
+      prompt.signal?.removeEventListener('abort', onStop);
       throw error;
     }
     if (request.endedWith !== undefined) this.rewrite(request, request.endedWith);

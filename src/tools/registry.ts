@@ -52,6 +52,8 @@ export interface ApprovalRequest {
   origin: CallOrigin;
   unattended: boolean;
   taint: readonly string[];
+  /** The turn's signal: a question still open when it aborts (/stop, shutdown) ends unapproved. */
+  signal?: AbortSignal;
 }
 
 export type ApprovalDecision = { approved: true; by?: string } | { approved: false; reason: string };
@@ -222,6 +224,7 @@ export class ToolRegistry {
       const approvalRequest: ApprovalRequest = {
         tool: entry.name, params, risk, callId, conversationId: request.conversationId, origin: request.origin,
         unattended: request.unattended ?? false, taint: request.taint ?? [],
+        ...(request.signal ? { signal: request.signal } : {}),
       };
       const gate = this.options.approvalGate;
       const verdict: ApprovalDecision = gate

@@ -81,6 +81,26 @@ describe('approvals with Telegram inline buttons (grammy against the fake Bot AP
     expect(sent).toEqual([]);
   });
 
+  it('/stop while the question is open ends the turn at once, unapproved, and the question says it was stopped', async () => {
+    await start();
+    rig.llm.script(sendCall(), { content: 'should not be asked' });
+    rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'tell Anna' });
+    const question = await telegramQuestion(rig.telegram, OWNER_TG);
+    const buttons = telegramButtons(question);
+    rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: '/stop' });
+    const edited = await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).find((message) => message.message_id === question.message_id && message.edits.length > 0));
+    expect(edited.text).toMatch(/⏹ Stopped before an answer: not approved\.$/);
+    expect(telegramButtons(edited)).toEqual([]);
+    await rig.telegram.waitFor(() => textsTo(OWNER_TG).includes('Stopped.'));
+    expect(sent).toEqual([]);
+    // The model was not called again: the stopped turn ended where it was.
+    expect(rig.llm.requests).toHaveLength(1);
+    expect(auditDecision(rig)).toBe('denied: the turn was stopped before anyone answered');
+    const late = press(rig.telegram, question, 'Approve', OWNER_TG, buttons);
+    expect(await callbackAnswer(rig.telegram, late)).toBe('This request is no longer open.');
+    expect(sent).toEqual([]);
+  });
+
   it('an approval asked during a long turn does not deadlock: the press is handled while the turn and a follow-up wait in the chat queue', async () => {
     await start();
     rig.llm.handle((request) => {
