@@ -6,6 +6,7 @@ import { errorMessage } from '../errors.js';
 import { ALLOW_ALL, type ToolPolicy } from './policy.js';
 import { fail, type AnyTool, type CallOrigin, type Risk, type ToolCallContext, type ToolContext, type ToolResult } from './types.js';
 import { compareCodePoints } from '../compare.js';
+import { maskJsonText, maskSecretKeys } from '../approval/mask.js';
 
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -330,7 +331,8 @@ export class ToolRegistry {
   private record(entry: { callId: string; request: CallRequest; tool: string; input: unknown; result: ToolResult; durationMs: number; decision: string | undefined }): void {
     if (!this.options.audit) return;
     const secrets = this.context?.secrets ?? [];
-    const input = typeof entry.input === 'string' ? entry.input : JSON.stringify(entry.input ?? null);
+    // Stored masked, as displayed: a password that is in the arguments only (not in the config) is not kept.
+    const input = typeof entry.input === 'string' ? maskJsonText(entry.input, []) : JSON.stringify(maskSecretKeys(entry.input ?? null));
     const record: AuditRecord = {
       callId: entry.callId,
       conversationId: entry.request.conversationId,

@@ -139,6 +139,9 @@ describe('untrusted content gating', () => {
     expect(prompt).not.toContain('hunter2-not-configured');
     const audit = app.db.prepare("SELECT input, output, decision FROM audit WHERE tool = 'test_email_send'").get() as Record<string, string>;
     expect(JSON.stringify(audit)).not.toContain(secret);
+    // A password that is only in the arguments (not a configured secret) is not stored either.
+    expect(JSON.stringify(audit)).not.toContain('hunter2-not-configured');
+    expect(JSON.parse(audit.input ?? '{}')).toMatchObject({ password: '[MASKED]', to: 'x@evil.test' });
     expect(t.logs.join('')).not.toContain(secret);
   });
 
