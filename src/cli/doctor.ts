@@ -1,5 +1,6 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import type { DoctorLine } from '../app.js';
+import { AppError, errorMessage } from '../errors.js';
 import { probeLlm } from '../llm/probe.js';
 import type { Command } from './context.js';
 
@@ -25,7 +26,23 @@ export const doctorCommand: Command = async (context) => {
   for (const [key, dir] of [['data_dir', config.data_dir], ['memory_dir', config.memory_dir], ['skills_dir', config.skills_dir]] as const) {
     print(checkWritable(key, dir));
   }
-  const app = await context.createApp('quiet');
+  let app;
+  try {
+    app = await context.createApp('quiet');
+  } catch (error) {
+    // A database that cannot be opened (newer schema, not a database) is a failed check, not a crash: the
+    // other checks that do not need it still run.
+    const tooNew = error instanceof AppError && error.code === 'DB_TOO_NEW';
+    print({
+      status: 'fail',
+      label: 'database',
+      detail: errorMessage(error),
+      fix: tooNew ? 'upgrade Familiar, or restore a backup made by this version' : 'restore from a backup (familiar backup) or move data/familiar.db aside',
+    });
+    print(await probeLlm(config.llm));
+    print({ status: 'skip', label: 'other parts', detail: 'not checked: the daemon cannot start without its database' });
+    return summary(stdout, lines);
+  }
   try {
     const integrity = app.db.pragma('quick_check', { simple: true });
     print(integrity === 'ok'
@@ -43,10 +60,14 @@ export const doctorCommand: Command = async (context) => {
   } finally {
     await app.close(0);
   }
+  return summary(stdout, lines);
+};
+
+function summary(stdout: NodeJS.WritableStream, lines: readonly DoctorLine[]): number {
   const failed = lines.filter((line) => line.status === 'fail').length;
   stdout.write(failed === 0 ? 'All checks passed.\n' : `${failed} check(s) failed.\n`);
   return failed === 0 ? 0 : 1;
-};
+}
 
 function checkWritable(key: string, dir: string): DoctorLine {
   try {

@@ -123,11 +123,16 @@ describe('database migrations', () => {
     const raw = new BetterSqlite3(path.join(dir, 'data', DATABASE_FILE));
     raw.pragma(`user_version = ${LATEST + 1}`);
     raw.close();
-    for (const command of ['start', 'doctor']) {
-      const io = captureIo();
-      const code = await runCli([command, '--config', configPath], io);
-      expect(code, command).toBe(1);
-      expect(io.err()).toContain(`database schema version ${LATEST + 1} is newer than this Familiar understands (${LATEST}); upgrade Familiar or restore a backup [DB_TOO_NEW]`);
-    }
+    const io = captureIo();
+    expect(await runCli(['start', '--config', configPath], io)).toBe(1);
+    expect(io.err()).toContain(`database schema version ${LATEST + 1} is newer than this Familiar understands (${LATEST}); upgrade Familiar or restore a backup [DB_TOO_NEW]`);
+    // doctor reports it as a failed check, with the fix, and still runs the checks that need no database.
+    const doctor = captureIo();
+    expect(await runCli(['doctor', '--config', configPath], doctor)).toBe(1);
+    const out = doctor.out();
+    expect(out).toContain(`✗ database: database schema version ${LATEST + 1} is newer than this Familiar understands (${LATEST})`);
+    expect(out).toContain('— upgrade Familiar, or restore a backup made by this version');
+    expect(out).toMatch(/^[✓✗] llm/m);
+    expect(out).toContain('check(s) failed.');
   });
 });
