@@ -22,7 +22,7 @@ const SCRIPTS = [
       ['turn overhead, text', p({ p50: r.text_turn_p50_ms, p95: r.text_turn_p95_ms }, 3)],
       ['turn overhead, one memory_read', p({ p50: r.tool_turn_p50_ms, p95: r.tool_turn_p95_ms }, 3)],
       ['throughput, 64 conversations', `${f(r.turns_per_second_64_conversations, 0)} turns/s`],
-      ['RSS after 10 000 turns (growth)', `${f(r.rss_after_mib)} MiB (+${f(r.rss_growth_10k_turns_mib)} MiB)`],
+      ['RSS after 10 000 turns (growth)', `${f(r.rss_after_mib)} MiB (${r.rss_growth_10k_turns_mib >= 0 ? '+' : ''}${f(r.rss_growth_10k_turns_mib)} MiB)`],
       ['cold start to ready (median of 7)', `${f(r.cold_start_to_ready_ms_median, 0)} ms`],
       ['idle RSS', `${f(r.idle_rss_mib)} MiB`],
     ],

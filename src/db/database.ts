@@ -22,9 +22,9 @@ export function openDatabase(dataDir: string, migrations: readonly Migration[] =
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     // better-sqlite3 builds SQLite with a 16 MB page cache, which fills as the file grows and reads as memory
-    // growth over days. 4 MB holds the hot pages (recent messages, turns, the indexes' right edges); the
-    // operating system's file cache holds the rest.
-    db.pragma('cache_size = -4000');
+    // growth over days. SQLite's own default, 2 MB, holds the hot pages (recent messages, turns, the indexes'
+    // right edges; a conversation's history is cached parsed in memory anyway); the OS file cache holds the rest.
+    db.pragma('cache_size = -2000');
     migrate(db, migrations);
   } catch (error) {
     db.close();
