@@ -7,7 +7,8 @@
 // daemon alive at the end and exiting 0 on SIGTERM, RSS at the end within 10 % of RSS after warm-up (both in
 // the restarted process), no container left behind.
 // Usage: npm run build && node bench/soak.mjs [--chats 100] [--messages 50] [--seed 9] [--no-docker] [--json]
-// SOAK_NODE_OPTIONS=... is given to the daemon as NODE_OPTIONS (e.g. --max-old-space-size=64 to tell a leak from heap growth).
+// SOAK_NODE_OPTIONS=... is given to the daemon as NODE_OPTIONS (e.g. --max-old-space-size=64 to tell a leak from heap growth);
+// FAMILIAR_V8_DEFAULTS=1 is passed through (the daemon then keeps V8's default heap tuning, to compare).
 import { spawn } from 'node:child_process';
 import { importFake, mib, rssOf, table, tempDir, writeConfig, MAIN } from './lib.mjs';
 
@@ -97,7 +98,7 @@ const configPath = writeConfig(dir, {
 function startDaemon() {
   // --trace-gc prints the heap after each full collection on stdout: the live heap, apart from how big V8 lets it grow.
   const child = spawn(process.execPath, ['--trace-gc', MAIN, 'start', '--config', configPath], {
-    cwd: dir, env: { PATH: process.env.PATH, HOME: dir, ...(process.env.SOAK_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SOAK_NODE_OPTIONS } : {}) }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: dir, env: { PATH: process.env.PATH, HOME: dir, ...(process.env.SOAK_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SOAK_NODE_OPTIONS } : {}), ...(process.env.FAMILIAR_V8_DEFAULTS ? { FAMILIAR_V8_DEFAULTS: process.env.FAMILIAR_V8_DEFAULTS } : {}) }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   const daemon = { child, replayed: 0, redelivered: 0, errors: 0, tail: [], startedAt: performance.now(), readyMs: undefined, liveHeapMiB: NaN, fullGcs: 0 };
   let gcPending = '';
