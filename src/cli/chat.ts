@@ -9,6 +9,10 @@ export const chatCommand: Command = async (context) => {
   const app = await context.createApp('quiet');
   const { stdout } = context.io;
   const rl = createInterface({ input: context.io.stdin, output: stdout, terminal: process.stdin.isTTY === true && context.io.stdin === process.stdin });
+  // Lines are read through the iterator, made at once, which queues them: input piped in (even before the app is
+  // ready), or typed while a turn runs, is not lost (rl.question drops lines that arrive while nobody asks). An
+  // approval question still takes the next line as its answer, ahead of the queue.
+  const lines = rl[Symbol.asyncIterator]();
   const origin = { channel: 'cli', chatId: 'terminal', userId: 'owner' };
   let running: AbortController | undefined;
   rl.on('SIGINT', () => {
@@ -22,14 +26,13 @@ export const chatCommand: Command = async (context) => {
   await app.context.mcp?.connectNow();
   app.context.mcp?.start();
   stdout.write(`Familiar (${app.config.llm.model}). ${CHAT_HELP}`);
+  rl.setPrompt('you> ');
   try {
     for (;;) {
-      let line: string;
-      try {
-        line = (await rl.question('you> ')).trim();
-      } catch {
-        break; // input closed
-      }
+      rl.prompt();
+      const next = await lines.next();
+      if (next.done) break; // input closed (end of input, Ctrl-C between turns)
+      const line = String(next.value).trim();
       if (line === '') continue;
       if (line === '/exit' || line === '/quit') break;
       if (line === '/help') {

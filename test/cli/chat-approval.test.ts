@@ -90,4 +90,15 @@ describe('familiar chat approvals', () => {
     const toolMessage = fake.requests[1]?.body.messages.filter((message) => message.role === 'tool').at(-1);
     expect(toolMessage?.content).toMatch(/not approved: no answer within 0\.3 s/);
   });
+
+  it('reads every line of input piped in at once, answers each in order, and exits 0 at the end of input', async () => {
+    const term = terminal();
+    fake.handle((request) => ({ content: `re: ${String(request.body.messages.at(-1)?.content)}` }));
+    term.io.stdin.end('first\n/help\nsecond\n');
+    expect(await runCli(['chat', '--config', configPath, '--log-level', 'silent'], term.io)).toBe(0);
+    expect(term.out()).toContain('familiar> re: first');
+    expect(term.out()).toContain('Commands: /reset');
+    expect(term.out()).toContain('familiar> re: second');
+    expect(term.out().indexOf('re: first')).toBeLessThan(term.out().indexOf('re: second'));
+  });
 });
