@@ -56,6 +56,27 @@ describe('http responses', () => {
     expect(result.output).not.toContain('color:red');
   });
 
+  it('decodes an HTML page in the charset its <meta> declares when the header names none', async () => {
+    const latin1 = Buffer.from('<html><head><meta charset="iso-8859-1"><title>Caf\u00e9</title></head><body><p>Cr\u00e8me br\u00fbl\u00e9e \u00e0 4 \u20ac</p></body></html>'.replace('\u20ac', 'EUR'), 'latin1');
+    const windows = Buffer.concat([
+      Buffer.from('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"></head><body><p>Price: 5 '),
+      Buffer.from([0x80]), // the euro sign in windows-1252
+      Buffer.from(' '),
+      Buffer.from([0x93, 0x6f, 0x6b, 0x94]), // “ok” in windows-1252
+      Buffer.from('</p></body></html>'),
+    ]);
+    const site = await server((req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(req.url === '/latin1' ? latin1 : windows);
+    });
+    const { call } = httpHarness();
+    const first = await call('http', { url: `${site.origin}/latin1` });
+    expect(first.output).toContain('Title: Café');
+    expect(first.output).toContain('Crème brûlée à 4 EUR');
+    const second = await call('http', { url: `${site.origin}/windows` });
+    expect(second.output).toContain('Price: 5 € “ok”');
+  });
+
   it('summarises a binary body by type and size', async () => {
     const site = await server((_req, res) => {
       res.setHeader('content-type', 'image/png');

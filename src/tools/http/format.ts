@@ -46,8 +46,9 @@ export async function formatBody(response: GuardedResponse, options: { asFile: b
   if (!textual) {
     return { kind: 'binary', text: '', summary: `${summary}; binary content not shown (call again with as_file: true to receive it as a file)` };
   }
-  const text = decode(response.body, contentType);
-  if (mime === 'text/html' || mime === 'application/xhtml+xml') {
+  const html = mime === 'text/html' || mime === 'application/xhtml+xml';
+  const text = decode(response.body, contentType, html);
+  if (html) {
     return { kind: 'html', text: htmlToText(await loadConverter(), text, response.url.href), summary: `${summary}, shown as text` };
   }
   if (/json/.test(mime) || (!mime && /^\s*[[{]/.test(text))) {
@@ -79,16 +80,38 @@ export function htmlToText(convert: Convert, html: string, baseUrl: string): str
   return title ? `Title: ${convert(title, { wordwrap: false })}\n\n${body}` : body;
 }
 
-function decode(body: Buffer, contentType: string): string {
-  const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1];
+/**
+ * The body as text, in the charset the header names; for HTML without one, the charset its first 1024 bytes
+ * declare (`<meta charset>` or `<meta http-equiv="Content-Type">`, as browsers look for it); else UTF-8.
+ */
+function decode(body: Buffer, contentType: string, html: boolean): string {
+  const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1] ?? (html ? metaCharset(body) : undefined);
   if (charset) {
     try {
-      return new TextDecoder(charset).decode(body);
+      const decoder = new TextDecoder(charset);
+      if (decoder.encoding === 'windows-1252') return decodeWindows1252(body);
+      return decoder.decode(body);
     } catch {
       // Unknown charset label: fall back to UTF-8.
     }
   }
   return new TextDecoder('utf-8').decode(body);
+}
+
+// Bytes 0x80–0x9F in windows-1252 (the WHATWG index), which Node 20's TextDecoder decodes as C1 controls.
+const WINDOWS_1252_HIGH = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+  0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178,
+];
+
+/** windows-1252, which the web also means by latin1, iso-8859-1 and us-ascii. */
+function decodeWindows1252(body: Buffer): string {
+  return body.toString('latin1').replace(/[\x80-\x9f]/g, (char) => String.fromCharCode(WINDOWS_1252_HIGH[char.charCodeAt(0) - 0x80] ?? char.charCodeAt(0)));
+}
+
+function metaCharset(body: Buffer): string | undefined {
+  const head = body.subarray(0, 1024).toString('latin1');
+  return /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1];
 }
 
 function looksLikeText(body: Buffer): boolean {
