@@ -38,7 +38,8 @@ export type TurnEvent =
   | { type: 'tool_start'; tool: string; arguments: string }
   | { type: 'tool_end'; tool: string; success: boolean; durationMs: number };
 
-export type TurnStatus = 'ok' | 'loop_cap' | 'repeat' | 'llm_error' | 'cancelled' | 'blocked';
+/** `error`: the turn threw (a bug, or the database failing); it is recorded so, and the error goes to the caller. */
+export type TurnStatus = 'ok' | 'loop_cap' | 'repeat' | 'llm_error' | 'cancelled' | 'blocked' | 'error';
 
 export interface TurnResult {
   turnId: string;
@@ -246,7 +247,11 @@ export class Agent {
       }
       if (result.status === 'loop_cap' || result.status === 'repeat') closing = [{ role: 'assistant', content: result.text }];
     } catch (error) {
-      if (!signal.aborted) throw error;
+      if (!signal.aborted) {
+        result.status = 'error';
+        result.error = errorMessage(error);
+        throw error;
+      }
       result.status = 'cancelled';
       result.text = timedOut ? `I stopped: the turn took longer than ${config.agent.turn_timeout_s} s.` : 'Stopped.';
       result.error = timedOut ? 'turn timeout' : 'cancelled';

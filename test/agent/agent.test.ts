@@ -228,6 +228,19 @@ describe('agent loop', () => {
     expect(stored()).toEqual({ messages: ['user', 'assistant', 'tool', 'assistant'], turns: [{ status: 'ok', llmCalls: 2 }], audit: ['echo'] });
   });
 
+  it('records a turn that threw (not a provider or tool failure) as an error, with the question kept, and rethrows', async () => {
+    fake.script({ toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] });
+    const thrown = app.converse({
+      text: 'go', origin, source: 'cli',
+      onEvent: () => {
+        throw new Error('the progress printer broke');
+      },
+    });
+    await expect(thrown).rejects.toThrow('the progress printer broke');
+    expect(app.db.prepare('SELECT status, error FROM turns').all()).toEqual([{ status: 'error', error: 'the progress printer broke' }]);
+    expect((app.db.prepare('SELECT role FROM messages').all() as Array<{ role: string }>).map((row) => row.role)).toEqual(['user']);
+  });
+
   it('gives turns ids that start with the time (version 7 layout), so they sort in the order they started', async () => {
     fake.handle(() => ({ content: 'ok' }));
     const ids: string[] = [];
