@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
+import { wallClockAt, zoneOffsetMs } from '../scheduler/zoned.js';
 
 export interface UsageTotals {
   promptTokens: number;
@@ -116,31 +117,15 @@ function sumRows(rows: ModelRow[], prices: Prices): UsageTotals {
   return totals;
 }
 
-const partsFormatters = new Map<string, Intl.DateTimeFormat>();
-
-function zonedParts(timeZone: string, date: Date): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
-  let formatter = partsFormatters.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', hourCycle: 'h23' });
-    partsFormatters.set(timeZone, formatter);
-  }
-  const get = (type: string) => Number(formatter.formatToParts(date).find((part) => part.type === type)?.value ?? 0);
-  return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour'), minute: get('minute'), second: get('second') };
-}
-
 /** Epoch ms of the local midnight that starts `date`'s day in `timeZone` (two passes: DST-safe). */
 export function startOfDay(timeZone: string, date: Date): number {
-  const local = zonedParts(timeZone, date);
+  const local = wallClockAt(date.getTime(), timeZone);
   const midnightAsUtc = Date.UTC(local.year, local.month - 1, local.day);
-  const offsetAt = (instant: number) => {
-    const there = zonedParts(timeZone, new Date(instant));
-    return Date.UTC(there.year, there.month - 1, there.day, there.hour, there.minute, there.second) - Math.floor(instant / 1000) * 1000;
-  };
-  const first = midnightAsUtc - offsetAt(midnightAsUtc);
-  return midnightAsUtc - offsetAt(first);
+  const first = midnightAsUtc - zoneOffsetMs(midnightAsUtc, timeZone);
+  return midnightAsUtc - zoneOffsetMs(first, timeZone);
 }
 
 function localDate(timeZone: string, date: Date): string {
-  const local = zonedParts(timeZone, date);
+  const local = wallClockAt(date.getTime(), timeZone);
   return `${local.year}-${String(local.month).padStart(2, '0')}-${String(local.day).padStart(2, '0')}`;
 }
