@@ -1,4 +1,5 @@
 import type { App, ChatCommand } from '../app.js';
+import { usageToday } from '../usage/usage.js';
 import type { ChannelRouter } from './router.js';
 
 /**
@@ -53,24 +54,15 @@ function helpText(app: App): string {
 
 function statusText(app: App, router: ChannelRouter): string {
   const now = Date.now();
-  const tokens = app.db
-    .prepare('SELECT COALESCE(SUM(prompt_tokens), 0) AS prompt, COALESCE(SUM(completion_tokens), 0) AS completion, COUNT(*) AS turns FROM turns WHERE started_at >= ?')
-    .get(startOfDay(now, app.clock.timeZone)) as { prompt: number; completion: number; turns: number };
+  const tokens = usageToday(app.db, app.config, new Date(now));
   const waiting = Math.max(0, router.queued() - app.queue.active());
   return [
     `Model: ${app.config.llm.model}${app.config.llm.fallback_models.length > 0 ? ` (fallback: ${app.config.llm.fallback_models.join(', ')})` : ''}`,
     `Uptime: ${formatDuration(now - app.startedAt)}`,
     `Queue: ${app.queue.active()} running, ${waiting} waiting`,
-    `Tokens today: ${tokens.prompt + tokens.completion} (${tokens.prompt} prompt, ${tokens.completion} completion) in ${tokens.turns} turns`,
+    `Tokens today: ${tokens.totalTokens} (${tokens.promptTokens} prompt, ${tokens.completionTokens} completion) in ${tokens.turns} turns`,
     `Channels: ${app.channels.names().join(', ') || 'none'}`,
   ].join('\n');
-}
-
-/** Midnight of today in the configured zone (DST shifts of an hour are ignored for a daily sum). */
-export function startOfDay(now: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).formatToParts(now);
-  const value = (type: string): number => Number(parts.find((part) => part.type === type)?.value ?? 0);
-  return now - ((value('hour') * 60 + value('minute')) * 60 + value('second')) * 1000 - (now % 1000);
 }
 
 function formatDuration(ms: number): string {

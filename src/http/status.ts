@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { App } from '../app.js';
 import type { Database } from '../db/database.js';
+import { usageToday } from '../usage/usage.js';
 
 /** What `/status` answers and `familiar status` prints. Every field is read defensively: parts may be absent. */
 export interface DaemonStatus {
@@ -51,7 +52,7 @@ export function collectStatus(app: App, now = new Date()): DaemonStatus {
     queue: { active: app.queue.active(), pending: app.queue.pending() },
     llm: {
       model: config.llm.model,
-      today: usageSince(app.db, startOfDay(now, app.clock.format(now))),
+      today: tokensToday(app, now),
       dailyTokenBudget: config.llm.daily_token_budget,
     },
     jobs: jobsSummary(app.db, now.getTime()),
@@ -59,21 +60,10 @@ export function collectStatus(app: App, now = new Date()): DaemonStatus {
   };
 }
 
-/**
- * Midnight of `now`'s day in the configured zone, from the zone's wall-clock "YYYY-MM-DD HH:MM".
- * Off by the shift on the one day a year whose night had a DST change; fine for a usage figure.
- */
-export function startOfDay(now: Date, zonedWallClock: string): number {
-  const match = /(\d{2}):(\d{2})$/.exec(zonedWallClock);
-  const minutes = match ? Number(match[1]) * 60 + Number(match[2]) : 0;
-  return now.getTime() - minutes * 60_000 - now.getUTCSeconds() * 1000 - now.getUTCMilliseconds();
-}
-
-function usageSince(db: Database, since: number): DaemonStatus['llm']['today'] {
-  const row = db
-    .prepare('SELECT COUNT(*) AS turns, COALESCE(SUM(prompt_tokens), 0) AS prompt, COALESCE(SUM(completion_tokens), 0) AS completion FROM turns WHERE started_at >= ?')
-    .get(since) as { turns: number; prompt: number; completion: number };
-  return { turns: row.turns, promptTokens: row.prompt, completionTokens: row.completion, totalTokens: row.prompt + row.completion };
+/** Today's LLM use (midnight to midnight in `timezone`), as the usage budget counts it. */
+function tokensToday(app: App, now: Date): DaemonStatus['llm']['today'] {
+  const today = usageToday(app.db, app.config, now);
+  return { turns: today.turns, promptTokens: today.promptTokens, completionTokens: today.completionTokens, totalTokens: today.totalTokens };
 }
 
 /** The scheduler owns its tables; this reads whatever of `jobs` and `job_runs` exists, by column name. */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { App, AppModule } from '../../src/app.js';
 import type { HttpModule } from '../../src/http/install.js';
-import { startOfDay } from '../../src/http/status.js';
+import { startOfDay } from '../../src/usage/usage.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp } from '../helpers/app.js';
 
@@ -168,6 +168,6 @@ describe('startOfDay', () => {
   it('goes back to midnight of the zone\'s wall clock', () => {
     const now = new Date('2026-11-22T05:10:42.123Z');
     // 06:10 in Paris (UTC+1): midnight in Paris is 23:00 UTC the day before.
-    expect(new Date(startOfDay(now, '2026-11-22 06:10')).toISOString()).toBe('2026-11-21T23:00:00.000Z');
+    expect(new Date(startOfDay('Europe/Paris', now)).toISOString()).toBe('2026-11-21T23:00:00.000Z');
   });
 });
