@@ -1,14 +1,13 @@
+import { wallClockAt } from '../../scheduler/zoned.js';
 import type { MessagePage, MessageSummary } from './mailbox.js';
 import type { ParsedMessage } from './read.js';
 
-/** `2026-11-02 11:05` in the daemon's time zone. */
+/** `2026-11-02 11:05` in the daemon's time zone (the zone's formatter is shared, not built per message). */
 export function formatDate(date: Date | undefined, timeZone: string): string {
   if (date === undefined) return '(no date)';
-  const parts = new Intl.DateTimeFormat('en-GB', {
-    timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
-  }).formatToParts(date);
-  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((entry) => entry.type === type)?.value ?? '';
-  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+  const wall = wallClockAt(date.getTime(), timeZone);
+  const two = (value: number) => String(value).padStart(2, '0');
+  return `${wall.year}-${two(wall.month)}-${two(wall.day)} ${two(wall.hour)}:${two(wall.minute)}`;
 }
 
 /** Header text from outside, on one line: a subject cannot fake further lines of a listing. */
