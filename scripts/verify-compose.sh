@@ -48,16 +48,10 @@ else
 fi
 compose_version=$("${COMPOSE[@]}" version --short 2>/dev/null || "${COMPOSE[@]}" version | head -n1)
 
-if [ -z "${FAMILIAR_NODE_IMAGE:-}" ] && docker image inspect node:20-bookworm-slim >/dev/null 2>&1 && docker image inspect node:20-bookworm >/dev/null 2>&1; then
-  FAMILIAR_NODE_IMAGE=node:20-bookworm-slim
-  FAMILIAR_BUILD_IMAGE=${FAMILIAR_BUILD_IMAGE:-node:20-bookworm}
-fi
-if [ -z "${FAMILIAR_NODE_IMAGE:-}" ]; then
-  bash "$here/build-node-base-image.sh"
-  FAMILIAR_NODE_IMAGE=familiar-node-base:20
-  FAMILIAR_BUILD_IMAGE=${FAMILIAR_BUILD_IMAGE:-familiar-node-build:20}
-fi
-FAMILIAR_BUILD_IMAGE=${FAMILIAR_BUILD_IMAGE:-node:20-bookworm}
+# shellcheck source=base-images.sh
+. "$here/base-images.sh"
+images=$(base_images "${FAMILIAR_BUILD_IMAGE:-}" "${FAMILIAR_NODE_IMAGE:-}")
+read -r FAMILIAR_BUILD_IMAGE FAMILIAR_NODE_IMAGE <<<"$images"
 for image in "$FAMILIAR_BUILD_IMAGE" "$FAMILIAR_NODE_IMAGE"; do
   docker image inspect "$image" >/dev/null 2>&1 || die "base image $image is not in the engine (offline: bash scripts/build-node-base-image.sh)"
 done

@@ -34,16 +34,10 @@ phase() { say "$1 ($((SECONDS - phase_start))s since start)"; }
 
 bash "$here/setup-docker.sh"
 
-if [ -z "${NODE_IMAGE:-}" ] && docker image inspect node:20-bookworm-slim >/dev/null 2>&1 && docker image inspect node:20-bookworm >/dev/null 2>&1; then
-  NODE_IMAGE=node:20-bookworm-slim
-  BUILD_IMAGE=node:20-bookworm
-fi
-if [ -z "${NODE_IMAGE:-}" ]; then
-  bash "$here/build-node-base-image.sh"
-  NODE_IMAGE=familiar-node-base:20
-  BUILD_IMAGE=${BUILD_IMAGE:-familiar-node-build:20}
-fi
-BUILD_IMAGE=${BUILD_IMAGE:-node:20-bookworm}
+# shellcheck source=base-images.sh
+. "$here/base-images.sh"
+images=$(base_images "${BUILD_IMAGE:-}" "${NODE_IMAGE:-}")
+read -r BUILD_IMAGE NODE_IMAGE <<<"$images"
 
 work=$(mktemp -d /tmp/familiar-verify.XXXXXX)
 cleanup() {
