@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Agent, type TurnInput, type TurnResult } from './agent/agent.js';
 import { ChatQueue } from './agent/chat-queue.js';
-import { ZonedClock } from './agent/clock.js';
+import { ZonedClock } from './lib/clock.js';
 import { ConversationStore } from './agent/conversations.js';
 import { applyAgent } from './agent/profiles.js';
 import { ChannelHub } from './channels/hub.js';

@@ -9,10 +9,10 @@ import type { MemoryStore } from '../memory/store.js';
 import type { ToolPolicy } from '../tools/policy.js';
 import type { ApprovalHandler, AuditRecord, ToolRegistry } from '../tools/registry.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
-import type { ZonedClock } from './clock.js';
+import type { ZonedClock } from '../lib/clock.js';
 import { ConversationStore } from './conversations.js';
 import { buildSystemPrompt } from './prompt.js';
-import { compareCodePoints } from '../compare.js';
+import { compareCodePoints } from '../lib/compare.js';
 
 export interface TurnInput {
   conversationId: string;

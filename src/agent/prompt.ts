@@ -1,5 +1,5 @@
 import type { MemoryStore } from '../memory/store.js';
-import type { ZonedClock } from './clock.js';
+import type { ZonedClock } from '../lib/clock.js';
 
 export const DEFAULT_PERSONA =
   'You are Familiar, a personal assistant running on your person\'s own machine. Be brief, warm and concrete. ' +

@@ -1,5 +1,5 @@
 import type { APIError } from 'openai';
-import { retryAfterMsOf } from '../tools/retry-after.js';
+import { retryAfterMsOf } from '../lib/retry-after.js';
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../log.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../lib/atomic-write.js';
 import { lineDiff } from './diff.js';
 import type { MemoryStore, WriteEvent } from './store.js';
 

@@ -2,9 +2,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/database.js';
-import { writeFileAtomic, KeyedMutex } from './atomic-write.js';
-import { resolveInside } from './paths.js';
-import { compareCodePoints } from '../compare.js';
+import { writeFileAtomic, KeyedMutex } from '../lib/atomic-write.js';
+import { resolveInside } from '../lib/paths.js';
+import { compareCodePoints } from '../lib/compare.js';
 
 export interface MemoryFile {
   path: string;

@@ -3,7 +3,7 @@ import { mkdir, open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import vm from 'node:vm';
 import { errorMessage } from '../errors.js';
-import { writeFileAtomic } from '../memory/atomic-write.js';
+import { writeFileAtomic } from '../lib/atomic-write.js';
 import { fail, ok, type AnyTool, type ToolResult } from '../tools/types.js';
 import type { SandboxConfig } from './pool.js';
 import { globToRegExp, walk } from './walk.js';

@@ -1,7 +1,7 @@
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { KeyedMutex } from '../memory/atomic-write.js';
-import { resolveInside, type ResolvedPath } from '../memory/paths.js';
+import { KeyedMutex } from '../lib/atomic-write.js';
+import { resolveInside, type ResolvedPath } from '../lib/paths.js';
 
 /** The uid/gid the sandbox runs as, when `tools.sandbox.user` is numeric ("1000" or "1000:1000"). */
 export interface SandboxOwner {

@@ -1,4 +1,4 @@
-import type { ZonedClock } from '../agent/clock.js';
+import type { ZonedClock } from '../lib/clock.js';
 import type { ChatCommand } from '../app.js';
 import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
 import type { Scheduler } from './scheduler.js';

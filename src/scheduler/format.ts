@@ -1,4 +1,4 @@
-import type { ZonedClock } from '../agent/clock.js';
+import type { ZonedClock } from '../lib/clock.js';
 import { describeCron } from './timing.js';
 import type { Job, JobRun } from './types.js';
 

@@ -3,7 +3,7 @@ import type { CronExpressionParser as CronParser } from 'cron-parser';
 import type Cronstrue from 'cronstrue';
 import { errorMessage } from '../errors.js';
 import { parseWhen, WHEN_FORMS } from './when.js';
-import { instantOfWallClock } from './zoned.js';
+import { instantOfWallClock } from '../lib/zoned.js';
 
 /** A job's schedule once resolved: a cron expression, or one instant. */
 export type Schedule = { type: 'cron'; cron: string } | { type: 'once'; at: number };

@@ -1,4 +1,4 @@
-import type { ZonedClock } from '../agent/clock.js';
+import type { ZonedClock } from '../lib/clock.js';
 import { fail, ok, type NativeTool } from '../tools/types.js';
 import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
 import { deliveryTarget } from './runner.js';

@@ -8,7 +8,7 @@ function chrono(): typeof Chrono {
   chronoModule ??= requireCjs('chrono-node') as typeof Chrono;
   return chronoModule;
 }
-import { instantOfWallClock, wallClockAsUtc } from './zoned.js';
+import { instantOfWallClock, wallClockAsUtc } from '../lib/zoned.js';
 
 /** A natural-language time: a one-shot instant, or a simple recurrence turned into cron. */
 export type ParsedWhen =

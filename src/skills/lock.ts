@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../memory/atomic-write.js';
+import { writeFileAtomic } from '../lib/atomic-write.js';
 import { SKILL_FILE, withoutStatus } from './format.js';
 import { MAX_SKILL_BYTES, MAX_SKILL_FILES } from './store.js';
-import { compareCodePoints } from '../compare.js';
+import { compareCodePoints } from '../lib/compare.js';
 
 export const LOCK_FILE = 'skills.lock';
 

@@ -2,7 +2,7 @@ import { cpSync, existsSync, lstatSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { App } from '../app.js';
 import { errorMessage } from '../errors.js';
-import { KeyedMutex } from '../memory/atomic-write.js';
+import { KeyedMutex } from '../lib/atomic-write.js';
 import type { ContainerPool, RunResult } from '../sandbox/pool.js';
 import { createPolicy } from '../tools/policy.js';
 import type { ApprovalHandler } from '../tools/registry.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Statement } from 'better-sqlite3';
 import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
-import { writeFileAtomic } from '../memory/atomic-write.js';
+import { writeFileAtomic } from '../lib/atomic-write.js';
 import { parseSkill, SKILL_FILE, SKILL_ID, withStatus, type Skill, type SkillStatus } from './format.js';
 
 /** One folder of `skills_dir`: a valid skill, or the reason it is not one. */

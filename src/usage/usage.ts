@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
-import { wallClockAt, zoneOffsetMs } from '../scheduler/zoned.js';
+import { wallClockAt, zoneOffsetMs } from '../lib/zoned.js';
 
 export interface UsageTotals {
   promptTokens: number;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { latestOccurrence, nextOccurrence, parseRunAt, resolveSchedule, validateCron } from '../../src/scheduler/timing.js';
 import { parseRecurrence, parseWhen } from '../../src/scheduler/when.js';
-import { instantOfWallClock } from '../../src/scheduler/zoned.js';
+import { instantOfWallClock } from '../../src/lib/zoned.js';
 
 const PARIS = 'Europe/Paris';
 const at = (iso: string) => Date.parse(iso);

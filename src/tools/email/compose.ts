@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { resolveInside } from '../../memory/paths.js';
+import { resolveInside } from '../../lib/paths.js';
 import type { ParsedMessage } from './read.js';
 
 export const MAX_RECIPIENTS = 50;

@@ -1,4 +1,4 @@
-import { wallClockAt } from '../../scheduler/zoned.js';
+import { wallClockAt } from '../../lib/zoned.js';
 import type { MessagePage, MessageSummary } from './mailbox.js';
 import type { ParsedMessage } from './read.js';
 

@@ -1,5 +1,5 @@
 import { wrapExternal } from '../external.js';
-import { retryAfterSeconds } from '../retry-after.js';
+import { retryAfterSeconds } from '../../lib/retry-after.js';
 import type { NativeTool, Risk, ToolResult } from '../types.js';
 import { fetchGuarded, HttpFetchError, type Resolver } from './fetch-guarded.js';
 import { formatBody, headerText } from './format.js';
