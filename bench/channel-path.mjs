@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { createApp } from '../dist/app.js';
+import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
 import { ROOT, percentile, table, tempDir, writeConfig } from './lib.mjs';
@@ -57,7 +57,7 @@ const configPath = writeConfig(dir, {
     discord: { token: discord.token, api_url: discord.restApi, allowed_users: ['2'] },
   },
 });
-const app = await createApp({ loaded: loadConfig({ configPath, env: {} }), log: createLogger({ level: 'silent', format: 'json', secrets: [] }), llm });
+const app = await createDaemon({ loaded: loadConfig({ configPath, env: {} }), log: createLogger({ level: 'silent', format: 'json', secrets: [] }), llm, mode: 'daemon' });
 await app.start();
 
 let replied;

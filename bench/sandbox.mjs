@@ -2,7 +2,7 @@
 // on a warm pooled container (through the tool registry), against a cold create+start+exec+remove per call with
 // the same hardening; then the time to the first call after the daemon starts with pool_size 2.
 // Usage: npm run build && node bench/sandbox.mjs [image] [--json]     (default familiar-sandbox:test; needs a Docker engine)
-import { createApp } from '../dist/app.js';
+import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
 import { runExec } from '../dist/sandbox/exec.js';
@@ -21,8 +21,8 @@ async function makeApp(poolSize) {
     tools: { sandbox: { image: IMAGE, pool_size: poolSize, labels: { 'familiar.bench': '1' } } },
   });
   const loaded = loadConfig({ configPath, env: {} });
-  const app = await createApp({ loaded, log: createLogger({ level: 'silent', format: 'json', secrets: [] }) });
-  if (!app.context.pool) throw new Error(`no sandbox (is the engine running and ${IMAGE} built?)`);
+  const app = await createDaemon({ loaded, log: createLogger({ level: 'silent', format: 'json', secrets: [] }), mode: 'daemon' });
+  if (!app.sandbox) throw new Error(`no sandbox (is the engine running and ${IMAGE} built?)`);
   return app;
 }
 
@@ -49,7 +49,7 @@ const row = (label, values) => [label, `p50 ${percentile(values, 50).toFixed(1)}
 const app = await makeApp(2);
 await app.start();
 await exec(app, 'warm', 'true');
-const pool = app.context.pool;
+const pool = app.sandbox;
 const session = await pool.acquire('warm');
 const warmTrue = [];
 const poolTrue = [];
@@ -108,7 +108,7 @@ console.log(table([
   row(`warm ${PYTHON}`, warmPython),
   row(`cold ${PYTHON}`, coldPython),
   row('new conversation, warm hand-over, `true`', fresh),
-  row('first call after start (createApp+start+call)', firstCall),
+  row('first call after start (createDaemon+start+call)', firstCall),
   row('pool of 2 warm after start', poolReady),
 ]));
 console.log(`speed-up warm vs cold (p50): true ${(percentile(coldTrue, 50) / percentile(warmTrue, 50)).toFixed(1)}x, python ${(percentile(coldPython, 50) / percentile(warmPython, 50)).toFixed(1)}x`);

@@ -1,5 +1,5 @@
 // Scheduler load: (1) time to ready and RSS with 10 000 persisted jobs vs none, each in a fresh process
-// (createApp + start, as `familiar start` does); (2) firing delay, scheduled time -> agent turn started,
+// (createDaemon + start, as `familiar start` does); (2) firing delay, scheduled time -> agent turn started,
 // for 100 jobs due in the same second (one-shots, then a seconds-field cron). The agent's turn is replaced by
 // a recorder, so the figure is the scheduler's own delay, not the LLM's.
 // Usage: npm run build && node bench/scheduler-load.mjs [--jobs N] [--json]
@@ -28,9 +28,9 @@ function writeConfig(dir) {
 }
 
 async function buildApp(configPath) {
-  const { createApp } = await dist('app.js');
+  const { createDaemon } = await dist('daemon.js');
   const { loadConfig } = await dist('config/load.js');
-  return createApp({ loaded: loadConfig({ configPath, env: {} }), log: await silent() });
+  return createDaemon({ loaded: loadConfig({ configPath, env: {} }), log: await silent(), mode: 'daemon' });
 }
 
 function percentile(values, p) {
@@ -76,7 +76,7 @@ async function childLoad(dir) {
   const built = performance.now();
   // Time each module's start, to tell the scheduler's own cost from other parts that read its jobs.
   const moduleMs = {};
-  for (const module of app.modules) {
+  for (const module of app.parts) {
     const start = module.start?.bind(module);
     if (!start) continue;
     module.start = async () => {
@@ -88,7 +88,7 @@ async function childLoad(dir) {
   await app.start();
   const ready = performance.now();
   const rssAfter = process.memoryUsage().rss;
-  const jobs = app.context.scheduler.store.count();
+  const jobs = app.scheduler.store.count();
   await app.close(0);
   process.stdout.write(JSON.stringify({ jobs, createMs: built - started, startMs: ready - built, readyMs: ready - started, schedulerStartMs: moduleMs.scheduler ?? 0, moduleMs, rssDeltaMiB: (rssAfter - rssBefore) / 1048576 }));
 }
@@ -112,7 +112,7 @@ async function firingDelay(kind, count) {
     return { turnId: 'bench', status: 'ok', text: 'ok', artifacts: [], usage: { promptTokens: 0, completionTokens: 0, llmCalls: 0 }, model: undefined, toolCalls: 0, externalSources: [] };
   };
   const due = Math.ceil(Date.now() / 1000) * 1000 + 3000;
-  const scheduler = app.context.scheduler;
+  const scheduler = app.scheduler;
   for (let index = 0; index < count; index += 1) {
     const schedule = kind === 'cron' ? { cron: `${new Date(due).getSeconds()} * * * * *` } : { run_at: new Date(due).toISOString() };
     const created = scheduler.create({ prompt: `job ${index}`, source: 'chat', origin: { channel: 'bench', chatId: String(index) }, ...schedule });
@@ -148,7 +148,7 @@ if (argv[0] === '--child-load') {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } else {
     const f = (value) => value.toFixed(1);
-    console.log(`load at start (createApp + start, fresh process):`);
+    console.log(`load at start (createDaemon + start, fresh process):`);
     const others = (run) => Object.entries(run.moduleMs).filter(([name]) => name !== 'scheduler').map(([name, ms]) => `${name} ${f(ms)}`).join(', ');
     console.log(`  no jobs:        ready ${f(emptyRun.readyMs)} ms (scheduler module start ${f(emptyRun.schedulerStartMs)} ms; others: ${others(emptyRun)}), RSS +${f(emptyRun.rssDeltaMiB)} MiB`);
     console.log(`  ${fullRun.jobs} jobs:    ready ${f(fullRun.readyMs)} ms (scheduler module start ${f(fullRun.schedulerStartMs)} ms; others: ${others(fullRun)}), RSS +${f(fullRun.rssDeltaMiB)} MiB`);

@@ -2,7 +2,7 @@
 // and MCP over stdio (connect + list, one call through the registry). Run: npm run build && node bench/trust.mjs [--json]
 import path from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { createApp } from '../dist/app.js';
+import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
 import { McpManager } from '../dist/mcp/manager.js';
@@ -23,7 +23,7 @@ const configPath = writeConfig(dir, {
   data_dir: './data', memory_dir: './memory', log: { level: 'silent', format: 'json' },
   approval: { auto_approve: ['hi'] }, llm: { api_key: 'sk-bench-0000', daily_token_budget: 1_000_000 },
 });
-const app = await createApp({ loaded: loadConfig({ configPath, env: {} }), log });
+const app = await createDaemon({ loaded: loadConfig({ configPath, env: {} }), log, mode: 'daemon' });
 app.tools.register({ name: 'hi', description: 'high risk', risk: 'high', parameters: { type: 'object', properties: {} }, execute: async () => ({ success: true, output: 'ok' }) });
 app.tools.register({ name: 'lo', description: 'low risk', parameters: { type: 'object', properties: {} }, execute: async () => ({ success: true, output: 'ok' }) });
 

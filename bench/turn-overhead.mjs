@@ -3,7 +3,7 @@
 // Usage: npm run build && node bench/turn-overhead.mjs [--json]
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createApp } from '../dist/app.js';
+import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
 import { tuneHeapForDaemon } from '../dist/ops/heap.js';
@@ -35,14 +35,14 @@ async function buildApp() {
   writeFileSync(path.join(dir, 'memory', 'profile.md'), '# Profile\n- Name: Ada\n- Likes: tea, chess\n');
   const loaded = loadConfig({ configPath, env: {} });
   const log = createLogger({ level: 'silent', format: 'json', secrets: [] });
-  return createApp({ loaded, log, llm: instantLlm() });
+  return createDaemon({ loaded, log, llm: instantLlm(), mode: 'daemon' });
 }
 
 async function timeTurns(app, count, text, conversation) {
   const times = [];
   for (let index = 0; index < count; index += 1) {
     const started = performance.now();
-    await app.converse({ text, origin: { channel: 'bench', chatId: conversation }, source: 'cli' });
+    await app.turns.start({ text, origin: { channel: 'bench', chatId: conversation }, source: 'cli' });
     times.push(performance.now() - started);
   }
   return times;

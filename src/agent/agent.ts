@@ -3,16 +3,16 @@ import type OpenAI from 'openai';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
 import { LlmError, errorMessage } from '../errors.js';
-import type { ChatMessage, LlmClient, LlmResponse, LlmUsage } from '../llm/types.js';
+import { compareCodePoints } from '../lib/compare.js';
+import type { ZonedClock } from '../lib/clock.js';
+import type { ChatMessage, LlmClient, LlmResponse, ToolCallRequest } from '../llm/types.js';
 import type { Logger } from '../log.js';
-import type { MemoryStore } from '../memory/store.js';
 import type { ToolPolicy } from '../tools/policy.js';
 import type { ApprovalHandler, AuditRecord, ToolRegistry } from '../tools/registry.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
-import type { ZonedClock } from '../lib/clock.js';
-import { ConversationStore } from './conversations.js';
-import { buildSystemPrompt } from './prompt.js';
-import { compareCodePoints } from '../lib/compare.js';
+import type { LlmGate, TurnEvent, TurnResult, TurnSource } from '../turns/types.js';
+import type { ConversationStore } from './conversations.js';
+import { buildSystemPrompt, type PromptMemory } from './prompt.js';
 
 export interface TurnInput {
   conversationId: string;
@@ -20,7 +20,7 @@ export interface TurnInput {
   /** Sent as image content when `llm.vision` is on; only a text note is kept in history. */
   images?: ReadonlyArray<{ mimeType: string; data: Buffer }>;
   origin: CallOrigin;
-  source: 'chat' | 'cli' | 'job' | 'skill';
+  source: TurnSource;
   signal?: AbortSignal;
   unattended?: boolean;
   policy?: ToolPolicy;
@@ -34,38 +34,19 @@ export interface TurnInput {
   onEvent?: (event: TurnEvent) => void;
 }
 
-export type TurnEvent =
-  | { type: 'tool_start'; tool: string; arguments: string }
-  | { type: 'tool_end'; tool: string; success: boolean; durationMs: number };
-
-/** `error`: the turn threw (a bug, or the database failing); it is recorded so, and the error goes to the caller. */
-export type TurnStatus = 'ok' | 'loop_cap' | 'repeat' | 'llm_error' | 'cancelled' | 'blocked' | 'error';
-
-export interface TurnResult {
-  turnId: string;
-  status: TurnStatus;
-  /** What to show the person: the answer, or a short honest notice. */
-  text: string;
-  artifacts: Artifact[];
-  usage: LlmUsage & { llmCalls: number };
-  model: string | undefined;
-  toolCalls: number;
-  externalSources: string[];
-  error?: string;
-}
-
-/** Checked before every LLM call (usage budget): a string stops the turn with that message. */
-export type LlmGate = (input: { conversationId: string; source: TurnInput['source'] }) => string | undefined;
-
 export interface AgentDeps {
   config: Config;
   db: Database;
   llm: LlmClient;
   tools: ToolRegistry;
-  memory: MemoryStore;
+  memory: PromptMemory;
   conversations: ConversationStore;
   clock: ZonedClock;
   log: Logger;
+  /** Checked before every LLM call, in order (the daily token budget). */
+  gates?: readonly LlmGate[];
+  /** Written on each turn row: which process runs it (`daemon`, or `pid:N` for a one-shot command). */
+  runner?: string;
   now?: () => Date;
 }
 
@@ -76,192 +57,263 @@ const REPEAT_LIMIT = 3;
  * always carries text for the person, and history stays valid (every tool call has its result).
  */
 export class Agent {
-  private readonly deps: AgentDeps;
-  private readonly gates: LlmGate[] = [];
-  private readonly usageListeners: Array<(usage: { turnId: string; conversationId: string; model: string; usage: LlmUsage }) => void> = [];
-
-  private readonly saveTurn;
+  readonly deps: AgentDeps;
+  readonly runner: string;
+  /** One statement writes the turn row at each commit: created with the first, brought up to date after. */
+  readonly saveTurn;
 
   constructor(deps: AgentDeps) {
     this.deps = deps;
-    // One statement writes the turn row at each commit: created with the first, brought up to date after.
+    this.runner = deps.runner ?? `pid:${process.pid}`;
     this.saveTurn = deps.db.prepare(
-      `INSERT INTO turns (id, conversation_id, source, started_at, ended_at, status, model, llm_calls, prompt_tokens, completion_tokens, error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO turns (id, conversation_id, source, started_at, ended_at, status, model, llm_calls, prompt_tokens, completion_tokens, error, runner)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET ended_at = excluded.ended_at, status = excluded.status, model = excluded.model,
          llm_calls = excluded.llm_calls, prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens, error = excluded.error`,
     );
   }
 
-  addLlmGate(gate: LlmGate): void {
-    this.gates.push(gate);
+  runTurn(input: TurnInput): Promise<TurnResult> {
+    return new Turn(this, input).run();
   }
+}
 
-  onUsage(listener: (usage: { turnId: string; conversationId: string; model: string; usage: LlmUsage }) => void): void {
-    this.usageListeners.push(listener);
-  }
+/** One turn's state and its steps: open, build the messages, then model call and tool calls until an answer, close. */
+class Turn {
+  private readonly agent: Agent;
+  private readonly input: TurnInput;
+  private readonly turnId = newTurnId();
+  private readonly startedAt = Date.now();
+  private readonly controller = new AbortController();
+  private readonly result: TurnResult;
+  private readonly userMessage: ChatMessage;
+  private readonly repeats = new Map<string, number>();
+  /** The tool calls' audit records join the same commit as their results. */
+  private readonly audit: AuditRecord[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private timedOut = false;
+  private questionSaved = false;
+  private models: readonly string[];
+  private closing: ChatMessage[] = [];
 
-  async runTurn(input: TurnInput): Promise<TurnResult> {
-    const { config, llm, tools, conversations } = this.deps;
-    const turnId = newTurnId();
-    // Built on use: a child logger per turn costs more than the rest of a turn's bookkeeping.
-    const log = () => this.deps.log.child({ conversation: input.conversationId, turn: turnId.slice(-8) });
-    const startedAt = Date.now();
-
-    // One controller per turn, linked by hand: AbortSignal.timeout keeps its timer (and the turn) alive until
-    // it fires, and AbortSignal.any retains its sources — both grow memory over thousands of turns.
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new DOMException('turn timeout', 'TimeoutError'));
-    }, config.agent.turn_timeout_s * 1000);
-    timer.unref();
-    const onCancel = () => controller.abort(input.signal?.reason);
-    if (input.signal?.aborted) onCancel();
-    else input.signal?.addEventListener('abort', onCancel, { once: true });
-    const signal = controller.signal;
-    const result: TurnResult = {
-      turnId, status: 'ok', text: '', artifacts: [], usage: { promptTokens: 0, completionTokens: 0, llmCalls: 0 },
+  constructor(agent: Agent, input: TurnInput) {
+    this.agent = agent;
+    this.input = input;
+    this.userMessage = { role: 'user', content: input.text };
+    this.result = {
+      turnId: this.turnId, status: 'ok', text: '', artifacts: [], usage: { promptTokens: 0, completionTokens: 0, llmCalls: 0 },
       model: undefined, toolCalls: 0, externalSources: [],
     };
+    const { llm } = agent.deps;
+    this.models = input.model ? [input.model, ...llm.models.filter((model) => model !== input.model)] : llm.models;
+  }
 
-    // One commit per step: the question is stored with the first step's calls and results (or with the answer,
-    // for a turn without tools), each with the turn row and its usage so far. A turn cut by a crash before its
-    // first commit leaves nothing behind, so a replayed message is not stored twice.
-    const userMessage: ChatMessage = { role: 'user', content: input.text };
-    let questionSaved = false;
-    // The tool calls' audit records join the same commit as their results.
-    const audit: AuditRecord[] = [];
-    const commit = (messages: ChatMessage[], ended: boolean) => {
-      conversations.append(input.conversationId, turnId, questionSaved ? messages : [userMessage, ...messages], () => {
-        this.saveTurn.run(turnId, input.conversationId, input.source, startedAt, ended ? Date.now() : null, ended ? result.status : 'running',
-          result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null);
-        tools.writeAudit(audit.splice(0));
-      });
-      questionSaved = true;
-    };
-    let closing: ChatMessage[] = [];
-    const system = buildSystemPrompt({
-      persona: input.persona ?? config.agent.persona,
-      agentName: config.agent.name,
-      clock: this.deps.clock,
-      now: this.deps.now?.() ?? new Date(),
-      memory: this.deps.memory,
-      memoryBudget: config.memory.prompt_chars,
-      extra: input.systemExtra,
-    });
-    const messages: ChatMessage[] = [{ role: 'system', content: system }, ...conversations.history(input.conversationId, config.agent.history_tokens, config.agent.history_messages, [userMessage])];
-    if (input.images && input.images.length > 0 && config.llm.vision) attachImages(messages, input.text, input.images);
+  private get signal(): AbortSignal {
+    return this.controller.signal;
+  }
 
-    const schemas = tools.toFunctionSchemas(input.policy);
-    let models: readonly string[] = input.model ? [input.model, ...llm.models.filter((m) => m !== input.model)] : llm.models;
-    const repeats = new Map<string, number>();
+  /** Built on use: a child logger per turn costs more than the rest of a turn's bookkeeping. */
+  private log(): Logger {
+    return this.agent.deps.log.child({ conversation: this.input.conversationId, turn: this.turnId.slice(-8) });
+  }
 
+  async run(): Promise<TurnResult> {
+    const { config } = this.agent.deps;
+    const onCancel = this.linkCancellation();
+    const messages = this.buildMessages();
+    const schemas = this.agent.deps.tools.toFunctionSchemas(this.input.policy);
     try {
       for (let loop = 0; ; loop += 1) {
         if (loop >= config.llm.max_loops) {
-          result.status = 'loop_cap';
-          result.text = `I stopped after ${config.llm.max_loops} steps without reaching an answer. Tell me how to narrow it down, or ask me to continue.`;
+          this.stop('loop_cap', `I stopped after ${config.llm.max_loops} steps without reaching an answer. Tell me how to narrow it down, or ask me to continue.`);
           break;
         }
-        const blocked = this.gates.map((gate) => gate({ conversationId: input.conversationId, source: input.source })).find((reason) => reason);
-        if (blocked) {
-          result.status = 'blocked';
-          result.text = blocked;
-          break;
-        }
-        let response: LlmResponse;
-        try {
-          response = await llm.complete({ messages, tools: schemas, models, signal });
-        } catch (error) {
-          if (signal.aborted) throw error;
-          const reason = error instanceof LlmError ? error.message : errorMessage(error);
-          log().error({ err: error }, 'llm failed');
-          result.status = 'llm_error';
-          result.error = reason;
-          result.text = `Sorry, I could not answer: ${reason}. Please try again in a moment.`;
-          break;
-        }
-        result.usage.promptTokens += response.usage.promptTokens;
-        result.usage.completionTokens += response.usage.completionTokens;
-        result.usage.llmCalls += 1;
-        result.model = response.model;
-        for (const listener of this.usageListeners) listener({ turnId, conversationId: input.conversationId, model: response.model, usage: response.usage });
-        // The model that answered serves the rest of this turn (a fallback sticks until the turn ends).
-        const answered = models.indexOf(response.model);
-        if (answered > 0) models = models.slice(answered);
-
+        if (this.checkGates()) break;
+        const response = await this.callModel(messages, schemas);
+        if (!response) break;
         if (response.toolCalls.length === 0) {
-          result.text = response.content.trim() || '(I have nothing to add.)';
-          closing = [{ role: 'assistant', content: response.content }];
+          this.result.text = response.content.trim() || '(I have nothing to add.)';
+          this.closing = [{ role: 'assistant', content: response.content }];
           break;
         }
-
-        const assistant: OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam = {
-          role: 'assistant',
-          content: response.content || null,
-          tool_calls: response.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
-        };
-        let repeated: string | undefined;
-        const outcomes = await Promise.all(
-          response.toolCalls.map(async (call) => {
-            const key = `${call.name}\u0000${normalizeArguments(call.arguments)}`;
-            const count = (repeats.get(key) ?? 0) + 1;
-            repeats.set(key, count);
-            if (count >= REPEAT_LIMIT) {
-              repeated = call.name;
-              return { content: `Not run: ${call.name} was called with the same arguments ${REPEAT_LIMIT} times in this turn.`, artifacts: [] as Artifact[] };
-            }
-            input.onEvent?.({ type: 'tool_start', tool: call.name, arguments: call.arguments });
-            const outcome = await tools.execute({
-              name: call.name, arguments: call.arguments, callId: call.id, conversationId: input.conversationId, turnId,
-              origin: input.origin, unattended: input.unattended ?? false, signal,
-              ...(input.policy ? { policy: input.policy } : {}),
-              ...(input.approve ? { approve: input.approve } : {}),
-              taint: [...result.externalSources],
-              deferAudit: audit,
-            });
-            input.onEvent?.({ type: 'tool_end', tool: call.name, success: outcome.result.success, durationMs: outcome.durationMs });
-            if (outcome.result.externalSource && !result.externalSources.includes(outcome.result.externalSource)) {
-              result.externalSources.push(outcome.result.externalSource);
-            }
-            const content = outcome.result.success ? outcome.result.output : `ERROR: ${outcome.result.output}`;
-            return { content, artifacts: outcome.result.artifacts ?? [] };
-          }),
-        );
-        result.toolCalls += response.toolCalls.length;
-        const toolMessages: ChatMessage[] = response.toolCalls.map((call, index) => ({
-          role: 'tool', tool_call_id: call.id, content: outcomes[index]?.content ?? '',
-        }));
-        for (const outcome of outcomes) result.artifacts.push(...outcome.artifacts);
-        // A call and its results are stored together, so history never holds a call without a result.
-        commit([assistant, ...toolMessages], false);
-        messages.push(assistant, ...toolMessages);
-        if (signal.aborted) throw signal.reason;
+        const repeated = await this.runToolCalls(response, messages);
+        if (this.signal.aborted) throw this.signal.reason;
         if (repeated) {
-          result.status = 'repeat';
-          result.text = `I stopped because I kept calling ${repeated} with the same arguments without getting further. Could you rephrase or give me more detail?`;
+          this.stop('repeat', `I stopped because I kept calling ${repeated} with the same arguments without getting further. Could you rephrase or give me more detail?`);
           break;
         }
       }
-      if (result.status === 'loop_cap' || result.status === 'repeat') closing = [{ role: 'assistant', content: result.text }];
     } catch (error) {
-      if (!signal.aborted) {
-        result.status = 'error';
-        result.error = errorMessage(error);
-        throw error;
-      }
-      result.status = 'cancelled';
-      result.text = timedOut ? `I stopped: the turn took longer than ${config.agent.turn_timeout_s} s.` : 'Stopped.';
-      result.error = timedOut ? 'turn timeout' : 'cancelled';
+      this.fail(error);
     } finally {
-      clearTimeout(timer);
-      input.signal?.removeEventListener('abort', onCancel);
-      commit(closing, true);
+      clearTimeout(this.timer);
+      this.input.signal?.removeEventListener('abort', onCancel);
+      this.commit(this.closing, true);
     }
-    if (this.deps.log.isLevelEnabled('debug')) log().debug({ status: result.status, toolCalls: result.toolCalls, ms: Date.now() - startedAt }, 'turn done');
-    return result;
+    if (this.agent.deps.log.isLevelEnabled('debug')) this.log().debug({ status: this.result.status, toolCalls: this.result.toolCalls, ms: Date.now() - this.startedAt }, 'turn done');
+    return this.result;
+  }
+
+  /**
+   * One controller per turn, linked by hand: AbortSignal.timeout keeps its timer (and the turn) alive until it
+   * fires, and AbortSignal.any retains its sources — both grow memory over thousands of turns.
+   */
+  private linkCancellation(): () => void {
+    const { config } = this.agent.deps;
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort(new DOMException('turn timeout', 'TimeoutError'));
+    }, config.agent.turn_timeout_s * 1000);
+    this.timer.unref();
+    const onCancel = () => this.controller.abort(this.input.signal?.reason);
+    if (this.input.signal?.aborted) onCancel();
+    else this.input.signal?.addEventListener('abort', onCancel, { once: true });
+    return onCancel;
+  }
+
+  /** System prompt (persona, date, memory, tool guidance) + the budgeted history + the question. */
+  private buildMessages(): ChatMessage[] {
+    const { config, conversations, clock, memory, now } = this.agent.deps;
+    const system = buildSystemPrompt({
+      persona: this.input.persona ?? config.agent.persona,
+      agentName: config.agent.name,
+      clock,
+      now: now?.() ?? new Date(),
+      memory,
+      memoryBudget: config.memory.prompt_chars,
+      extra: this.input.systemExtra,
+    });
+    const messages: ChatMessage[] = [
+      { role: 'system', content: system },
+      ...conversations.history(this.input.conversationId, config.agent.history_tokens, config.agent.history_messages, [this.userMessage]),
+    ];
+    if (this.input.images && this.input.images.length > 0 && config.llm.vision) attachImages(messages, this.input.text, this.input.images);
+    return messages;
+  }
+
+  /** The usage budget and other gates: true when one stopped the turn. */
+  private checkGates(): boolean {
+    for (const gate of this.agent.deps.gates ?? []) {
+      const blocked = gate({ conversationId: this.input.conversationId, source: this.input.source });
+      if (blocked) {
+        this.stop('blocked', blocked);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** One LLM call; undefined when the provider failed for good (the turn then answers with an apology). */
+  private async callModel(messages: ChatMessage[], schemas: ReturnType<ToolRegistry['toFunctionSchemas']>): Promise<LlmResponse | undefined> {
+    let response: LlmResponse;
+    try {
+      response = await this.agent.deps.llm.complete({ messages, tools: schemas, models: this.models, signal: this.signal });
+    } catch (error) {
+      if (this.signal.aborted) throw error;
+      const reason = error instanceof LlmError ? error.message : errorMessage(error);
+      this.log().error({ err: error }, 'llm failed');
+      this.result.error = reason;
+      this.stop('llm_error', `Sorry, I could not answer: ${reason}. Please try again in a moment.`);
+      return undefined;
+    }
+    const { usage } = this.result;
+    usage.promptTokens += response.usage.promptTokens;
+    usage.completionTokens += response.usage.completionTokens;
+    usage.llmCalls += 1;
+    this.result.model = response.model;
+    // The model that answered serves the rest of this turn (a fallback sticks until the turn ends).
+    const answered = this.models.indexOf(response.model);
+    if (answered > 0) this.models = this.models.slice(answered);
+    return response;
+  }
+
+  /** Runs a step's calls concurrently, results in call order, stored with the call. Returns a tool called too often. */
+  private async runToolCalls(response: LlmResponse, messages: ChatMessage[]): Promise<string | undefined> {
+    const assistant: OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam = {
+      role: 'assistant',
+      content: response.content || null,
+      tool_calls: response.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+    };
+    let repeated: string | undefined;
+    const outcomes = await Promise.all(
+      response.toolCalls.map(async (call) => {
+        if (this.countRepeat(call) >= REPEAT_LIMIT) {
+          repeated = call.name;
+          return { content: `Not run: ${call.name} was called with the same arguments ${REPEAT_LIMIT} times in this turn.`, artifacts: [] as Artifact[] };
+        }
+        return this.runToolCall(call);
+      }),
+    );
+    this.result.toolCalls += response.toolCalls.length;
+    const toolMessages: ChatMessage[] = response.toolCalls.map((call, index) => ({
+      role: 'tool', tool_call_id: call.id, content: outcomes[index]?.content ?? '',
+    }));
+    for (const outcome of outcomes) this.result.artifacts.push(...outcome.artifacts);
+    // A call and its results are stored together, so history never holds a call without a result.
+    this.commit([assistant, ...toolMessages], false);
+    messages.push(assistant, ...toolMessages);
+    return repeated;
+  }
+
+  private countRepeat(call: ToolCallRequest): number {
+    const key = `${call.name}\u0000${normalizeArguments(call.arguments)}`;
+    const count = (this.repeats.get(key) ?? 0) + 1;
+    this.repeats.set(key, count);
+    return count;
+  }
+
+  private async runToolCall(call: ToolCallRequest): Promise<{ content: string; artifacts: Artifact[] }> {
+    const { input, result } = this;
+    input.onEvent?.({ type: 'tool_start', tool: call.name, arguments: call.arguments });
+    const outcome = await this.agent.deps.tools.execute({
+      name: call.name, arguments: call.arguments, callId: call.id, conversationId: input.conversationId, turnId: this.turnId,
+      origin: input.origin, unattended: input.unattended ?? false, signal: this.signal,
+      ...(input.policy ? { policy: input.policy } : {}),
+      ...(input.approve ? { approve: input.approve } : {}),
+      taint: [...result.externalSources],
+      deferAudit: this.audit,
+    });
+    input.onEvent?.({ type: 'tool_end', tool: call.name, success: outcome.result.success, durationMs: outcome.durationMs });
+    if (outcome.result.externalSource && !result.externalSources.includes(outcome.result.externalSource)) {
+      result.externalSources.push(outcome.result.externalSource);
+    }
+    return { content: outcome.result.success ? outcome.result.output : `ERROR: ${outcome.result.output}`, artifacts: outcome.result.artifacts ?? [] };
+  }
+
+  /** Ends the loop with a notice; loop cap and repeat stops are kept in history as the assistant's answer. */
+  private stop(status: TurnResult['status'], text: string): void {
+    this.result.status = status;
+    this.result.text = text;
+    if (status === 'loop_cap' || status === 'repeat') this.closing = [{ role: 'assistant', content: text }];
+  }
+
+  /** A throw inside the loop: a cancellation becomes an answer; anything else is recorded and rethrown. */
+  private fail(error: unknown): void {
+    if (!this.signal.aborted) {
+      this.result.status = 'error';
+      this.result.error = errorMessage(error);
+      throw error;
+    }
+    const { config } = this.agent.deps;
+    this.result.status = 'cancelled';
+    this.result.text = this.timedOut ? `I stopped: the turn took longer than ${config.agent.turn_timeout_s} s.` : 'Stopped.';
+    this.result.error = this.timedOut ? 'turn timeout' : 'cancelled';
+  }
+
+  /**
+   * One commit per step: the question is stored with the first step's calls and results (or with the answer, for a
+   * turn without tools), each with the turn row and its usage so far. A turn cut by a crash before its first commit
+   * leaves nothing behind, so a replayed message is not stored twice.
+   */
+  private commit(messages: ChatMessage[], ended: boolean): void {
+    const { input, result, agent } = this;
+    const { conversations, tools } = agent.deps;
+    conversations.append(input.conversationId, this.turnId, this.questionSaved ? messages : [this.userMessage, ...messages], () => {
+      agent.saveTurn.run(this.turnId, input.conversationId, input.source, this.startedAt, ended ? Date.now() : null, ended ? result.status : 'running',
+        result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null, agent.runner);
+      tools.writeAudit(this.audit.splice(0));
+    });
+    this.questionSaved = true;
   }
 }
 

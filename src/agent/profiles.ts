@@ -33,9 +33,12 @@ export function agentProfile(config: Config, name: string): AgentProfile | undef
   };
 }
 
-/** The turn with the chat's agent applied: its tools intersect the run's own policy; explicit overrides win. */
-export function applyAgent<T extends Pick<TurnInput, 'origin' | 'policy' | 'persona' | 'model'>>(config: Config, input: T): T {
-  const profile = resolveAgent(config, input.origin);
+/**
+ * The turn with its agent applied: its tools intersect the run's own policy; explicit overrides win. The agent is
+ * the one routed for `route` (a job's `scheduler` route), else for the turn's origin.
+ */
+export function applyAgent<T extends Pick<TurnInput, 'origin' | 'policy' | 'persona' | 'model'>>(config: Config, input: T, route?: Pick<CallOrigin, 'channel' | 'chatId'>): T {
+  const profile = resolveAgent(config, route ?? input.origin);
   if (!profile) return input;
   return {
     ...input,

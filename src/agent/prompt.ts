@@ -1,4 +1,3 @@
-import type { MemoryStore } from '../memory/store.js';
 import type { ZonedClock } from '../lib/clock.js';
 
 export const DEFAULT_PERSONA =
@@ -13,12 +12,17 @@ const TOOL_GUIDANCE = [
   'If a tool fails, read its message, fix the call or explain the problem; do not repeat the same failing call.',
 ].join('\n- ');
 
+/** What the prompt reads of memory (memory/store.ts): persona.md and the other files, within a budget. */
+export interface PromptMemory {
+  forPrompt(budget: number, withPersona: boolean): { persona: string | undefined; snapshot: { text: string } };
+}
+
 export interface PromptInput {
   persona: string | undefined;
   agentName: string;
   clock: ZonedClock;
   now: Date;
-  memory: MemoryStore;
+  memory: PromptMemory;
   memoryBudget: number;
   extra?: string | undefined;
 }

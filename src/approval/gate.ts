@@ -3,7 +3,7 @@ import { errorMessage } from '../errors.js';
 import { redactSecrets, type Logger } from '../log.js';
 import { createPolicy } from '../tools/policy.js';
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest, ToolRegistry } from '../tools/registry.js';
-import { maskArguments } from './mask.js';
+import { maskArguments } from '../lib/mask.js';
 import type { ApprovalPrompter } from './prompter.js';
 
 export interface ApprovalsOptions {

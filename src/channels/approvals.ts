@@ -1,4 +1,6 @@
-import type { App } from '../app.js';
+import type { ApprovalPrompter } from '../approval/prompter.js';
+import type { Logger } from '../log.js';
+import type { Part } from '../part.js';
 import { PendingApprovals } from './approval-pending.js';
 import { createDiscordPrompter } from './discord-approvals.js';
 import type { DiscordChannel } from './discord.js';
@@ -7,31 +9,35 @@ import type { ChannelRouter } from './router.js';
 import type { TelegramChannel } from './telegram.js';
 
 /**
- * Registers the Telegram and Discord approval prompters (buttons) for the channels that are configured, and a
- * module that ends open questions at shutdown. Called by `installChannels` after it built the adapters.
+ * The Telegram and Discord approval prompters (buttons) for the channels that are configured, registered with the
+ * approval gate, and a part that ends open questions at shutdown.
  */
-export function installChatApprovals(app: App, router: ChannelRouter, channels: { telegram?: TelegramChannel; discord?: DiscordChannel }): void {
-  const approvals = app.context.approvals;
-  if (!approvals) return;
+export function createChatApprovals(deps: {
+  approvals: { registerPrompter(channel: string, prompter: ApprovalPrompter): void };
+  router: ChannelRouter;
+  channels: { telegram?: TelegramChannel; discord?: DiscordChannel };
+  log: Logger;
+}): Part | undefined {
+  const { approvals, router, channels } = deps;
   const open: PendingApprovals[] = [];
   if (channels.telegram) {
-    const log = app.log.child({ component: 'telegram' });
+    const log = deps.log.child({ component: 'telegram' });
     const pending = new PendingApprovals(log);
     approvals.registerPrompter('telegram', createTelegramPrompter({ channel: channels.telegram, pending, isAllowed: (userId) => router.isAllowed('telegram', userId), log }));
     open.push(pending);
   }
   if (channels.discord) {
-    const log = app.log.child({ component: 'discord' });
+    const log = deps.log.child({ component: 'discord' });
     const pending = new PendingApprovals(log);
     approvals.registerPrompter('discord', createDiscordPrompter({ channel: channels.discord, pending, isAllowed: (userId) => router.isAllowed('discord', userId), log }));
     open.push(pending);
   }
-  if (open.length === 0) return;
-  // Pushed after the channel modules, so it stops first: the questions are edited while the bots can still send.
-  app.modules.push({
+  if (open.length === 0) return undefined;
+  // Listed after the channel parts, so it stops first: the questions are edited while the bots can still send.
+  return {
     name: 'chat-approvals',
     stop: async () => {
       for (const pending of open) pending.closeAll();
     },
-  });
+  };
 }

@@ -1,36 +1,38 @@
-import type { App, ChatCommand } from '../app.js';
+import type { Config } from '../config/schema.js';
+import type { Database } from '../db/database.js';
+import type { ChatCommand, ChatCommands } from '../part.js';
 import { usageToday } from '../usage/usage.js';
 import type { ChannelRouter } from './router.js';
 
+export interface BuiltinCommandDeps {
+  config: Config;
+  db: Database;
+  startedAt: number;
+  conversations: { reset(channel: string, chatId: string): string };
+  turns: { active(): number };
+  runningChannels(): string[];
+  /** Every command the chats answer, for `/help` (this map's own included). */
+  all(): ChatCommands;
+}
+
 /**
- * The chat commands every channel answers without an LLM call. Subsystems add their own to
- * `app.chatCommands` (`/jobs`, `/undo`); a command already registered under the same name is kept.
+ * The chat commands every channel answers without an LLM call: `/help`, `/reset`, `/status`, `/stop`. A part's
+ * command of the same name wins (see the channels part).
  */
-export function registerBuiltinCommands(app: App, router: ChannelRouter): void {
-  const builtins: Array<[string, ChatCommand]> = [
-    ['help', { description: 'what I can do and the commands', run: async () => helpText(app) }],
+export function createBuiltinCommands(deps: BuiltinCommandDeps, router: ChannelRouter): Map<string, ChatCommand> {
+  return new Map<string, ChatCommand>([
+    ['help', { description: 'what I can do and the commands', run: async () => helpText(deps) }],
     [
       'reset',
       {
         description: 'start a new conversation (the old one is kept)',
         run: async ({ channel, chatId }) => {
-          app.conversations.reset(channel, chatId);
+          deps.conversations.reset(channel, chatId);
           return 'Started a new conversation. The previous one is kept in the database.';
         },
       },
     ],
-    ['status', { description: 'model, uptime, queue, tokens used today', run: async () => statusText(app, router) }],
-    [
-      'memory',
-      {
-        description: 'list my memory files',
-        run: async () => {
-          const files = app.memory.list();
-          if (files.length === 0) return 'My memory folder is empty.';
-          return ['Memory files:', ...files.map((file) => `• ${file.path} (${formatBytes(file.size)})`)].join('\n');
-        },
-      },
-    ],
+    ['status', { description: 'model, uptime, queue, tokens used today', run: async () => statusText(deps, router) }],
     [
       'stop',
       {
@@ -38,30 +40,31 @@ export function registerBuiltinCommands(app: App, router: ChannelRouter): void {
         run: async ({ channel, chatId }) => (router.stop(channel, chatId) ? '' : 'Nothing is running in this chat.'),
       },
     ],
-  ];
-  for (const [name, command] of builtins) if (!app.chatCommands.has(name)) app.chatCommands.set(name, command);
+  ]);
 }
 
-function helpText(app: App): string {
+function helpText(deps: BuiltinCommandDeps): string {
   const lines = [
-    `I am ${app.config.agent.name}, your assistant. Write to me in plain words; I can use my tools and memory.`,
+    `I am ${deps.config.agent.name}, your assistant. Write to me in plain words; I can use my tools and memory.`,
     '',
     'Commands:',
-    ...[...app.chatCommands.entries()].map(([name, command]) => `/${name} — ${command.description}`),
+    ...[...deps.all().entries()].map(([name, command]) => `/${name} — ${command.description}`),
   ];
   return lines.join('\n');
 }
 
-function statusText(app: App, router: ChannelRouter): string {
+function statusText(deps: BuiltinCommandDeps, router: ChannelRouter): string {
   const now = Date.now();
-  const tokens = usageToday(app.db, app.config, new Date(now));
-  const waiting = Math.max(0, router.queued() - app.queue.active());
+  const { config } = deps;
+  const tokens = usageToday(deps.db, config, new Date(now));
+  const running = deps.turns.active();
+  const waiting = Math.max(0, router.queued() - running);
   return [
-    `Model: ${app.config.llm.model}${app.config.llm.fallback_models.length > 0 ? ` (fallback: ${app.config.llm.fallback_models.join(', ')})` : ''}`,
-    `Uptime: ${formatDuration(now - app.startedAt)}`,
-    `Queue: ${app.queue.active()} running, ${waiting} waiting`,
+    `Model: ${config.llm.model}${config.llm.fallback_models.length > 0 ? ` (fallback: ${config.llm.fallback_models.join(', ')})` : ''}`,
+    `Uptime: ${formatDuration(now - deps.startedAt)}`,
+    `Queue: ${running} running, ${waiting} waiting`,
     `Tokens today: ${tokens.totalTokens} (${tokens.promptTokens} prompt, ${tokens.completionTokens} completion) in ${tokens.turns} turns`,
-    `Channels: ${app.channels.names().join(', ') || 'none'}`,
+    `Channels: ${deps.runningChannels().join(', ') || 'none'}`,
   ].join('\n');
 }
 
@@ -72,8 +75,4 @@ function formatDuration(ms: number): string {
   if (days > 0) return `${days} d ${hours} h`;
   if (hours > 0) return `${hours} h ${minutes % 60} min`;
   return `${minutes} min`;
-}
-
-function formatBytes(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
 }

@@ -3,7 +3,7 @@ import {
   Client, DiscordAPIError, Events, GatewayIntentBits, Partials, REST, Routes,
   type Message, type SendableChannels,
 } from 'discord.js';
-import type { App, DoctorLine } from '../app.js';
+import type { DoctorLine } from '../part.js';
 import type { Config } from '../config/schema.js';
 import { AppError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -19,7 +19,6 @@ const FILES_PER_MESSAGE = 10;
 const READY_TIMEOUT_MS = 30_000;
 
 export interface DiscordChannelOptions {
-  app: App;
   router: ChannelRouter;
   config: DiscordConfig;
   log: Logger;

@@ -1,17 +1,6 @@
 import { AppError } from '../errors.js';
-import type { ChannelAdapter, DeliveryTarget, OutboundReply } from './types.js';
-
-/** Parses `telegram:123` (the form used in config, e.g. scheduler.default_chat). */
-export function parseTarget(target: string | DeliveryTarget): DeliveryTarget {
-  if (typeof target !== 'string') return target;
-  const index = target.indexOf(':');
-  if (index <= 0 || index === target.length - 1) throw new AppError('BAD_TARGET', `"${target}" is not a chat; write it as channel:chat_id, e.g. telegram:123456789`);
-  return { channel: target.slice(0, index), chatId: target.slice(index + 1) };
-}
-
-export function formatTarget(target: DeliveryTarget): string {
-  return `${target.channel}:${target.chatId}`;
-}
+import { parseTarget, type DeliveryTarget } from '../lib/target.js';
+import type { ChannelAdapter, OutboundReply } from './types.js';
 
 /**
  * The running channels, by name. Jobs and skills deliver through it without knowing the platforms.

@@ -1,6 +1,8 @@
-import type { App } from '../app.js';
+import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { ChatCommands } from '../part.js';
+import type { StartTurn } from '../turns/types.js';
 import { storeAttachments, describeAttachments, type RemoteAttachment } from './attachments.js';
 import { ChannelInbox, type ReplayableMessage } from './inbox.js';
 import { PairingStore } from './pairing.js';
@@ -16,7 +18,16 @@ export interface ChatIo {
 }
 
 export interface ChannelRouterOptions {
-  app: App;
+  db: Database;
+  log: Logger;
+  /** Received files are stored under `data_dir/workspaces/<conversation>/uploads/`. */
+  dataDir: string;
+  /** `llm.vision`: images also go to the model as image content. */
+  vision: boolean;
+  /** Chat commands answered without an LLM call (`/help` and the parts' commands). */
+  commands: ChatCommands;
+  conversations: { resolve(channel: string, chatId: string): string };
+  startTurn: StartTurn;
   /** `channels.<name>.allowed_users` from the config; paired users are read from SQLite per message. */
   allowedUsers: ReadonlyMap<string, ReadonlySet<string>>;
   typingIntervalMs?: number;
@@ -37,7 +48,7 @@ export const REPLAY_WINDOW_MS = 3600 * 1000;
  * Contract: `handle` never throws; an unknown user's message never reaches the LLM.
  */
 export class ChannelRouter {
-  private readonly app: App;
+  private readonly deps: ChannelRouterOptions;
   private readonly log: Logger;
   private readonly allowedUsers: ReadonlyMap<string, ReadonlySet<string>>;
   readonly inbox: ChannelInbox;
@@ -55,13 +66,18 @@ export class ChannelRouter {
   private readonly active = new Set<Promise<void>>();
 
   constructor(options: ChannelRouterOptions) {
-    this.app = options.app;
-    this.log = options.app.log.child({ component: 'channels' });
+    this.deps = options;
+    this.log = options.log.child({ component: 'channels' });
     this.allowedUsers = options.allowedUsers;
-    this.inbox = new ChannelInbox(options.app.db);
-    this.pairing = new PairingStore(options.app.db);
+    this.inbox = new ChannelInbox(options.db);
+    this.pairing = new PairingStore(options.db);
     this.typingIntervalMs = options.typingIntervalMs ?? 4000;
     this.maxAttachmentBytes = options.maxAttachmentBytes ?? 20 * 1024 * 1024;
+  }
+
+  /** Every command the chats answer (the parts' and the built-in ones). */
+  get commands(): ChatCommands {
+    return this.deps.commands;
   }
 
   isAllowed(channel: string, userId: string): boolean {
@@ -190,13 +206,13 @@ export class ChannelRouter {
     const match = /^\/([a-zA-Z0-9_]{1,32})(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(update.text.trim());
     if (!match) return false;
     const name = (match[1] ?? '').toLowerCase();
-    const command = this.app.chatCommands.get(name);
+    const command = this.deps.commands.get(name);
     if (!command) return false;
     let text: string;
     try {
       text = await command.run({
         channel: update.channel, chatId: update.chatId, userId: update.userId, args: (match[2] ?? '').trim(),
-        conversationId: this.app.conversations.resolve(update.channel, update.chatId),
+        conversationId: this.deps.conversations.resolve(update.channel, update.chatId),
       });
     } catch (error) {
       log.error({ err: error, command: name }, 'chat command failed');
@@ -227,15 +243,15 @@ export class ChannelRouter {
     this.outbox.set(chatKey, replied);
     try {
       await previous;
-      const conversationId = this.app.conversations.resolve(update.channel, update.chatId);
+      const conversationId = this.deps.conversations.resolve(update.channel, update.chatId);
       const stored = await storeAttachments({
-        attachments: update.attachments, dataDir: this.app.config.data_dir, conversationId, maxBytes: this.maxAttachmentBytes, log,
+        attachments: update.attachments, dataDir: this.deps.dataDir, conversationId, maxBytes: this.maxAttachmentBytes, log,
       });
       const message: InboundMessage = { ...update, attachments: stored.saved };
       const text = [message.text.trim(), describeAttachments(stored.saved, stored.skipped)].filter((part) => part !== '').join('\n\n');
-      const images = this.app.config.llm.vision ? stored.images : [];
-      // `converse` puts the turn in the ChatQueue synchronously, so the next message may follow now.
-      const turn = this.app.converse({
+      const images = this.deps.vision ? stored.images : [];
+      // `startTurn` puts the turn in the ChatQueue synchronously, so the next message may follow now.
+      const turn = this.deps.startTurn({
         text: text || '(empty message)',
         origin: { channel: update.channel, chatId: update.chatId, userId: update.userId },
         source: 'chat',

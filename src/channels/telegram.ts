@@ -1,6 +1,6 @@
 import { Bot, GrammyError, InputFile, type Context } from 'grammy';
 import type { Message, MessageEntity } from 'grammy/types';
-import type { App, DoctorLine } from '../app.js';
+import type { ChatCommands, DoctorLine } from '../part.js';
 import type { Config } from '../config/schema.js';
 import { AppError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -18,7 +18,8 @@ export const TELEGRAM_LIMIT = 4096;
 const COMMAND_NAME = /^[a-z0-9_]{1,32}$/;
 
 export interface TelegramChannelOptions {
-  app: App;
+  /** The chat commands, for Telegram's command menu (setMyCommands). */
+  commands: ChatCommands;
   router: ChannelRouter;
   config: TelegramConfig;
   log: Logger;
@@ -136,7 +137,7 @@ export class TelegramChannel implements ChannelAdapter {
   }
 
   private async registerCommands(): Promise<void> {
-    const commands = [...this.options.app.chatCommands.entries()]
+    const commands = [...this.options.commands.entries()]
       .filter(([name]) => COMMAND_NAME.test(name))
       .slice(0, 100)
       .map(([command, { description }]) => ({ command, description: description.slice(0, 256) || command }));

@@ -29,12 +29,6 @@ export interface OutboundReply {
   artifacts?: Artifact[];
 }
 
-/** Where a result goes: `{channel, chatId}` or the string form `telegram:123456789`. */
-export interface DeliveryTarget {
-  channel: string;
-  chatId: string;
-}
-
 export interface ChannelAdapter {
   readonly name: string;
   /** Send a reply to a chat (splitting, formatting and retries are the adapter's job). */

@@ -1,4 +1,4 @@
-import { parseCommandArgs } from './run.js';
+import { parseCommandArgs } from './args.js';
 import type { Command } from './context.js';
 
 /** `familiar ask "text"`: one turn, the reply on stdout; non-zero exit when the turn failed. */
@@ -9,13 +9,13 @@ export const askCommand: Command = async (context) => {
     context.io.stderr.write('usage: familiar ask [--conversation NAME] [--new] "your question"\n');
     return 2;
   }
-  const app = await context.createApp('quiet');
+  const app = await context.daemon('command');
   try {
     const chatId = typeof values.conversation === 'string' ? values.conversation : 'ask';
     if (values.new === true) app.conversations.reset('cli', chatId);
     // Modules are not started for one turn, but configured MCP tools should be there (each bounded by its timeout_s).
-    await app.context.mcp?.connectNow();
-    const result = await app.converse({ text, origin: { channel: 'cli', chatId, userId: 'owner' }, source: 'cli' });
+    await app.mcp?.connectNow();
+    const result = await app.turns.start({ text, origin: { channel: 'cli', chatId, userId: 'owner' }, source: 'cli' });
     const stream = result.status === 'ok' ? context.io.stdout : context.io.stderr;
     stream.write(`${result.text}\n`);
     for (const artifact of result.artifacts) context.io.stderr.write(`[artifact: ${artifact.type} ${artifact.name}]\n`);

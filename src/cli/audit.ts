@@ -1,8 +1,9 @@
-import { maskJsonText } from '../approval/mask.js';
+import { maskJsonText } from '../lib/mask.js';
 import { auditOutcome, listAudit, type AuditFilter } from '../audit/query.js';
 import { parseSince } from './since.js';
-import { parseCommandArgs } from './run.js';
+import { parseCommandArgs } from './args.js';
 import type { Command } from './context.js';
+import { ZonedClock } from '../lib/clock.js';
 
 const USAGE = 'usage: familiar audit [--since 2h|7d|2026-11-01] [--tool NAME] [--conversation ID] [--limit N] [--json]\n';
 
@@ -35,10 +36,12 @@ export const auditCommand: Command = async (context) => {
     }
     filter.limit = limit;
   }
-  const app = await context.createApp('quiet');
+  const loaded = context.loadConfig();
+  const db = context.openDatabase();
+  const clock = new ZonedClock(loaded.config.timezone);
   try {
-    const secrets = app.loaded.secrets;
-    const entries = listAudit(app.db, filter);
+    const secrets = loaded.secrets;
+    const entries = listAudit(db, filter);
     if (context.options.json) {
       const out = entries.map((entry) => ({ ...entry, outcome: auditOutcome(entry), input: maskJsonText(entry.input, secrets) }));
       context.io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
@@ -49,7 +52,7 @@ export const auditCommand: Command = async (context) => {
       return 0;
     }
     for (const entry of entries) {
-      const when = app.clock.format(new Date(entry.createdAt));
+      const when = clock.format(new Date(entry.createdAt));
       const outcome = auditOutcome(entry);
       const input = maskJsonText(entry.input, secrets);
       const line = [
@@ -62,6 +65,6 @@ export const auditCommand: Command = async (context) => {
     }
     return 0;
   } finally {
-    await app.close(0);
+    db.close();
   }
 };

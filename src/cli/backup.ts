@@ -1,6 +1,6 @@
 import { createBackup } from '../ops/backup.js';
 import type { Command } from './context.js';
-import { parseCommandArgs } from './run.js';
+import { parseCommandArgs } from './args.js';
 
 /** `familiar backup [--out DIR] [--tar]`: a consistent copy of the database, memory and skills; prints where. */
 export const backupCommand: Command = async (context) => {

@@ -6,7 +6,7 @@ const CHAT_HELP = 'Commands: /reset (new conversation), /undo (last memory chang
 
 /** `familiar chat`: an interactive conversation in the terminal; history is kept across sessions. */
 export const chatCommand: Command = async (context) => {
-  const app = await context.createApp('quiet');
+  const app = await context.daemon('command');
   const { stdout } = context.io;
   const rl = createInterface({ input: context.io.stdin, output: stdout, terminal: process.stdin.isTTY === true && context.io.stdin === process.stdin });
   // Lines are read through the iterator, made at once, which queues them: input piped in (even before the app is
@@ -21,10 +21,10 @@ export const chatCommand: Command = async (context) => {
   });
   // High-risk tool calls ask y/N on this same readline (Ctrl-C during the question counts as no).
   const terminalPrompter = createTerminalPrompter(rl, stdout, () => running?.signal);
-  const approve = app.context.approvals?.handlerFor(terminalPrompter);
+  const approve = app.approvals.handlerFor(terminalPrompter);
   // MCP tools are offered from the first message; a server that failed keeps being retried in the background.
-  await app.context.mcp?.connectNow();
-  app.context.mcp?.start();
+  await app.mcp?.connectNow();
+  app.mcp?.start();
   stdout.write(`Familiar (${app.config.llm.model}). ${CHAT_HELP}`);
   rl.setPrompt('you> ');
   try {
@@ -45,15 +45,15 @@ export const chatCommand: Command = async (context) => {
         continue;
       }
       const command = /^\/([a-z_]+)\s*(.*)$/s.exec(line);
-      const handler = command?.[1] !== undefined ? app.chatCommands.get(command[1]) : undefined;
+      const handler = command?.[1] !== undefined ? app.commands.get(command[1]) : undefined;
       if (handler) {
         const conversationId = app.conversations.resolve(origin.channel, origin.chatId);
         stdout.write(`${await handler.run({ ...origin, args: command?.[2] ?? '', conversationId })}\n`);
         continue;
       }
       running = new AbortController();
-      const result = await app.converse({
-        text: line, origin, source: 'cli', signal: running.signal, ...(approve ? { approve } : {}),
+      const result = await app.turns.start({
+        text: line, origin, source: 'cli', signal: running.signal, approve,
         onEvent: (event) => {
           if (event.type === 'tool_start') stdout.write(`  · ${event.tool}\n`);
         },

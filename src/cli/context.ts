@@ -1,5 +1,6 @@
 import { loadConfig, type LoadedConfig } from '../config/load.js';
-import { createApp, type App } from '../app.js';
+import type { Daemon, DaemonMode } from '../daemon.js';
+import { openDatabase, type Database } from '../db/database.js';
 import { createLogger, type Logger } from '../log.js';
 
 export interface GlobalOptions {
@@ -14,15 +15,23 @@ export interface CommandIo {
   stdin: NodeJS.ReadableStream;
 }
 
+/**
+ * What a command may open, each on demand: a command opens only what it reads. Read-only commands open the
+ * database and the stores they list; commands that run turns build the daemon in `command` mode (no channels, no
+ * HTTP endpoint, nothing started); only `familiar start` builds it in `daemon` mode.
+ */
 export interface CommandContext {
   args: string[];
   options: GlobalOptions;
   io: CommandIo;
   /** Loads (once) the config; throws ConfigError. */
   loadConfig(): LoadedConfig;
-  /** Builds the app for this command; `quiet` commands log warnings only unless --log-level says otherwise. */
-  createApp(mode: 'daemon' | 'quiet'): Promise<App>;
+  /** `quiet` commands log warnings only unless --log-level says otherwise. */
   logger(mode: 'daemon' | 'quiet'): Logger;
+  /** The database of `data_dir` (created and migrated if needed). The caller closes it. */
+  openDatabase(): Database;
+  /** The daemon's parts, made but not started. The caller closes it. */
+  daemon(mode: DaemonMode): Promise<Daemon>;
 }
 
 export type Command = (context: CommandContext) => Promise<number>;
@@ -42,11 +51,15 @@ export function createCommandContext(args: string[], options: GlobalOptions, io:
       const level = options.logLevel ?? (mode === 'quiet' ? 'warn' : config.config.log.level);
       return createLogger({ level, format: config.config.log.format, secrets: config.secrets });
     },
-    async createApp(mode) {
+    openDatabase() {
+      return openDatabase(context.loadConfig().config.data_dir);
+    },
+    async daemon(mode) {
       const config = context.loadConfig();
-      const log = context.logger(mode);
+      const log = context.logger(mode === 'daemon' ? 'daemon' : 'quiet');
       if (config.source === 'example') log.info({ path: config.path }, 'no config file found; using the defaults from config.example.yaml');
-      return createApp({ loaded: config, log });
+      const { createDaemon } = await import('../daemon.js');
+      return createDaemon({ loaded: config, log, mode });
     },
   };
   return context;

@@ -1,5 +1,5 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import type { DoctorLine } from '../app.js';
+import type { DoctorLine } from '../part.js';
 import { AppError, errorMessage } from '../errors.js';
 import { probeLlm } from '../llm/probe.js';
 import type { Command } from './context.js';
@@ -28,7 +28,7 @@ export const doctorCommand: Command = async (context) => {
   }
   let app;
   try {
-    app = await context.createApp('quiet');
+    app = await context.daemon('daemon');
   } catch (error) {
     // A database that cannot be opened (newer schema, not a database) is a failed check, not a crash: the
     // other checks that do not need it still run.
@@ -49,12 +49,12 @@ export const doctorCommand: Command = async (context) => {
       ? { status: 'ok', label: 'database: integrity ok' }
       : { status: 'fail', label: 'database', detail: String(integrity), fix: 'restore from a backup (familiar backup) or move data/familiar.db aside' });
     print(await probeLlm(config.llm));
-    for (const module of app.modules) {
-      if (!module.doctor) continue;
+    for (const part of app.parts) {
+      if (!part.doctor) continue;
       try {
-        for (const line of await module.doctor()) print(line);
+        for (const line of await part.doctor()) print(line);
       } catch (error) {
-        print({ status: 'fail', label: module.name, detail: String(error) });
+        print({ status: 'fail', label: part.name, detail: String(error) });
       }
     }
   } finally {

@@ -1,9 +1,11 @@
-import type { App } from '../app.js';
+import type { Config } from '../config/schema.js';
+import { ZonedClock } from '../lib/clock.js';
 import { formatJob, formatJobs, formatRun } from '../scheduler/format.js';
-import type { Scheduler } from '../scheduler/scheduler.js';
+import { Scheduler } from '../scheduler/scheduler.js';
+import { JobStore } from '../scheduler/store.js';
 import type { Job } from '../scheduler/types.js';
 import type { Command, CommandContext } from './context.js';
-import { parseCommandArgs } from './run.js';
+import { parseCommandArgs } from './args.js';
 
 const USAGE = `usage: familiar jobs <action>
   list [--all] [--json]            jobs with their schedule and next run (--all: finished one-shots too)
@@ -39,23 +41,48 @@ export const jobsCommand: Command = async (context) => {
     context.io.stderr.write(USAGE);
     return 2;
   }
-  const app = await context.createApp('quiet');
+  if (action === 'run') return runJob(rest[0], context);
+  // Every other action reads or edits the jobs table only: no turn, no timer, nothing the daemon is doing.
+  const { config } = context.loadConfig();
+  const db = context.openDatabase();
   try {
-    const scheduler = app.context.scheduler;
-    if (!scheduler) {
-      context.io.stderr.write('familiar jobs: the scheduler is not installed\n');
-      return 1;
-    }
-    return await dispatch(action, rest, parsed.values, { app, scheduler, context });
+    const scheduler = new Scheduler({
+      store: new JobStore(db), timeZone: config.timezone, log: context.logger('quiet'),
+      execute: () => Promise.reject(new Error('jobs do not run in this command')),
+      runTimeoutMs: config.scheduler.run_timeout_s * 1000, catchUpWindowMs: config.scheduler.catch_up_window * 1000,
+    });
+    return await dispatch(action, rest, parsed.values, { config, clock: new ZonedClock(config.timezone), scheduler, context });
   } finally {
-    await app.close(1000);
+    db.close();
   }
 };
 
+/** `jobs run ID`: one run now, in this process (the agent and the tools are made for it). */
+async function runJob(id: string | undefined, context: CommandContext): Promise<number> {
+  if (id === undefined) {
+    context.io.stderr.write('familiar jobs: run needs a job id (see familiar jobs list)\n');
+    return 2;
+  }
+  const app = await context.daemon('command');
+  try {
+    const result = await app.scheduler.runNow(id);
+    if (!result.ok) {
+      context.io.stderr.write(`familiar jobs: ${result.error}\n`);
+      return 1;
+    }
+    const { status, output, error } = result.value;
+    (status === 'ok' ? context.io.stdout : context.io.stderr).write(`${output || error || ''}\n`);
+    if (error && output) context.io.stderr.write(`note: ${error}\n`);
+    return status === 'ok' ? 0 : 1;
+  } finally {
+    await app.close(1000);
+  }
+}
+
 type Values = ReturnType<typeof parseCommandArgs>['values'];
 
-async function dispatch(action: string, rest: string[], values: Values, env: { app: App; scheduler: Scheduler; context: CommandContext }): Promise<number> {
-  const { app, scheduler, context } = env;
+async function dispatch(action: string, rest: string[], values: Values, env: { config: Config; clock: ZonedClock; scheduler: Scheduler; context: CommandContext }): Promise<number> {
+  const { config, clock, scheduler, context } = env;
   const out = (text: string) => context.io.stdout.write(`${text}\n`);
   const err = (text: string) => context.io.stderr.write(`familiar jobs: ${text}\n`);
   const now = Date.now();
@@ -63,7 +90,7 @@ async function dispatch(action: string, rest: string[], values: Values, env: { a
   if (action === 'list') {
     const jobs = scheduler.list({ includeDone: values.all === true });
     if (context.options.json) out(JSON.stringify(jobs.map(toJson), null, 2));
-    else out(formatJobs(jobs, app.clock, now));
+    else out(formatJobs(jobs, clock, now));
     return 0;
   }
   if (action === 'add') {
@@ -82,8 +109,8 @@ async function dispatch(action: string, rest: string[], values: Values, env: { a
       err(prompt === '' ? `give the prompt as the last argument. ${created.error}` : created.error);
       return 2;
     }
-    out(formatJob(created.value, app.clock, now));
-    if (created.value.deliverTo === undefined && app.config.scheduler.default_chat === undefined) {
+    out(formatJob(created.value, clock, now));
+    if (created.value.deliverTo === undefined && config.scheduler.default_chat === undefined) {
       context.io.stderr.write('note: scheduler.default_chat is not set, so results of this job are only logged and kept in `familiar jobs runs`\n');
     }
     return 0;
@@ -104,26 +131,15 @@ async function dispatch(action: string, rest: string[], values: Values, env: { a
         err(changed.error);
         return 1;
       }
-      out(formatJob(changed.value, app.clock, now));
+      out(formatJob(changed.value, clock, now));
       return 0;
-    }
-    case 'run': {
-      const result = await scheduler.runNow(id);
-      if (!result.ok) {
-        err(result.error);
-        return 1;
-      }
-      const { status, output, error } = result.value;
-      (status === 'ok' ? context.io.stdout : context.io.stderr).write(`${output || error || ''}\n`);
-      if (error && output) context.io.stderr.write(`note: ${error}\n`);
-      return status === 'ok' ? 0 : 1;
     }
     case 'runs': {
       if (!scheduler.get(id)) return notFound(err, id);
       const limit = Number(values.limit ?? 20);
       const runs = scheduler.runs(id, Number.isInteger(limit) && limit > 0 ? limit : 20);
       if (context.options.json) out(JSON.stringify(runs, null, 2));
-      else out(runs.length === 0 ? `${id} has not run yet` : runs.map((run) => formatRun(run, app.clock)).join('\n'));
+      else out(runs.length === 0 ? `${id} has not run yet` : runs.map((run) => formatRun(run, clock)).join('\n'));
       return 0;
     }
   }

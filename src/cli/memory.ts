@@ -1,6 +1,7 @@
-import type { MemoryHistory } from '../memory/history.js';
-import { MemoryHistory as History } from '../memory/history.js';
-import { parseCommandArgs } from './run.js';
+import { ZonedClock } from '../lib/clock.js';
+import { MemoryHistory } from '../memory/history.js';
+import { MemoryStore } from '../memory/store.js';
+import { parseCommandArgs } from './args.js';
 import type { Command } from './context.js';
 
 const USAGE = `usage: familiar memory log [PATH] [--limit N]
@@ -27,9 +28,11 @@ export const memoryCommand: Command = async (context) => {
     context.io.stderr.write(`familiar: memory ${action} needs a change number from "familiar memory log"\n`);
     return 2;
   }
-  const app = await context.createApp('quiet');
+  const { config } = context.loadConfig();
+  const db = context.openDatabase();
+  const clock = new ZonedClock(config.timezone);
   try {
-    const history: MemoryHistory = new History(app.memory, app.db, app.log);
+    const history = new MemoryHistory(new MemoryStore(config.memory_dir, db), db, context.logger('quiet'));
     const out = context.io.stdout;
     if (action === 'log') {
       const limit = parsed.values.limit === undefined ? 30 : Number(parsed.values.limit);
@@ -43,7 +46,7 @@ export const memoryCommand: Command = async (context) => {
         const what = change.kind === 'write' ? (change.previous === null ? 'created' : 'changed') : `${change.kind} of #${change.revertsId ?? '?'}`;
         const by = change.conversationId ? `by the assistant in ${change.conversationId}` : change.kind === 'write' ? 'outside a conversation' : '';
         const undone = change.undoneAt !== null ? ' (undone)' : '';
-        out.write(`#${change.id}  ${app.clock.format(new Date(change.createdAt))}  ${change.path}  ${what}${undone}  ${by}\n`);
+        out.write(`#${change.id}  ${clock.format(new Date(change.createdAt))}  ${change.path}  ${what}${undone}  ${by}\n`);
       }
       return 0;
     }
@@ -64,6 +67,6 @@ export const memoryCommand: Command = async (context) => {
     out.write(change.previous === null ? `Removed ${change.path} (change #${change.id} had created it).\n` : `${change.path} is back to how it was before #${change.id} (recorded as #${result.restored.id}).\n`);
     return 0;
   } finally {
-    await app.close(0);
+    db.close();
   }
 };

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { AppError, ConfigError, errorMessage } from '../errors.js';
 import { COMMANDS, HELP } from './commands.js';
 import { createCommandContext, type CommandIo } from './context.js';
@@ -39,11 +38,6 @@ export async function runCli(argv: string[], io: CommandIo = { stdout: process.s
     io.stderr.write(`familiar: ${errorMessage(error)}\n`);
     return 1;
   }
-}
-
-/** Options after the command name: `--flag value`, `--flag=value`, `--switch`; the rest are positionals. */
-export function parseCommandArgs(args: string[], options: Record<string, { type: 'string' | 'boolean'; short?: string }>) {
-  return parseArgs({ args, options, allowPositionals: true, strict: true });
 }
 
 interface Globals {

@@ -1,7 +1,12 @@
+import { ZonedClock } from '../lib/clock.js';
 import { installFromHub } from '../skills/hub-install.js';
-import type { ManageAction, SkillService } from '../skills/service.js';
+import { Scheduler } from '../scheduler/scheduler.js';
+import { JobStore } from '../scheduler/store.js';
+import { SkillScheduling } from '../skills/schedule.js';
+import { SkillCatalog, type ManageAction, type SkillService } from '../skills/service.js';
+import { SkillStore } from '../skills/store.js';
 import type { Command, CommandContext } from './context.js';
-import { parseCommandArgs } from './run.js';
+import { parseCommandArgs } from './args.js';
 
 const USAGE = `usage: familiar skills <action>
   list [--json]                    every skill: status, trigger, next run, last run; invalid ones with the reason
@@ -38,23 +43,41 @@ export const skillsCommand: Command = async (context) => {
     context.io.stderr.write(`familiar skills: ${action} needs ${action === 'install' ? 'a source' : 'a skill id (see familiar skills list)'}\n`);
     return 2;
   }
-  const app = await context.createApp('quiet');
+  if (action === 'list') return readOnly(action, '', context);
+  // `show` also needs the tools (which a skill names are available here, which are high-risk): the daemon is made,
+  // not started — nothing runs and nothing changes.
+  const app = await context.daemon('command');
   try {
-    const service = app.context.skills;
-    if (!service) {
-      context.io.stderr.write('familiar skills: skills are not installed\n');
-      return 1;
-    }
-    return await dispatch(action, rest, { id: typeof parsed.values.id === 'string' ? parsed.values.id : undefined, repin: parsed.values.repin === true }, service, context);
+    if (action === 'show') return show(action, rest[0] ?? '', app.skills, context);
+    // A command that changes skills first brings the scheduler in line with the folder, as the daemon does.
+    app.skills.scheduling.syncAll();
+    return await dispatch(action, rest, { id: typeof parsed.values.id === 'string' ? parsed.values.id : undefined, repin: parsed.values.repin === true }, app.skills, context);
   } finally {
     await app.close(1000);
   }
 };
 
-async function dispatch(action: string, rest: string[], values: { id: string | undefined; repin: boolean }, service: SkillService, context: CommandContext): Promise<number> {
+/** `list` and `show` read the skills folder, the lock and the jobs table: nothing is made or changed. */
+async function readOnly(action: 'list', id: string, context: CommandContext): Promise<number> {
+  const { config } = context.loadConfig();
+  const db = context.openDatabase();
+  try {
+    const log = context.logger('quiet');
+    const store = new SkillStore({ dir: config.skills_dir, db, timeZone: config.timezone });
+    const scheduler = new Scheduler({
+      store: new JobStore(db), timeZone: config.timezone, log, execute: () => Promise.reject(new Error('jobs do not run in this command')),
+      runTimeoutMs: config.scheduler.run_timeout_s * 1000, catchUpWindowMs: config.scheduler.catch_up_window * 1000,
+    });
+    const catalog = new SkillCatalog({ config, clock: new ZonedClock(config.timezone) }, store, new SkillScheduling({ scheduler, store, log }));
+    return show(action, id, catalog, context);
+  } finally {
+    db.close();
+  }
+}
+
+function show(action: 'list' | 'show', id: string, service: SkillCatalog, context: CommandContext): number {
   const out = (text: string) => context.io.stdout.write(`${text}\n`);
   const err = (text: string) => context.io.stderr.write(`familiar skills: ${text}\n`);
-  const id = rest[0] ?? '';
   switch (action) {
     case 'list': {
       const summaries = service.list();
@@ -74,6 +97,14 @@ async function dispatch(action: string, rest: string[], values: { id: string | u
       out(shown.value);
       return 0;
     }
+  }
+}
+
+async function dispatch(action: string, rest: string[], values: { id: string | undefined; repin: boolean }, service: SkillService, context: CommandContext): Promise<number> {
+  const out = (text: string) => context.io.stdout.write(`${text}\n`);
+  const err = (text: string) => context.io.stderr.write(`familiar skills: ${text}\n`);
+  const id = rest[0] ?? '';
+  switch (action) {
     case 'run': {
       const input = rest.slice(1).join(' ').trim();
       const outcome = await service.run(id, { input: input || undefined, origin: { channel: 'cli', chatId: 'skills', userId: 'owner' }, unattended: false });

@@ -1,10 +1,26 @@
+import { mkdirSync } from 'node:fs';
+import { acquireDaemonLock } from '../ops/lock.js';
 import { tuneHeapForDaemon } from '../ops/heap.js';
 import type { Command } from './context.js';
 
-/** `familiar start`: run until SIGINT/SIGTERM, then stop taking work, drain, close; exit 0. */
+/**
+ * `familiar start`: run until SIGINT/SIGTERM, then stop taking work, drain, close; exit 0. One daemon per data
+ * folder: a second one exits with status 1 naming the first (AppError DAEMON_RUNNING).
+ */
 export const startCommand: Command = async (context) => {
   tuneHeapForDaemon();
-  const app = await context.createApp('daemon');
+  const { config } = context.loadConfig();
+  mkdirSync(config.data_dir, { recursive: true });
+  const lock = acquireDaemonLock(config.data_dir);
+  try {
+    return await run(context);
+  } finally {
+    lock.release();
+  }
+};
+
+async function run(context: Parameters<Command>[0]): Promise<number> {
+  const app = await context.daemon('daemon');
   // With no channel polling, nothing else keeps the event loop alive while we wait for a signal.
   const keepAlive = setInterval(() => undefined, 1 << 30);
   const stopped = new Promise<string>((resolve) => {
@@ -12,11 +28,11 @@ export const startCommand: Command = async (context) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   await app.start();
-  app.log.info({ tools: app.tools.list().length, modules: app.modules.map((module) => module.name), ms: Math.round(performance.now()) }, 'familiar is ready');
+  app.log.info({ tools: app.tools.list().length, modules: app.parts.map((part) => part.name), ms: Math.round(performance.now()) }, 'familiar is ready');
   const signal = await stopped;
   app.log.info({ signal }, 'shutting down');
   await app.close(15_000);
   clearInterval(keepAlive);
   app.log.info('stopped');
   return 0;
-};
+}

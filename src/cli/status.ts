@@ -1,9 +1,9 @@
-import { checkHttpConfig } from '../http/install.js';
+import { checkHttpConfig } from '../http/part.js';
 import { baseUrl, clientHost } from '../http/listen-address.js';
 import type { DaemonStatus } from '../http/status.js';
 import { errorMessage } from '../errors.js';
 import type { Command } from './context.js';
-import { parseCommandArgs } from './run.js';
+import { parseCommandArgs } from './args.js';
 
 const HOW_TO_ENABLE = 'set http.listen: 127.0.0.1:8484 in config.yaml (or FAMILIAR_HTTP_LISTEN=127.0.0.1:8484 with the example config), restart the daemon, then run familiar status again';
 

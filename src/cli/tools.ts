@@ -1,5 +1,5 @@
 import { agentProfile } from '../agent/profiles.js';
-import { parseCommandArgs } from './run.js';
+import { parseCommandArgs } from './args.js';
 import type { Command } from './context.js';
 
 /**
@@ -12,7 +12,7 @@ export const toolsCommand: Command = async (context) => {
     context.io.stderr.write('usage: familiar tools list [--json] [--agent NAME]\n');
     return 2;
   }
-  const app = await context.createApp('quiet');
+  const app = await context.daemon('command');
   try {
     const profile = typeof values.agent === 'string' ? agentProfile(app.config, values.agent) : undefined;
     if (typeof values.agent === 'string' && !profile) {
@@ -20,9 +20,9 @@ export const toolsCommand: Command = async (context) => {
       context.io.stderr.write(`familiar: no agent named "${values.agent}" (declared in agents: ${known.length > 0 ? known.join(', ') : 'none'})\n`);
       return 2;
     }
-    if (app.context.mcp) {
-      await app.context.mcp.connectNow();
-      for (const server of app.context.mcp.status()) {
+    if (app.mcp) {
+      await app.mcp.connectNow();
+      for (const server of app.mcp.status()) {
         if (server.state !== 'connected') context.io.stderr.write(`mcp server ${server.name}: not reachable (${server.error ?? server.state}); its tools are not listed\n`);
       }
     }

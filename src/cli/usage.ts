@@ -1,5 +1,5 @@
 import { formatCost, formatNumber, formatUsageToday, topConversations, usageByDay, usageOfConversation, usageToday } from '../usage/usage.js';
-import { parseCommandArgs } from './run.js';
+import { parseCommandArgs } from './args.js';
 import type { Command } from './context.js';
 
 /** `familiar usage [--days N] [--conversation ID] [--json]`: tokens per day and conversation, cost estimate, budget. */
@@ -16,9 +16,9 @@ export const usageCommand: Command = async (context) => {
     context.io.stderr.write('familiar: --days must be a whole number from 1 to 366\n');
     return 2;
   }
-  const app = await context.createApp('quiet');
+  const { config } = context.loadConfig();
+  const db = context.openDatabase();
   try {
-    const { db, config } = app;
     const today = usageToday(db, config);
     const conversationId = typeof parsed.values.conversation === 'string' ? parsed.values.conversation : undefined;
     const conversation = conversationId ? usageOfConversation(db, config.llm.prices, conversationId) : undefined;
@@ -42,6 +42,6 @@ export const usageCommand: Command = async (context) => {
     }
     return 0;
   } finally {
-    await app.close(0);
+    db.close();
   }
 };

@@ -198,4 +198,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX channel_inbox_pending ON channel_inbox (channel, status, received_at);
     `,
   },
+  {
+    name: '007-turn-runner',
+    sql: `
+      -- Which process runs a turn: 'daemon', or 'pid:N' for a one-shot command (familiar ask, chat, jobs run).
+      -- At start the daemon marks as interrupted only the running turns that are its own (a previous daemon's)
+      -- or whose process is gone, never a turn another live process is serving.
+      ALTER TABLE turns ADD COLUMN runner TEXT;
+    `,
+  },
 ];

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { App } from '../app.js';
+import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
 import { usageToday } from '../usage/usage.js';
 
@@ -31,9 +31,23 @@ export interface JobsSummary {
   runsLast24h?: Record<string, number>;
 }
 
+/** What the daemon tells its status endpoint about itself (the composition root fills it in). */
+export interface DaemonState {
+  config: Config;
+  db: Database;
+  startedAt: number;
+  /** True once every part's start has run. */
+  started(): boolean;
+  /** Parts whose start threw; the daemon runs without them. */
+  failedParts(): string[];
+  partNames(): string[];
+  runningChannels(): string[];
+  queue: { active(): number; pending(): number };
+}
+
 const VERSION = readVersion();
 
-export function collectStatus(app: App, now = new Date()): DaemonStatus {
+export function collectStatus(app: DaemonState, now = new Date()): DaemonStatus {
   const config = app.config;
   const configured = [
     ...(config.channels.telegram?.token ? ['telegram'] : []),
@@ -45,10 +59,10 @@ export function collectStatus(app: App, now = new Date()): DaemonStatus {
     pid: process.pid,
     startedAt: new Date(app.startedAt).toISOString(),
     uptimeSeconds: Math.round((now.getTime() - app.startedAt) / 1000),
-    ready: app.started,
-    failedModules: [...app.failedModules],
-    modules: app.modules.map((module) => module.name),
-    channels: { configured, running: app.channels.names() },
+    ready: app.started(),
+    failedModules: app.failedParts(),
+    modules: app.partNames(),
+    channels: { configured, running: app.runningChannels() },
     queue: { active: app.queue.active(), pending: app.queue.pending() },
     llm: {
       model: config.llm.model,
@@ -61,7 +75,7 @@ export function collectStatus(app: App, now = new Date()): DaemonStatus {
 }
 
 /** Today's LLM use (midnight to midnight in `timezone`), as the usage budget counts it. */
-function tokensToday(app: App, now: Date): DaemonStatus['llm']['today'] {
+function tokensToday(app: DaemonState, now: Date): DaemonStatus['llm']['today'] {
   const today = usageToday(app.db, app.config, now);
   return { turns: today.turns, promptTokens: today.promptTokens, completionTokens: today.completionTokens, totalTokens: today.totalTokens };
 }

@@ -1,6 +1,6 @@
 import { APIError } from 'openai';
 import OpenAI from 'openai';
-import type { DoctorLine } from '../app.js';
+import type { DoctorLine } from '../part.js';
 import type { LlmConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import { describeFailure, llmConfigured } from './client.js';

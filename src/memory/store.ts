@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { writeFileAtomic, KeyedMutex } from '../lib/atomic-write.js';
 import { resolveInside } from '../lib/paths.js';
 import { compareCodePoints } from '../lib/compare.js';
+import type { MemoryAccess } from '../tools/context.js';
 
 export interface MemoryFile {
   path: string;
@@ -52,7 +53,7 @@ interface DirectoryListing {
  * The memory folder: Markdown files the person can edit by hand. Reads are fresh (checked by mtime and
  * size on every use); writes are atomic and serialised per file; search is SQLite FTS5 kept in sync.
  */
-export class MemoryStore {
+export class MemoryStore implements MemoryAccess {
   readonly root: string;
   private readonly db: Database;
   private readonly mutex = new KeyedMutex();

@@ -3,7 +3,12 @@ import { fail, ok, type AnyTool } from '../tools/types.js';
 
 const MAX_WRITE_CHARS = 200_000;
 
-export function createMemoryTools(): AnyTool[] {
+export interface MemoryToolOptions {
+  /** The model read `path` in a conversation and saw `content` (the hand-edit guard checks later overwrites against it). */
+  onRead?: (conversationId: string, path: string, content: string) => void;
+}
+
+export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
   const memoryRead: AnyTool = {
     name: 'memory_read',
     group: 'memory',
@@ -23,6 +28,7 @@ export function createMemoryTools(): AnyTool[] {
       }
       try {
         const content = ctx.memory.read(params.path);
+        options.onRead?.(ctx.conversationId, params.path, content);
         return ok(content === '' ? `${params.path} is empty.` : content);
       } catch (error) {
         const message = errorMessage(error);

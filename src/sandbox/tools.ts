@@ -1,9 +1,9 @@
 import { errorMessage } from '../errors.js';
 import { redactSecrets } from '../log.js';
+import type { SandboxRun, SandboxStream } from '../tools/context.js';
 import { fail, ok, type AnyTool, type ToolResult } from '../tools/types.js';
-import type { CappedBuffer } from './exec.js';
 import { createFileTools } from './file-tools.js';
-import type { RunResult, SandboxConfig } from './pool.js';
+import type { SandboxConfig } from './pool.js';
 import { walk } from './walk.js';
 import type { Workspaces } from './workspace.js';
 
@@ -11,9 +11,9 @@ import type { Workspaces } from './workspace.js';
 const FRAME_CHARS = 400;
 
 /** sandbox_exec, the file tools and (when `code_agent` is configured) opencode. */
-export function createSandboxTools(workspaces: Workspaces, config: SandboxConfig): AnyTool[] {
+export function createSandboxTools(workspaces: Workspaces, config: SandboxConfig, options: { codeAgent: boolean } = { codeAgent: true }): AnyTool[] {
   const tools = [createExecTool(config), ...createFileTools(workspaces, config)];
-  if (config.code_agent) tools.push(createCodeAgentTool(workspaces, config));
+  if (config.code_agent && options.codeAgent) tools.push(createCodeAgentTool(workspaces, config));
   return tools;
 }
 
@@ -45,7 +45,7 @@ function createExecTool(config: SandboxConfig): AnyTool {
       }
       if (!ctx.pool) return fail('The sandbox is not running (no Docker engine); tell the person to run familiar doctor.');
       const timeoutS = params.timeout_s ?? config.timeout_s;
-      let result: RunResult;
+      let result: SandboxRun;
       try {
         result = await ctx.pool.run(ctx.conversationId, {
           command: params.command, timeoutMs: timeoutS * 1000, signal: ctx.signal, ...(params.network ? { network: true } : {}),
@@ -85,7 +85,7 @@ function createCodeAgentTool(workspaces: Workspaces, config: SandboxConfig): Any
       if (!ctx.pool) return fail('The sandbox is not running (no Docker engine); tell the person to run familiar doctor.');
       const timeoutS = params.timeout_s ?? agentConfig.timeout_s;
       const command = [agentConfig.command, ...(params.agent ? [agentConfig.agent_flag, shellQuote(params.agent)] : []), shellQuote(params.task)].join(' ');
-      let result: RunResult;
+      let result: SandboxRun;
       let changes: string[];
       try {
         const dir = await workspaces.ensure(ctx.conversationId);
@@ -121,7 +121,7 @@ function createCodeAgentTool(workspaces: Workspaces, config: SandboxConfig): Any
 }
 
 /** The tool output for one command: exit code (or why there is none), then stdout and stderr, each within its share. */
-export function formatRun(result: RunResult, options: { timeoutS: number; memoryMb: number; budget: number }): ToolResult {
+export function formatRun(result: SandboxRun, options: { timeoutS: number; memoryMb: number; budget: number }): ToolResult {
   let status: string;
   if (result.timedOut) {
     status = `timed out after ${options.timeoutS} s: the command was killed with its container (files in /workspace are kept; the next call gets a fresh container). Make it faster, run it in the background with output to a file, or pass a larger timeout_s.`;
@@ -142,7 +142,7 @@ export function formatRun(result: RunResult, options: { timeoutS: number; memory
   return result.exitCode === 0 && !result.timedOut && !result.cancelled ? ok(output) : fail(output);
 }
 
-function section(name: string, buffer: CappedBuffer, share: number): string {
+function section(name: string, buffer: SandboxStream, share: number): string {
   if (buffer.total === 0) return `--- ${name}: (empty) ---`;
   const text = buffer.text();
   const shown = text.length > share ? text.slice(0, share) : text;
@@ -151,7 +151,7 @@ function section(name: string, buffer: CappedBuffer, share: number): string {
   return `--- ${name} (${buffer.total} bytes) ---\n${shown}${note}`;
 }
 
-function tail(buffer: CappedBuffer, chars: number): string {
+function tail(buffer: SandboxStream, chars: number): string {
   const text = buffer.text().trimEnd();
   return text.length > chars ? `…${text.slice(text.length - chars)}` : text;
 }

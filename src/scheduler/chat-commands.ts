@@ -1,5 +1,5 @@
 import type { ZonedClock } from '../lib/clock.js';
-import type { ChatCommand } from '../app.js';
+import type { ChatCommand } from '../part.js';
 import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
 import type { Scheduler } from './scheduler.js';
 import { findOneShot, parseRecurrence } from './when.js';

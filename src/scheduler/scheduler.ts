@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { parseTarget } from '../channels/hub.js';
+import { parseTarget } from '../lib/target.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CallOrigin } from '../tools/types.js';

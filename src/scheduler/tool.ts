@@ -1,7 +1,9 @@
 import type { ZonedClock } from '../lib/clock.js';
 import { fail, ok, type NativeTool } from '../tools/types.js';
+import type { Delivery } from '../turns/types.js';
 import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
 import { deliveryTarget } from './runner.js';
+import type { Scheduler } from './scheduler.js';
 import type { Job } from './types.js';
 import { WHEN_FORMS } from './when.js';
 
@@ -16,7 +18,8 @@ export interface ScheduleParams {
 }
 
 /** The `schedule` tool: the model creates and manages jobs; a job remembers the chat it was made in. */
-export function createScheduleTool(clock: ZonedClock, defaultChat: () => string | undefined): NativeTool<ScheduleParams> {
+export function createScheduleTool(deps: { scheduler: Scheduler; clock: ZonedClock; delivery: Delivery }): NativeTool<ScheduleParams> {
+  const { scheduler, clock, delivery } = deps;
   return {
     name: 'schedule',
     description:
@@ -40,11 +43,9 @@ export function createScheduleTool(clock: ZonedClock, defaultChat: () => string 
       additionalProperties: false,
     },
     async execute(params, ctx) {
-      const scheduler = ctx.scheduler;
-      if (!scheduler) return fail('The scheduler is not running in this process; jobs cannot be managed here.');
       const now = Date.now();
       const describe = (job: Job, verb: string) => {
-        const target = deliveryTarget(job, defaultChat());
+        const target = deliveryTarget(delivery, job);
         return [
           `${verb} job ${job.id}: ${describeSchedule(job, clock)}.`,
           `Next run: ${describeNextRun(job, clock, now)}.`,

@@ -1,7 +1,7 @@
-import { formatTarget } from '../channels/hub.js';
 import { errorMessage } from '../errors.js';
 import type { ChatMessage } from '../llm/types.js';
 import type { ToolCallContext } from '../tools/types.js';
+import type { Delivery } from '../turns/types.js';
 import { parseSkill, renderSkill, SKILL_ID, SKILL_TOOL_NAMES, type Skill, type SkillTrigger } from './format.js';
 import { hasScripts, runSkillTest, SANDBOX_REQUIRED, skillConversation } from './runner.js';
 import type { Outcome, SkillService } from './service.js';
@@ -21,7 +21,6 @@ interface Draft {
 const SCRIPT_PATH = /^scripts\/[A-Za-z0-9_.-]+(?:\/[A-Za-z0-9_.-]+)*$/;
 const MAX_FILES = 20;
 const MAX_FILE_CHARS = 100_000;
-const UNDELIVERABLE = new Set(['cli', 'scheduler']);
 
 /**
  * `create_skill`: the LLM drafts SKILL.md (and scripts when needed) from the description; the draft is
@@ -29,9 +28,9 @@ const UNDELIVERABLE = new Set(['cli', 'scheduler']);
  * active only when the person asked for that, it is valid, and its test passed.
  */
 export async function createSkill(service: SkillService, params: CreateSkillParams, ctx: ToolCallContext): Promise<Outcome> {
-  const available = service.app.tools.list().map((entry) => entry.name).filter((name) => !SKILL_TOOL_NAMES.includes(name));
+  const available = service.deps.tools.list().map((entry) => entry.name).filter((name) => !SKILL_TOOL_NAMES.includes(name));
   const messages: ChatMessage[] = [
-    { role: 'system', content: draftingPrompt(available, service.app.config.timezone, ctx.config.tools.sandbox !== undefined) },
+    { role: 'system', content: draftingPrompt(available, service.deps.config.timezone, service.deps.sandbox !== undefined) },
     { role: 'user', content: requestText(params) },
   ];
   let draft: Draft | undefined;
@@ -40,12 +39,12 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
   for (let attempt = 0; attempt < 2 && skill === undefined; attempt += 1) {
     let content: string;
     try {
-      const response = await ctx.llm.complete({ messages, signal: ctx.signal });
+      const response = await service.deps.llm.complete({ messages, signal: ctx.signal });
       content = response.content;
     } catch (error) {
       return { ok: false, error: `The skill could not be drafted: the LLM failed (${errorMessage(error)}). Try again later.` };
     }
-    const checked = checkDraft(content, params, service.app.config.timezone, ctx);
+    const checked = checkDraft(content, params, service.deps.config.timezone, ctx, service.deps.delivery);
     if (checked.ok) {
       draft = checked.value.draft;
       skill = checked.value.skill;
@@ -64,10 +63,10 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
   const dir = service.store.folder(id);
 
   const notes: string[] = [];
-  const unknown = saved.tools.filter((name) => !name.includes('*') && !name.startsWith('!') && service.app.tools.get(name) === undefined);
+  const unknown = saved.tools.filter((name) => !name.includes('*') && !name.startsWith('!') && service.deps.tools.get(name) === undefined);
   if (unknown.length > 0) notes.push(`Tools not available here (not configured or unknown): ${unknown.join(', ')}.`);
   let testPassed = true;
-  const pool = ctx.pool;
+  const pool = service.deps.sandbox;
   if (saved.test !== undefined) {
     if (!pool) {
       testPassed = false;
@@ -99,7 +98,7 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
     notes.push(`It is a draft: run it with run_skill {id: "${id}"} to try it, and activate it with manage_skill when it is right.`);
   }
   const next = service.scheduling.nextRun(id);
-  if (next !== undefined) notes.push(`Next run: ${service.app.clock.describe(new Date(next))}.`);
+  if (next !== undefined) notes.push(`Next run: ${service.deps.clock.describe(new Date(next))}.`);
   const files = draft.files.length > 0 ? `\nFiles: ${draft.files.map((file) => file.path).join(', ')}` : '';
   const final = service.store.get(id);
   const text = final?.ok ? renderSkill(final.skill) : renderSkill({ ...saved, status });
@@ -125,7 +124,7 @@ function draftingPrompt(tools: readonly string[], timeZone: string, sandbox: boo
 }
 
 /** Parses the model's reply into a draft and validates it, applying the person's trigger and tools. */
-function checkDraft(content: string, params: CreateSkillParams, timeZone: string, ctx: ToolCallContext): Outcome<{ draft: Draft; skill: Skill }> {
+function checkDraft(content: string, params: CreateSkillParams, timeZone: string, ctx: ToolCallContext, delivery: Delivery): Outcome<{ draft: Draft; skill: Skill }> {
   const json = content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
   let raw: unknown;
   try {
@@ -158,7 +157,10 @@ function checkDraft(content: string, params: CreateSkillParams, timeZone: string
     skill.trigger = trigger;
   }
   if (params.tools) skill.tools = [...params.tools];
-  if (skill.trigger.type === 'cron' && skill.deliverTo === undefined && !UNDELIVERABLE.has(ctx.origin.channel)) skill.deliverTo = formatTarget(ctx.origin);
+  if (skill.trigger.type === 'cron' && skill.deliverTo === undefined) {
+    const chat = delivery.chatOf(ctx.origin);
+    if (chat !== undefined) skill.deliverTo = chat;
+  }
   // Re-validate what will be written, overrides included.
   const final = parseSkill(id, renderSkill(skill), timeZone);
   if (!final.ok) return { ok: false, error: final.error };

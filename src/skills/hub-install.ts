@@ -36,7 +36,7 @@ export async function installFromHub(service: SkillService, source: string, id: 
 /** `source` is a hub (git URL, folder, .tar.gz); a bare skill id means "this skill from tools.skills.hub". */
 function resolveSource(service: SkillService, source: string, id: string | undefined): Outcome<{ hub: string; id: string | undefined }> {
   const trimmed = source.trim();
-  const defaultHub = service.app.config.tools.skills.hub;
+  const defaultHub = service.deps.config.tools.skills.hub;
   if (trimmed === '' || trimmed === 'hub' || trimmed === 'default') {
     if (!defaultHub) return { ok: false, error: 'No hub given and tools.skills.hub is not set: pass source as a git URL, a folder or a .tar.gz.' };
     return { ok: true, value: { hub: defaultHub, id } };
@@ -79,7 +79,7 @@ async function installOne(service: SkillService, hubDir: string, source: string,
   } catch {
     return { ok: false, error: `Refused "${entry.id}": it has no ${SKILL_FILE}.` };
   }
-  const parsed = parseSkill(entry.id, text, service.app.config.timezone);
+  const parsed = parseSkill(entry.id, text, service.deps.config.timezone);
   if (!parsed.ok) return { ok: false, error: `Refused "${entry.id}": its ${SKILL_FILE} is not valid: ${parsed.error}.` };
   const version = entry.version ?? parsed.skill.version;
 
@@ -126,7 +126,7 @@ async function installOne(service: SkillService, hubDir: string, source: string,
   service.scheduling.sync(entry.id);
 
   const installed = store.get(entry.id);
-  const report = installed?.ok ? formatReport(buildReport(installed.skill, target, hashed.files, service.app.tools)) : '';
+  const report = installed?.ok ? formatReport(buildReport(installed.skill, target, hashed.files, service.deps.tools)) : '';
   return {
     ok: true,
     value: [

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ToolRegistry } from '../tools/registry.js';
+
+/** Looks a tool up by name (the registry). */
+export type ToolLookup = Pick<ToolRegistry, 'get'>;
 import type { Skill } from './format.js';
 
 /** What a skill contains and asks for, shown before anyone activates it. */
@@ -24,7 +27,7 @@ const NETWORK_HINTS: readonly RegExp[] = [
  * Describes a skill folder without running anything: its files, its scripts, the tools it wants
  * (flagging high-risk, unknown and wildcard ones) and signs that its scripts reach the network.
  */
-export function buildReport(skill: Skill, dir: string, files: readonly string[], tools: ToolRegistry | undefined): SkillReport {
+export function buildReport(skill: Skill, dir: string, files: readonly string[], tools: ToolLookup | undefined): SkillReport {
   const scripts = files.filter((file) => file.startsWith('scripts/'));
   const hints = new Set<string>();
   for (const file of scripts) {
@@ -51,10 +54,12 @@ export function buildReport(skill: Skill, dir: string, files: readonly string[],
   };
 }
 
-function toolNote(name: string, tools: ToolRegistry | undefined): { note?: string } {
+function toolNote(name: string, tools: ToolLookup | undefined): { note?: string } {
   if (name.startsWith('!')) return { note: 'excluded' };
   if (name.includes('*')) return { note: 'a pattern: every matching tool, present and future' };
-  const entry = tools?.get(name);
+  // Without the registry (a read-only command) nothing is known about availability or risk.
+  if (!tools) return {};
+  const entry = tools.get(name);
   if (!entry) return { note: 'not available here (not configured or unknown)' };
   const risk = entry.tool.risk;
   if (risk === 'high') return { note: 'high-risk: asks for approval' };

@@ -1,14 +1,21 @@
 import { cpSync, existsSync, lstatSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { App } from '../app.js';
 import { errorMessage } from '../errors.js';
 import { KeyedMutex } from '../lib/atomic-write.js';
-import type { ContainerPool, RunResult } from '../sandbox/pool.js';
+import type { Logger } from '../log.js';
+import type { SandboxRun } from '../tools/context.js';
 import { createPolicy } from '../tools/policy.js';
-import type { ApprovalHandler } from '../tools/registry.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
+import type { StartTurn } from '../turns/types.js';
 import type { Skill } from './format.js';
 import type { SkillRunTrigger, SkillStore } from './store.js';
+
+/** The sandbox as skills use it: the conversation's workspace folder and commands in its container. */
+export interface SkillSandbox {
+  readonly workspaces: { ensure(conversationId: string): Promise<string>; giveAll(paths: readonly string[]): void };
+  readonly config: { timeout_s: number };
+  run(conversationId: string, request: { command: string; timeoutMs: number; signal?: AbortSignal }): Promise<SandboxRun>;
+}
 
 export interface SkillRunRequest {
   skill: Skill;
@@ -51,7 +58,7 @@ export function hasScripts(dir: string): boolean {
  * Copies the skill's `scripts/` into its sandbox workspace (`/workspace/scripts`), replacing an older
  * copy, so a run always sees the files as they are now. The host only copies; nothing runs here.
  */
-export async function stageScripts(pool: ContainerPool, conversationId: string, skillDir: string): Promise<void> {
+export async function stageScripts(pool: SkillSandbox, conversationId: string, skillDir: string): Promise<void> {
   const workspace = await pool.workspaces.ensure(conversationId);
   const target = path.join(workspace, 'scripts');
   rmSync(target, { recursive: true, force: true });
@@ -69,9 +76,9 @@ export async function stageScripts(pool: ContainerPool, conversationId: string, 
 }
 
 /** Runs a skill's `test` command in its sandbox workspace. Contract: never throws. */
-export async function runSkillTest(pool: ContainerPool, skill: Skill, skillDir: string, conversationId: string, signal?: AbortSignal): Promise<{ passed: boolean; report: string }> {
+export async function runSkillTest(pool: SkillSandbox, skill: Skill, skillDir: string, conversationId: string, signal?: AbortSignal): Promise<{ passed: boolean; report: string }> {
   if (skill.test === undefined) return { passed: true, report: 'no test' };
-  let result: RunResult;
+  let result: SandboxRun;
   try {
     await stageScripts(pool, conversationId, skillDir);
     result = await pool.run(conversationId, { command: skill.test, timeoutMs: pool.config.timeout_s * 1000, ...(signal ? { signal } : {}) });
@@ -89,12 +96,12 @@ export async function runSkillTest(pool: ContainerPool, skill: Skill, skillDir: 
  * restricted to the skill's `tools`. Runs of one skill never overlap. Every run is recorded.
  */
 export class SkillRunner {
-  private readonly app: App;
+  private readonly deps: { log: Logger; sandbox: SkillSandbox | undefined; startTurn: StartTurn };
   private readonly store: SkillStore;
   private readonly mutex = new KeyedMutex();
 
-  constructor(app: App, store: SkillStore) {
-    this.app = app;
+  constructor(deps: { log: Logger; sandbox: SkillSandbox | undefined; startTurn: StartTurn }, store: SkillStore) {
+    this.deps = deps;
     this.store = store;
   }
 
@@ -103,11 +110,11 @@ export class SkillRunner {
   }
 
   private async runNow(request: SkillRunRequest): Promise<SkillRunResult> {
-    const { app, store } = this;
+    const { deps, store } = this;
     const { skill } = request;
     const startedAt = Date.now();
     const runId = store.startRun(skill.id, request.trigger, startedAt);
-    const log = app.log.child({ component: 'skills', skill: skill.id, runId });
+    const log = deps.log.child({ component: 'skills', skill: skill.id, runId });
     const finish = (result: Omit<SkillRunResult, 'runId'>): SkillRunResult => {
       store.finishRun(runId, { status: result.status, output: result.text, error: result.error }, startedAt);
       log.info({ status: result.status, ms: Date.now() - startedAt, ...(result.error ? { error: result.error } : {}) }, 'skill run finished');
@@ -118,7 +125,7 @@ export class SkillRunner {
     const dir = store.folder(skill.id);
     const scripts = hasScripts(dir);
     if (scripts) {
-      const pool = app.context.pool;
+      const pool = deps.sandbox;
       if (!pool) {
         const error = `skill "${skill.id}" was not run: ${SANDBOX_REQUIRED}`;
         return finish({ status: 'refused', text: error, artifacts: [], error, denied: [] });
@@ -131,31 +138,21 @@ export class SkillRunner {
       }
     }
 
-    const denied = new Set<string>();
-    // Unattended runs cannot ask anyone: only the skill's own approve list lets a high-risk tool through.
-    const approve: ApprovalHandler | undefined = request.unattended
-      ? async (call) => {
-        if (skill.approve.includes(call.tool)) return { approved: true, by: `skill ${skill.id} approve list` };
-        denied.add(call.tool);
-        return { approved: false, reason: `the unattended skill "${skill.id}" may not call high-risk ${call.tool}; add it to the skill's approve list to allow it` };
-      }
-      : undefined;
-    app.conversations.ensure(conversationId, request.origin.channel, request.origin.chatId);
     const text = `Run the skill "${skill.name}" now.${request.input ? `\n\nInput for this run:\n${request.input}` : ''}`;
     try {
-      const result = await app.agent.runTurn({
-        conversationId, text, origin: request.origin, source: 'skill', unattended: request.unattended,
+      // Unattended runs cannot ask anyone: only the skill's own approve list lets a high-risk tool through.
+      const result = await deps.startTurn({
+        conversationId, text, origin: request.origin, source: 'skill',
         policy: createPolicy(skill.tools),
         systemExtra: systemExtra(skill, request, scripts),
-        ...(approve ? { approve } : {}),
+        ...(request.unattended ? { unattended: { owner: 'skill' as const, id: skill.id, approve: skill.approve } } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
       });
-      const names = [...denied];
-      const note = names.length > 0 ? `\n\n(Not done: ${names.join(', ')} needs approval, and nobody can approve in a scheduled run; add it to the skill's approve list to allow it.)` : '';
+      const names = result.denied;
       if (result.status !== 'ok') {
-        return finish({ status: 'failed', text: result.text + note, artifacts: result.artifacts, error: result.error ?? result.text, denied: names });
+        return finish({ status: 'failed', text: result.text, artifacts: result.artifacts, error: result.error ?? result.text, denied: names });
       }
-      return finish({ status: 'ok', text: result.text + note, artifacts: result.artifacts, denied: names, ...(names.length > 0 ? { error: `denied: ${names.join(', ')}` } : {}) });
+      return finish({ status: 'ok', text: result.text, artifacts: result.artifacts, denied: names, ...(names.length > 0 ? { error: `denied: ${names.join(', ')}` } : {}) });
     } catch (error) {
       log.error({ err: error }, 'skill turn threw');
       return finish({ status: 'failed', text: `skill "${skill.id}" failed: ${errorMessage(error)}`, artifacts: [], error: errorMessage(error), denied: [] });

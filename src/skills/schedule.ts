@@ -1,7 +1,7 @@
-import type { App } from '../app.js';
-import { parseTarget } from '../channels/hub.js';
 import { errorMessage } from '../errors.js';
+import { parseTarget } from '../lib/target.js';
 import type { Logger } from '../log.js';
+import type { Delivery } from '../turns/types.js';
 import type { JobExecutor, Scheduler } from '../scheduler/scheduler.js';
 import type { Job, RunOutcome } from '../scheduler/types.js';
 import type { CallOrigin } from '../tools/types.js';
@@ -145,15 +145,13 @@ export function isSkillJob(job: Job): boolean {
   return job.id.startsWith(JOB_PREFIX) && job.configHash === OWNER_MARK;
 }
 
-const UNDELIVERABLE = new Set(['cli', 'scheduler']);
-
 /**
  * Runs the scheduler's `skill-*` jobs as skill runs: the skill is read now (a hand edit applies; one
  * edited to manual, paused or made invalid does not run and is unscheduled), run unattended and
  * restricted to its tools, and its result is delivered like a job's. Contract: never throws.
  */
-export function createSkillJobExecutor(app: App, deps: { store: SkillStore; runner: SkillRunner; scheduling: SkillScheduling; channelWaitMs: () => number }): JobExecutor {
-  const log = app.log.child({ component: 'skills' });
+export function createSkillJobExecutor(deps: { log: Logger; delivery: Delivery; store: SkillStore; runner: SkillRunner; scheduling: SkillScheduling }): JobExecutor {
+  const log = deps.log.child({ component: 'skills' });
   return async (job, _run, signal): Promise<RunOutcome> => {
     const skillId = job.id.slice(JOB_PREFIX.length);
     const entry = deps.store.get(skillId);
@@ -165,12 +163,13 @@ export function createSkillJobExecutor(app: App, deps: { store: SkillStore; runn
       return { status: 'failed', output: '', error: `skill not run: ${reason}` };
     }
     const skill = entry.skill;
-    const target = skill.deliverTo ?? job.deliverTo ?? app.config.scheduler.default_chat;
+    const target = deps.delivery.targetFor(undefined, skill.deliverTo ?? job.deliverTo);
+    // The run's chat is the one its result goes to (its agent, its approvals), else the scheduler itself.
     let origin: CallOrigin = { channel: 'scheduler', chatId: skillId };
     if (target !== undefined) {
       try {
         const parsed = parseTarget(target);
-        if (!UNDELIVERABLE.has(parsed.channel)) origin = parsed;
+        if (deps.delivery.chatOf(parsed) !== undefined) origin = parsed;
       } catch {
         // A bad deliver_to is reported when delivering below.
       }
@@ -181,29 +180,9 @@ export function createSkillJobExecutor(app: App, deps: { store: SkillStore; runn
     }
     const outcome: RunOutcome = { status: result.status === 'ok' ? 'ok' : 'failed', output: result.text, ...(result.error ? { error: result.error } : {}) };
     const text = result.status === 'ok' ? result.text : `⚠ Skill "${skill.name}" failed: ${(result.error ?? result.text).slice(0, 300)}`;
-    if (target === undefined) {
-      log.warn({ skill: skillId, result: text.slice(0, 2000) }, 'skill result not delivered: no deliver_to and scheduler.default_chat is not set');
-      return { ...outcome, error: joinErrors(outcome.error, 'not delivered: no chat (set deliver_to in SKILL.md or scheduler.default_chat)') };
-    }
-    try {
-      await waitForChannel(app, target, deps.channelWaitMs());
-      await app.channels.deliver(target, { text, ...(result.artifacts.length > 0 ? { artifacts: result.artifacts } : {}) });
-      return { ...outcome, deliveredTo: target };
-    } catch (error) {
-      log.warn({ err: error, skill: skillId, target }, 'skill result could not be delivered');
-      return { ...outcome, error: joinErrors(outcome.error, `not delivered to ${target}: ${errorMessage(error)}`) };
-    }
+    const delivered = await deps.delivery.deliver(target, { text, ...(result.artifacts.length > 0 ? { artifacts: result.artifacts } : {}) }, { kind: 'skill', id: skillId });
+    if (delivered.deliveredTo !== undefined) return { ...outcome, deliveredTo: delivered.deliveredTo };
+    const reason = target === undefined ? 'not delivered: no chat (set deliver_to in SKILL.md or scheduler.default_chat)' : delivered.error;
+    return { ...outcome, error: outcome.error ? `${outcome.error}; ${reason}` : reason };
   };
-}
-
-async function waitForChannel(app: App, target: string, waitMs: number): Promise<void> {
-  const channel = parseTarget(target).channel;
-  const deadline = Date.now() + waitMs;
-  while (app.channels.get(channel) === undefined && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-function joinErrors(first: string | undefined, second: string): string {
-  return first ? `${first}; ${second}` : second;
 }

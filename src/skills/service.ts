@@ -1,9 +1,14 @@
-import type { App } from '../app.js';
+import type { Config } from '../config/schema.js';
+import type { ZonedClock } from '../lib/clock.js';
+import type { LlmClient } from '../llm/types.js';
+import type { Logger } from '../log.js';
+import type { ToolRegistry } from '../tools/registry.js';
 import type { CallOrigin } from '../tools/types.js';
+import type { Delivery, StartTurn } from '../turns/types.js';
 import { describeTrigger, type Skill, type SkillStatus } from './format.js';
 import { checkPinned, hashSkillFolder, lockEntry, readLock, writeLock } from './lock.js';
 import { buildReport, formatReport } from './report.js';
-import { needsSandbox, runSkillTest, SANDBOX_REQUIRED, skillConversation, SkillRunner, type SkillRunResult } from './runner.js';
+import { needsSandbox, runSkillTest, SANDBOX_REQUIRED, skillConversation, SkillRunner, type SkillRunResult, type SkillSandbox } from './runner.js';
 import type { SkillScheduling } from './schedule.js';
 import type { SkillRun, SkillStore } from './store.js';
 
@@ -24,18 +29,39 @@ export interface SkillSummary {
 
 export type ManageAction = 'pause' | 'resume' | 'delete' | 'activate';
 
-/** The skills subsystem as the tools and the CLI use it: list, show, run, manage. */
-export class SkillService {
-  readonly app: App;
+/** What the skills part uses of the rest of the daemon. */
+export interface SkillsDeps {
+  config: Config;
+  clock: ZonedClock;
+  log: Logger;
+  /** The registered tools: which a skill may name, and their risk (reports, drafting). */
+  tools: Pick<ToolRegistry, 'get' | 'list'>;
+  /** Drafts skills (`create_skill`). */
+  llm: LlmClient;
+  /** Where scripts and tests run; undefined when the sandbox is off. */
+  sandbox: SkillSandbox | undefined;
+  startTurn: StartTurn;
+  delivery: Delivery;
+}
+
+/** What listing and showing skills read: no agent, no sandbox (a read-only command builds only this). */
+export interface SkillCatalogDeps {
+  config: Config;
+  clock: ZonedClock;
+  /** The registered tools, to flag unavailable and high-risk ones; without it tools are listed as named. */
+  tools?: Pick<ToolRegistry, 'get'>;
+}
+
+/** The skills as they are on disk and on the scheduler: list and show. */
+export class SkillCatalog {
+  readonly catalog: SkillCatalogDeps;
   readonly store: SkillStore;
-  readonly runner: SkillRunner;
   readonly scheduling: SkillScheduling;
 
-  constructor(app: App, store: SkillStore, scheduling: SkillScheduling) {
-    this.app = app;
+  constructor(catalog: SkillCatalogDeps, store: SkillStore, scheduling: SkillScheduling) {
+    this.catalog = catalog;
     this.store = store;
     this.scheduling = scheduling;
-    this.runner = new SkillRunner(app, store);
   }
 
   list(): SkillSummary[] {
@@ -50,7 +76,7 @@ export class SkillService {
       const base = { id: entry.id, ...(lastRun ? { lastRun } : {}) };
       if (!entry.ok) return { ...base, ok: false, problem: entry.error };
       const { skill } = entry;
-      const summary: SkillSummary = { ...base, ok: true, name: skill.name, status: skill.status, trigger: describeTrigger(skill.trigger, this.app.config.timezone) };
+      const summary: SkillSummary = { ...base, ok: true, name: skill.name, status: skill.status, trigger: describeTrigger(skill.trigger, this.catalog.config.timezone) };
       const next = this.scheduling.nextRun(skill.id);
       if (next !== undefined) summary.nextRunAt = next;
       const pinned = checkPinned(this.store.dir, skill.id);
@@ -65,7 +91,7 @@ export class SkillService {
 
   formatList(summaries: readonly SkillSummary[]): string {
     if (summaries.length === 0) return `No skills in ${this.store.dir}.`;
-    const clock = this.app.clock;
+    const clock = this.catalog.clock;
     return summaries
       .map((summary) => {
         if (!summary.ok) return `${summary.id} — INVALID: ${summary.problem ?? 'unknown problem'}`;
@@ -86,12 +112,12 @@ export class SkillService {
     if (!entry.ok) return { ok: true, value: `${id} — INVALID: ${entry.error}\n  folder: ${entry.dir}` };
     const { skill } = entry;
     const hashed = hashSkillFolder(entry.dir);
-    const report = hashed.ok ? formatReport(buildReport(skill, entry.dir, hashed.files, this.app.tools)) : `  files: ${hashed.error}`;
+    const report = hashed.ok ? formatReport(buildReport(skill, entry.dir, hashed.files, this.catalog.tools)) : `  files: ${hashed.error}`;
     let pin = 'made locally (not from a hub)';
     const pinned = checkPinned(this.store.dir, id);
     if (!pinned.ok) pin = pinned.error;
     else if (pinned.entry) pin = `installed from ${pinned.entry.source}, version ${pinned.entry.version}, sha256 ${pinned.entry.sha256}${pinned.entry.quarantined ? ' (quarantined until activated)' : ''}`;
-    const runs = this.store.runs(id, 5).map((run) => `  #${run.id} ${this.app.clock.format(new Date(run.startedAt))} ${run.trigger} ${run.status}${run.durationMs !== undefined ? ` ${(run.durationMs / 1000).toFixed(1)} s` : ''}${run.error ? ` — ${run.error.slice(0, 160)}` : ''}`);
+    const runs = this.store.runs(id, 5).map((run) => `  #${run.id} ${this.catalog.clock.format(new Date(run.startedAt))} ${run.trigger} ${run.status}${run.durationMs !== undefined ? ` ${(run.durationMs / 1000).toFixed(1)} s` : ''}${run.error ? ` — ${run.error.slice(0, 160)}` : ''}`);
     const next = this.scheduling.nextRun(id);
     return {
       ok: true,
@@ -101,11 +127,38 @@ export class SkillService {
         `  folder: ${entry.dir}`,
         `  origin: ${pin}`,
         ...(skill.deliverTo ? [`  deliver_to: ${skill.deliverTo}`] : []),
-        ...(next !== undefined ? [`  next run: ${this.app.clock.describe(new Date(next))}`] : []),
+        ...(next !== undefined ? [`  next run: ${this.catalog.clock.describe(new Date(next))}`] : []),
         report,
         `  recent runs:${runs.length === 0 ? ' none' : `\n${runs.join('\n')}`}`,
       ].join('\n'),
     };
+  }
+
+  /** Why a skill may not run at all (tampered or quarantined hub skill, or sandbox needed but absent). */
+  refusal(skill: Skill): string | undefined {
+    const pinned = checkPinned(this.store.dir, skill.id);
+    if (!pinned.ok) return `Refused: ${pinned.error}.`;
+    if (pinned.entry?.quarantined) {
+      return `Skill "${skill.id}" was installed from ${pinned.entry.source} and is quarantined: it runs only after the person reviews it (familiar skills show ${skill.id}) and activates it.`;
+    }
+    return undefined;
+  }
+
+  unknown(id: string): { ok: false; error: string } {
+    const ids = this.store.ids();
+    return { ok: false, error: `No skill with id "${id}". ${ids.length > 0 ? `Skills: ${ids.slice(0, 30).join(', ')}.` : 'There are no skills yet.'}` };
+  }
+}
+
+/** The skills subsystem as the tools and the CLI use it: list, show, run, manage. */
+export class SkillService extends SkillCatalog {
+  readonly deps: SkillsDeps;
+  readonly runner: SkillRunner;
+
+  constructor(deps: SkillsDeps, store: SkillStore, scheduling: SkillScheduling) {
+    super(deps, store, scheduling);
+    this.deps = deps;
+    this.runner = new SkillRunner(deps, store);
   }
 
   /**
@@ -164,19 +217,9 @@ export class SkillService {
     if (action === 'activate') await this.release(id);
     const scheduled = this.scheduling.sync(id);
     const next = this.scheduling.nextRun(id);
-    const when = next !== undefined ? ` Next run: ${this.app.clock.describe(new Date(next))}.` : '';
+    const when = next !== undefined ? ` Next run: ${this.deps.clock.describe(new Date(next))}.` : '';
     const verb = { pause: 'Paused', resume: 'Resumed', activate: 'Activated' }[action];
     return { ok: true, value: `${verb} skill "${id}".${extra}${scheduled ? ` Scheduler: ${scheduled}.` : ''}${when}` };
-  }
-
-  /** Why a skill may not run at all (tampered or quarantined hub skill, or sandbox needed but absent). */
-  refusal(skill: Skill): string | undefined {
-    const pinned = checkPinned(this.store.dir, skill.id);
-    if (!pinned.ok) return `Refused: ${pinned.error}.`;
-    if (pinned.entry?.quarantined) {
-      return `Skill "${skill.id}" was installed from ${pinned.entry.source} and is quarantined: it runs only after the person reviews it (familiar skills show ${skill.id}) and activates it.`;
-    }
-    return undefined;
   }
 
   /** Activation needs a valid, untampered skill whose test (if any) passes in the sandbox. */
@@ -188,9 +231,10 @@ export class SkillService {
       const repinned = await this.repin(skill.id);
       if (!repinned.ok) return repinned;
     }
-    if (needsSandbox(skill, dir) && !this.app.context.pool) return { ok: false, error: `Not activated: skill "${skill.id}" has scripts or a test, and ${SANDBOX_REQUIRED}.` };
-    if (skill.test === undefined || !this.app.context.pool) return { ok: true, value: '' };
-    const test = await runSkillTest(this.app.context.pool, skill, dir, skillConversation(skill.id), options.signal);
+    const sandbox = this.deps.sandbox;
+    if (needsSandbox(skill, dir) && !sandbox) return { ok: false, error: `Not activated: skill "${skill.id}" has scripts or a test, and ${SANDBOX_REQUIRED}.` };
+    if (skill.test === undefined || !sandbox) return { ok: true, value: '' };
+    const test = await runSkillTest(sandbox, skill, dir, skillConversation(skill.id), options.signal);
     const runId = this.store.startRun(skill.id, 'test');
     this.store.finishRun(runId, { status: test.passed ? 'ok' : 'failed', output: test.report }, Date.now());
     if (!test.passed) return { ok: false, error: `Not activated: ${test.report}` };
@@ -226,10 +270,5 @@ export class SkillService {
     if (!lockEntry(lock, id)) return;
     const skills = Object.fromEntries(Object.entries(lock.skills).filter(([key]) => key !== id));
     await writeLock(this.store.dir, { version: 1, skills });
-  }
-
-  unknown(id: string): { ok: false; error: string } {
-    const ids = this.store.ids();
-    return { ok: false, error: `No skill with id "${id}". ${ids.length > 0 ? `Skills: ${ids.slice(0, 30).join(', ')}.` : 'There are no skills yet.'}` };
   }
 }

@@ -5,7 +5,7 @@ import type { ManageAction, SkillService } from './service.js';
 
 /** The five skill tools, with the parameters the seed names: create, list, run, manage, install. */
 export function createSkillTools(service: SkillService, options: { baseDir: string }): AnyTool[] {
-  const turnTimeoutMs = service.app.config.agent.turn_timeout_s * 1000;
+  const turnTimeoutMs = service.deps.config.agent.turn_timeout_s * 1000;
   const createTool: NativeTool<CreateSkillParams> = {
     name: 'create_skill',
     group: 'skills',
@@ -105,7 +105,7 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
     group: 'skills',
     description:
       'Install a skill from a hub: a git repository URL, a local folder or a .tar.gz holding index.json' +
-      `${service.app.config.tools.skills.hub ? ` (default hub: ${service.app.config.tools.skills.hub}; pass a skill id as source to use it)` : ''}. ` +
+      `${service.deps.config.tools.skills.hub ? ` (default hub: ${service.deps.config.tools.skills.hub}; pass a skill id as source to use it)` : ''}. ` +
       'The skill lands as a quarantined draft, pinned by content hash, with a report of its scripts, tools and network needs; nothing from it runs until the person activates it.',
     parameters: {
       type: 'object',

@@ -1,12 +1,11 @@
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { randomUUID } from 'node:crypto';
-import type { FunctionSchema } from '../llm/types.js';
 import { redactSecrets } from '../log.js';
 import { errorMessage } from '../errors.js';
 import { ALLOW_ALL, type ToolPolicy } from './policy.js';
-import { fail, type AnyTool, type CallOrigin, type Risk, type ToolCallContext, type ToolContext, type ToolResult } from './types.js';
+import { fail, type AnyTool, type CallOrigin, type FunctionSchema, type Risk, type ToolCallContext, type ToolContext, type ToolResult } from './types.js';
 import { compareCodePoints } from '../lib/compare.js';
-import { maskJsonText, maskSecretKeys } from '../approval/mask.js';
+import { maskJsonText, maskSecretKeys } from '../lib/mask.js';
 
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 

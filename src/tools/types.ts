@@ -1,15 +1,14 @@
 import type { Config } from '../config/schema.js';
-import type { Database } from '../db/database.js';
-import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
-import type { Approvals } from '../approval/gate.js';
-import type { McpManager } from '../mcp/manager.js';
-import type { SkillService } from '../skills/service.js';
-import type { MemoryStore } from '../memory/store.js';
-import type { ContainerPool } from '../sandbox/pool.js';
-import type { Scheduler } from '../scheduler/scheduler.js';
+import type { CallOrigin, MemoryAccess, SandboxAccess, SchedulerAccess } from './context.js';
 
 export type JsonSchema = Record<string, unknown>;
+
+/** A tool as offered to the model: the OpenAI Chat Completions `tools` entry. */
+export interface FunctionSchema {
+  type: 'function';
+  function: { name: string; description: string; parameters: JsonSchema };
+}
 
 export interface Artifact {
   type: 'file' | 'image' | 'json';
@@ -30,36 +29,25 @@ export interface ToolResult {
 export type Risk = 'low' | 'high';
 
 /**
- * Shared services, built once at start-up by the composition root. Tools never open their own
- * connections to shared subsystems; optional members exist only when their section is configured.
+ * Shared services, built once by the composition root and complete from then on: tools read and write memory,
+ * manage scheduled jobs, use the Docker sandbox and read the configuration without opening anything themselves.
+ * The members are typed by the small interfaces in `./context.ts`, which the subsystems implement, so the tool
+ * contract depends on no subsystem. What no tool reads (approvals, MCP, skills) is not here: the parts that use
+ * those get them as dependencies.
  */
 export interface ToolContext {
   config: Config;
   log: Logger;
-  db: Database;
-  memory: MemoryStore;
-  llm: LlmClient;
   /** Secret values from config: redacted from tool output. */
   secrets: readonly string[];
-  // Subsystems that exist only when configured add their optional member here (scheduler, pool, ...).
-  /** Approval gate for high-risk calls; channels register their ApprovalPrompter here. */
-  approvals?: Approvals;
-  /** MCP servers (tools `mcp:<server>:<tool>`); `connectNow` for commands that do not start modules. */
-  mcp?: McpManager;
-  /** Skills in `skills_dir` (list, run, manage, install); set by the skills installer. */
-  skills?: SkillService;
-  /** Docker containers per conversation; present when `tools.sandbox` is configured and the engine answers. */
-  pool?: ContainerPool;
-  /** Cron and one-shot jobs (the `schedule` tool); set by the scheduler's installer. */
-  scheduler?: Scheduler;
+  memory: MemoryAccess;
+  /** Cron and one-shot jobs in this daemon's time zone. */
+  scheduler: SchedulerAccess;
+  /** Docker containers per conversation; present when `tools.sandbox` is configured. */
+  pool?: SandboxAccess;
 }
 
-/** Where a call comes from: the chat that started the turn, or an unattended job or skill run. */
-export interface CallOrigin {
-  channel: string;
-  chatId: string;
-  userId?: string;
-}
+export type { CallOrigin };
 
 /** The per-call view a tool gets: the shared context plus this call's identity, deadline and origin. */
 export interface ToolCallContext extends ToolContext {

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
@@ -72,7 +72,7 @@ describe('agent loop', () => {
     await fake.close();
   });
 
-  const turn = (text: string) => app.converse({ text, origin, source: 'cli' });
+  const turn = (text: string) => app.turns.start({ text, origin, source: 'cli' });
 
   it('answers a plain message with the model text', async () => {
     fake.script({ content: 'Hello there.' });
@@ -230,7 +230,7 @@ describe('agent loop', () => {
 
   it('records a turn that threw (not a provider or tool failure) as an error, with the question kept, and rethrows', async () => {
     fake.script({ toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] });
-    const thrown = app.converse({
+    const thrown = app.turns.start({
       text: 'go', origin, source: 'cli',
       onEvent: () => {
         throw new Error('the progress printer broke');
@@ -285,10 +285,10 @@ describe('history trimming', () => {
     try {
       for (let index = 0; index < 8; index += 1) {
         fake.script({ toolCalls: [{ name: 'echo', arguments: { text: `n${index} ${'x'.repeat(150)}` } }] }, { content: `answer ${index}` });
-        await app.converse({ text: `question ${index} ${'y'.repeat(150)}`, origin, source: 'cli' });
+        await app.turns.start({ text: `question ${index} ${'y'.repeat(150)}`, origin, source: 'cli' });
       }
       fake.script({ content: 'last' });
-      await app.converse({ text: 'final question', origin, source: 'cli' });
+      await app.turns.start({ text: 'final question', origin, source: 'cli' });
       const messages = fake.requests.at(-1)?.body.messages ?? [];
       expect(messages.some((message) => message.content === 'question 0 ' + 'y'.repeat(150))).toBe(false);
       expect(messages.at(-1)?.content).toBe('final question');

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveAgent } from '../../src/agent/profiles.js';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { runCli } from '../../src/cli/run.js';
 import { validateConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
@@ -68,7 +68,7 @@ describe('agents in a turn', () => {
 
   it("offers only the agent's tools, with its persona and model", async () => {
     fake.script({ content: 'hi' });
-    await app.converse({ text: 'hello', origin: { channel: 'telegram', chatId: '100' }, source: 'chat' });
+    await app.turns.start({ text: 'hello', origin: { channel: 'telegram', chatId: '100' }, source: 'chat' });
     const request = fake.requests[0]!;
     expect(request.body.tools?.map((tool) => tool.function.name).sort()).toEqual(['lookup', 'memory_read']);
     expect(request.body.model).toBe('gpt-fallback');
@@ -77,7 +77,7 @@ describe('agents in a turn', () => {
 
   it('refuses a call to a tool outside the set, even when the model names it anyway', async () => {
     fake.script({ toolCalls: [{ name: 'shell_out', arguments: {} }] }, { content: 'could not' });
-    await app.converse({ text: 'run it', origin: { channel: 'telegram', chatId: '100' }, source: 'chat' });
+    await app.turns.start({ text: 'run it', origin: { channel: 'telegram', chatId: '100' }, source: 'chat' });
     expect(ran).toEqual([]);
     const toolMessage = fake.requests[1]?.body.messages.find((message) => message.role === 'tool');
     expect(toolMessage?.content).toMatch(/Tool "shell_out" is not allowed here\. Valid tools: lookup, memory_read\./);
@@ -85,7 +85,7 @@ describe('agents in a turn', () => {
 
   it('gives other chats the default agent', async () => {
     fake.script({ content: 'hi' });
-    await app.converse({ text: 'hello', origin: { channel: 'telegram', chatId: '200' }, source: 'chat' });
+    await app.turns.start({ text: 'hello', origin: { channel: 'telegram', chatId: '200' }, source: 'chat' });
     expect(fake.requests[0]?.body.tools?.map((tool) => tool.function.name).sort()).toEqual(['memory_read', 'memory_search', 'memory_write']);
     expect(fake.requests[0]?.body.model).toBe('gpt-test');
   });

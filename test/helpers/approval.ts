@@ -1,4 +1,4 @@
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import type { ApprovalHandler } from '../../src/tools/registry.js';
 import type { ApprovalAnswer, ApprovalPrompt, ApprovalPrompter } from '../../src/approval/prompter.js';
 
@@ -17,7 +17,7 @@ export function recordingPrompter(answer: ApprovalAnswer | 'hang' | ((prompt: Ap
 
 /** The turn's approval handler asking through `prompter` (the app's approval gate must be installed). */
 export function askWith(app: App, prompter: ApprovalPrompter): ApprovalHandler {
-  const approvals = app.context.approvals;
+  const approvals = app.approvals;
   if (!approvals) throw new Error('the approval gate is not installed');
   return approvals.handlerFor(prompter);
 }

@@ -1,4 +1,4 @@
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { startDiscordServer, type FakeDiscord } from '../fakes/discord-server.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { startTelegramServer, type FakeTelegram } from '../fakes/telegram-server.js';

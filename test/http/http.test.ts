@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App, AppModule } from '../../src/app.js';
-import type { HttpModule } from '../../src/http/install.js';
+import type { Daemon as App } from '../../src/daemon.js';
+import type { Part } from '../../src/part.js';
+import type { HttpPart as HttpModule } from '../../src/http/part.js';
 import { startOfDay } from '../../src/usage/usage.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp } from '../helpers/app.js';
@@ -8,7 +9,7 @@ import { makeTestApp } from '../helpers/app.js';
 const TOKEN = 'test-token-0123456789abcdef';
 
 function httpModule(app: App): HttpModule {
-  const module = app.modules.find((candidate) => candidate.name === 'http');
+  const module = app.parts.find((candidate) => candidate.name === 'http');
   if (!module) throw new Error('http module not installed');
   return module as HttpModule;
 }
@@ -33,8 +34,8 @@ describe('operations HTTP endpoint', () => {
     await fake.close();
   });
 
-  async function build(http: Record<string, unknown> = { listen: '127.0.0.1:0' }): Promise<App> {
-    const { app } = await makeTestApp(fake, { http });
+  async function build(http: Record<string, unknown> = { listen: '127.0.0.1:0' }, parts: Part[] = []): Promise<App> {
+    const { app } = await makeTestApp(fake, { http }, undefined, { parts });
     apps.push(app);
     return app;
   }
@@ -42,7 +43,7 @@ describe('operations HTTP endpoint', () => {
   it('is not installed when http.listen is empty, and says so in the log', async () => {
     const { app, logs } = await makeTestApp(fake, { http: { listen: '' } });
     apps.push(app);
-    expect(app.modules.some((module) => module.name === 'http')).toBe(false);
+    expect(app.parts.some((module) => module.name === 'http')).toBe(false);
     expect(logs.join('')).toContain('no http.listen set');
   });
 
@@ -55,10 +56,9 @@ describe('operations HTTP endpoint', () => {
   });
 
   it('answers /readyz with 503 while modules are still starting, then 200', async () => {
-    const app = await build();
     let release: () => void = () => undefined;
-    const slow: AppModule = { name: 'slow', start: () => new Promise<void>((resolve) => { release = resolve; }) };
-    app.modules.push(slow);
+    const slow: Part = { name: 'slow', start: () => new Promise<void>((resolve) => { release = resolve; }) };
+    const app = await build(undefined, [slow]);
     const starting = app.start();
     // The http module starts first; poll until it listens while `slow` holds the start.
     while (!httpModule(app).address()) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -73,8 +73,7 @@ describe('operations HTTP endpoint', () => {
   });
 
   it('answers /readyz with 503 naming a module that failed to start', async () => {
-    const app = await build();
-    app.modules.push({ name: 'telegram', start: async () => { throw new Error('401 Unauthorized'); } });
+    const app = await build(undefined, [{ name: 'telegram', start: async () => { throw new Error('401 Unauthorized'); } }]);
     await app.start();
     const response = await fetch(urlOf(app, '/readyz'));
     expect(response.status).toBe(503);
@@ -96,7 +95,7 @@ describe('operations HTTP endpoint', () => {
       pid: process.pid,
       ready: true,
       failedModules: [],
-      modules: app.modules.map((module) => module.name),
+      modules: app.parts.map((module) => module.name),
       channels: { configured: [], running: [] },
       queue: { active: 0, pending: 0 },
       llm: { model: 'gpt-test', today: { turns: 2, promptTokens: 150, completionTokens: 25, totalTokens: 175 }, dailyTokenBudget: 0 },
@@ -108,13 +107,14 @@ describe('operations HTTP endpoint', () => {
   it('counts a turn in progress in the queue lengths', async () => {
     const app = await build({ listen: '127.0.0.1:0' });
     await app.start();
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => { release = resolve; });
-    const running = app.queue.run('chat-a', () => held);
-    const waiting = app.queue.run('chat-a', async () => undefined);
+    // The first turn's LLM call is slow; the second message of the same chat waits behind it.
+    fake.script({ content: 'first', delayMs: 1500 }, { content: 'second' });
+    const origin = { channel: 'cli', chatId: 'chat-a' };
+    const running = app.turns.start({ text: 'one', origin, source: 'cli' });
+    const waiting = app.turns.start({ text: 'two', origin, source: 'cli' });
+    await fake.waitForRequests(1);
     const status = (await (await fetch(urlOf(app, '/status'))).json()) as { queue: { active: number; pending: number } };
     expect(status.queue).toEqual({ active: 1, pending: 1 });
-    release();
     await Promise.all([running, waiting]);
   });
 
@@ -144,7 +144,7 @@ describe('operations HTTP endpoint', () => {
     const port = httpModule(first).address()?.port;
     const second = await build({ listen: `127.0.0.1:${port}` });
     await second.start();
-    expect(second.failedModules).toEqual(['http']);
+    expect(second.failedParts()).toEqual(['http']);
   });
 
   it('answers 404 for an unknown path and 405 for a POST', async () => {

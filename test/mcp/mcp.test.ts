@@ -1,10 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { runCli } from '../../src/cli/run.js';
 import { McpManager } from '../../src/mcp/manager.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
+import { schedulerAccess } from '../../src/scheduler/access.js';
 import { captureLogger, makeTestApp, tempDir, writeTestConfig } from '../helpers/app.js';
 import { askWith, recordingPrompter } from '../helpers/approval.js';
 import { captureIo } from '../helpers/io.js';
@@ -40,13 +41,13 @@ describe('MCP client against a real stdio server', () => {
 
   it('does not make start-up wait: start returns before the servers are connected', async () => {
     await app.start();
-    expect(app.context.mcp?.status().map((server) => server.state)).toEqual(['connecting', 'connecting']);
+    expect(app.mcp?.status().map((server) => server.state)).toEqual(['connecting', 'connecting']);
     expect(app.tools.get('mcp:fake:echo')).toBeUndefined();
     await until(() => app.tools.get('mcp:fake:echo') !== undefined, 'the tools to register');
   });
 
   it('registers the tools as mcp:<server>:<tool> with a function-safe alias, without $schema, high-risk unless trust: low', async () => {
-    await app.context.mcp?.connectNow();
+    await app.mcp?.connectNow();
     const echo = app.tools.get('mcp__fake__echo');
     expect(echo?.name).toBe('mcp:fake:echo');
     expect(echo?.functionName).toBe('mcp__fake__echo');
@@ -59,10 +60,10 @@ describe('MCP client against a real stdio server', () => {
   });
 
   it('calls a tool through the model; its result is outside content that taints the turn', async () => {
-    await app.context.mcp?.connectNow();
+    await app.mcp?.connectNow();
     const prompter = recordingPrompter('approve');
     fake.script({ toolCalls: [{ name: 'mcp__lowrisk__echo', arguments: { text: 'hello' } }] }, { toolCalls: [{ name: 'mcp__fake__echo', arguments: { text: 'again' } }] }, { content: 'done' });
-    const result = await app.converse({ text: 'echo', origin, source: 'cli', approve: askWith(app, prompter) });
+    const result = await app.turns.start({ text: 'echo', origin, source: 'cli', approve: askWith(app, prompter) });
     const toolMessage = fake.requests[1]?.body.messages.filter((message) => message.role === 'tool').at(-1);
     expect(toolMessage?.content).toMatch(/<<<EXTERNAL_CONTENT source="MCP server lowrisk \(tool echo\)">>>/);
     expect(toolMessage?.content).toMatch(/echo: hello/);
@@ -72,7 +73,7 @@ describe('MCP client against a real stdio server', () => {
   });
 
   it('surfaces isError results and bad arguments as failed results', async () => {
-    await app.context.mcp?.connectNow();
+    await app.mcp?.connectNow();
     const call = (name: string, args: Record<string, unknown>) =>
       app.tools.execute({ name, arguments: args, conversationId: 'c', turnId: 't', origin, approve: async () => ({ approved: true }) });
     const failed = await call('mcp__fake__fail', {});
@@ -90,7 +91,7 @@ describe('MCP client against a real stdio server', () => {
       // A fresh server process, spawned while the variable is set in our environment.
       const tools = new ToolRegistry();
       const scoped = new McpManager({ servers: { fake: app.config.tools.mcp.servers.fake! }, tools, log: app.log });
-      tools.setContext(app.context);
+      tools.setContext({ config: app.config, log: app.log, secrets: app.loaded.secrets, memory: app.memory, scheduler: schedulerAccess(app.scheduler) });
       await scoped.connectNow();
       const env = await tools.execute({ name: 'mcp:fake:env', arguments: {}, conversationId: 'c', turnId: 't', origin });
       expect(env.result.output).toContain('FAKE_MCP_SETTING');
@@ -112,7 +113,7 @@ describe('MCP client against a real stdio server', () => {
     const before = await pidOf();
     await app.tools.execute({ name: 'mcp:fake:crash', arguments: {}, conversationId: 'c', turnId: 't', origin, approve: async () => ({ approved: true }) });
     await until(() => app.tools.get('mcp:fake:echo') === undefined, 'the tools to be withdrawn');
-    const status = app.context.mcp?.status().find((server) => server.name === 'fake');
+    const status = app.mcp?.status().find((server) => server.name === 'fake');
     expect(status?.state).not.toBe('connected');
     expect(status?.failures).toBe(1);
     // The other server is untouched.

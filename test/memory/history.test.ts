@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { runCli } from '../../src/cli/run.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
@@ -35,22 +35,22 @@ describe('memory history, undo and the hand-edit guard', () => {
   };
   const undo = () => {
     const conversationId = app.conversations.resolve(origin.channel, origin.chatId);
-    return app.chatCommands.get('undo')!.run({ ...origin, userId: '77', args: '', conversationId });
+    return app.commands.get('undo')!.run({ ...origin, userId: '77', args: '', conversationId });
   };
 
   it('records every write with the previous content and the conversation', async () => {
     writeFileSync(file('todo.md'), '- milk\n');
     fake.script(read('todo.md'), write({ path: 'todo.md', content: '- milk\n- eggs\n' }), { content: 'ok' });
-    await app.converse({ text: 'add eggs', origin, source: 'chat' });
+    await app.turns.start({ text: 'add eggs', origin, source: 'chat' });
     const rows = app.db.prepare('SELECT path, previous, content, conversation_id AS conversationId, kind FROM memory_history').all();
     expect(rows).toEqual([{ path: 'todo.md', previous: '- milk\n', content: '- milk\n- eggs\n', conversationId: app.conversations.resolve('telegram', '77'), kind: 'write' }]);
   });
 
   it('/undo restores the previous content, and a second /undo the one before', async () => {
     fake.script(write({ path: 'notes.md', content: 'one\n' }), { content: 'ok' });
-    await app.converse({ text: 'note one', origin, source: 'chat' });
+    await app.turns.start({ text: 'note one', origin, source: 'chat' });
     fake.script(write({ path: 'notes.md', content: 'two\n', mode: 'append' }), { content: 'ok' });
-    await app.converse({ text: 'note two', origin, source: 'chat' });
+    await app.turns.start({ text: 'note two', origin, source: 'chat' });
     expect(readFileSync(file('notes.md'), 'utf8')).toBe('one\ntwo\n');
     expect(await undo()).toMatch(/Undone: notes\.md is back to how it was/);
     expect(readFileSync(file('notes.md'), 'utf8')).toBe('one\n');
@@ -63,14 +63,14 @@ describe('memory history, undo and the hand-edit guard', () => {
 
   it("/undo only reverts this chat's changes", async () => {
     fake.script(write({ path: 'other.md', content: 'from another chat' }), { content: 'ok' });
-    await app.converse({ text: 'note', origin: { channel: 'telegram', chatId: '88' }, source: 'chat' });
+    await app.turns.start({ text: 'note', origin: { channel: 'telegram', chatId: '88' }, source: 'chat' });
     expect(await undo()).toBe('There is no memory change from this chat to undo.');
     expect(readFileSync(file('other.md'), 'utf8')).toBe('from another chat');
   });
 
   it('/undo refuses when the file was edited by hand after the change', async () => {
     fake.script(write({ path: 'plan.md', content: 'assistant version\n' }), { content: 'ok' });
-    await app.converse({ text: 'plan', origin, source: 'chat' });
+    await app.turns.start({ text: 'plan', origin, source: 'chat' });
     writeFileSync(file('plan.md'), 'assistant version\nmy own line\n');
     expect(await undo()).toMatch(/^Not undone: plan\.md changed after change #\d+/);
     expect(readFileSync(file('plan.md'), 'utf8')).toBe('assistant version\nmy own line\n');
@@ -79,37 +79,37 @@ describe('memory history, undo and the hand-edit guard', () => {
   it("a hand edit after the assistant's read blocks its blind overwrite, and a re-read lets it through", async () => {
     writeFileSync(file('profile.md'), 'Name: Sam\n');
     fake.script(read('profile.md'), { content: 'read it' });
-    await app.converse({ text: 'look at my profile', origin, source: 'chat' });
+    await app.turns.start({ text: 'look at my profile', origin, source: 'chat' });
     writeFileSync(file('profile.md'), 'Name: Sam\nAllergy: peanuts\n'); // the person edits by hand
     fake.script(write({ path: 'profile.md', content: 'Name: Sam\nCity: Lyon\n' }), { content: 'ok' });
-    await app.converse({ text: 'I moved to Lyon', origin, source: 'chat' });
+    await app.turns.start({ text: 'I moved to Lyon', origin, source: 'chat' });
     expect(lastTool()).toMatch(/Not written: profile\.md changed on disk since you last read it \(probably edited by hand\)\. Read it again with memory_read/);
     expect(readFileSync(file('profile.md'), 'utf8')).toBe('Name: Sam\nAllergy: peanuts\n');
     fake.script(read('profile.md'), write({ path: 'profile.md', content: 'Name: Sam\nAllergy: peanuts\nCity: Lyon\n' }), { content: 'ok' });
-    await app.converse({ text: 'try again', origin, source: 'chat' });
+    await app.turns.start({ text: 'try again', origin, source: 'chat' });
     expect(readFileSync(file('profile.md'), 'utf8')).toBe('Name: Sam\nAllergy: peanuts\nCity: Lyon\n');
   });
 
   it('refuses to overwrite an existing file the conversation never read, but lets appends through', async () => {
     writeFileSync(file('diary.md'), 'written by hand\n');
     fake.script(write({ path: 'diary.md', content: 'replaced' }), { content: 'ok' });
-    await app.converse({ text: 'diary', origin, source: 'chat' });
+    await app.turns.start({ text: 'diary', origin, source: 'chat' });
     expect(lastTool()).toMatch(/diary\.md already exists and you have not read it in this conversation/);
     fake.script(write({ path: 'diary.md', content: 'added', mode: 'append' }), { content: 'ok' });
-    await app.converse({ text: 'diary', origin, source: 'chat' });
+    await app.turns.start({ text: 'diary', origin, source: 'chat' });
     expect(readFileSync(file('diary.md'), 'utf8')).toBe('written by hand\nadded');
   });
 
   it('lets the assistant overwrite what it wrote itself in the same conversation', async () => {
     fake.script(write({ path: 'list.md', content: 'a' }), write({ path: 'list.md', content: 'b' }), { content: 'ok' });
-    await app.converse({ text: 'list', origin, source: 'chat' });
+    await app.turns.start({ text: 'list', origin, source: 'chat' });
     expect(readFileSync(file('list.md'), 'utf8')).toBe('b');
   });
 
   it('familiar memory log, diff and revert', async () => {
     writeFileSync(file('recipes.md'), 'pancakes\nsoup\n');
     fake.script(read('recipes.md'), write({ path: 'recipes.md', content: 'pancakes\nsalad\n' }), { content: 'ok' });
-    await app.converse({ text: 'swap soup for salad', origin, source: 'chat' });
+    await app.turns.start({ text: 'swap soup for salad', origin, source: 'chat' });
     const id = (app.db.prepare('SELECT id FROM memory_history').get() as { id: number }).id;
     const log = captureIo();
     expect(await runCli(['memory', 'log', '--config', t.configPath], log)).toBe(0);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import * as tar from 'tar';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { runCli } from '../../src/cli/run.js';
 import { AppError } from '../../src/errors.js';
 import { createBackup } from '../../src/ops/backup.js';
@@ -36,8 +36,8 @@ describe('familiar backup', () => {
     configPath = made.configPath;
     // Conversations with messages, and memory and skills on disk.
     fake.script({ content: 'Noted: you like tea.' }, { content: 'Tea, with lemon.' });
-    await app.converse({ text: 'I like tea', origin: { channel: 'cli', chatId: 'owner' }, source: 'cli' });
-    await app.converse({ text: 'What do I like?', origin: { channel: 'cli', chatId: 'owner' }, source: 'cli' });
+    await app.turns.start({ text: 'I like tea', origin: { channel: 'cli', chatId: 'owner' }, source: 'cli' });
+    await app.turns.start({ text: 'What do I like?', origin: { channel: 'cli', chatId: 'owner' }, source: 'cli' });
     writeFileSync(path.join(app.config.memory_dir, 'profile.md'), '# Profile\n\nLikes tea. ✓\n');
     mkdirSync(path.join(app.config.memory_dir, 'people'), { recursive: true });
     writeFileSync(path.join(app.config.memory_dir, 'people', 'anna.md'), 'Anna: sister.\n');

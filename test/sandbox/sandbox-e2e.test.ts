@@ -1,6 +1,6 @@
 // End to end through the fake LLM: a chat message makes the model call sandbox_exec, and the answer quotes its output.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp } from '../helpers/app.js';
 import { TEST_IMAGE, TEST_LABEL, describeDocker } from '../helpers/docker.js';
@@ -28,7 +28,7 @@ describeDocker('sandbox end to end', () => {
       const stdout = /--- stdout \(\d+ bytes\) ---\n([^\n]*)/.exec(String(tool?.content ?? ''))?.[1];
       return { content: `The command printed: ${stdout ?? '(nothing)'}` };
     });
-    const result = await app.converse({ text: 'What is 6 times 7? Use Python.', origin: { channel: 'cli', chatId: 'e2e' }, source: 'cli' });
+    const result = await app.turns.start({ text: 'What is 6 times 7? Use Python.', origin: { channel: 'cli', chatId: 'e2e' }, source: 'cli' });
     expect(result.status).toBe('ok');
     expect(result.toolCalls).toBe(1);
     expect(result.text).toMatch(/^The command printed: 42 3\.11\.\d+$/);

@@ -1,8 +1,9 @@
+import type { ContainerPool } from '../../src/sandbox/pool.js';
 // sandbox_exec against the real Docker engine: output, exit codes, timeouts, persistence, per-conversation isolation.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_IMAGE, TEST_LABEL, describeDocker, dockerClient } from '../helpers/docker.js';
@@ -48,7 +49,7 @@ describeDocker('sandbox_exec', () => {
 
   it('kills a command that passes its timeout, replaces the container and keeps the workspace', async () => {
     await exec('conv-timeout', { command: 'echo kept > before.txt' });
-    const container = app.context.pool?.containerOf('conv-timeout');
+    const container = (app.sandbox as ContainerPool | undefined)?.containerOf('conv-timeout');
     expect(container).toBeDefined();
     const result = await exec('conv-timeout', { command: 'sleep 1000', timeout_s: 1 });
     expect(result.success).toBe(false);
@@ -58,7 +59,7 @@ describeDocker('sandbox_exec', () => {
     const next = await exec('conv-timeout', { command: 'cat before.txt' });
     expect(next.success).toBe(true);
     expect(next.output).toContain('kept');
-    expect(app.context.pool?.containerOf('conv-timeout')).not.toBe(container);
+    expect((app.sandbox as ContainerPool | undefined)?.containerOf('conv-timeout')).not.toBe(container);
   });
 
   it('keeps a file between calls of one conversation and hides it from another', async () => {
@@ -87,7 +88,7 @@ describeDocker('sandbox_exec', () => {
 
   it('creates containers with every hardening default and only the workspace mounted', async () => {
     await exec('conv-a', { command: 'true' });
-    const info = await docker.getContainer(app.context.pool?.containerOf('conv-a') ?? '').inspect();
+    const info = await docker.getContainer((app.sandbox as ContainerPool | undefined)?.containerOf('conv-a') ?? '').inspect();
     expect(info.Config.User).toBe('1000');
     expect(info.HostConfig).toMatchObject({
       NetworkMode: 'none',
@@ -107,14 +108,15 @@ describeDocker('sandbox_exec', () => {
   });
 
   it('hands a warm container to a new conversation and refills the pool', async () => {
-    await expect.poll(() => app.context.pool?.warmCount).toBe(1);
+    await expect.poll(() => (app.sandbox as ContainerPool | undefined)?.warmCount, { timeout: 30_000 }).toBe(1);
     await exec('conv-fresh', { command: 'true' });
-    const info = await docker.getContainer(app.context.pool?.containerOf('conv-fresh') ?? '').inspect();
+    const info = await docker.getContainer((app.sandbox as ContainerPool | undefined)?.containerOf('conv-fresh') ?? '').inspect();
     expect(info.Config.Labels?.['familiar.sandbox.role']).toBe('warm');
     const write = await exec('conv-fresh', { command: 'echo hello > handed.txt' });
     expect(write.success).toBe(true);
     expect(readFileSync(path.join(t.dir, 'data', 'workspaces', 'conv-fresh', 'handed.txt'), 'utf8')).toBe('hello\n');
-    await expect.poll(() => app.context.pool?.warmCount).toBe(1);
+    // The refill is in the background; a loaded machine takes a while to create a container.
+    await expect.poll(() => (app.sandbox as ContainerPool | undefined)?.warmCount, { timeout: 30_000 }).toBe(1);
   });
 
   it('refuses network: true unless tools.sandbox.allow_network is set', async () => {

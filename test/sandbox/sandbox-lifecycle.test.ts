@@ -1,3 +1,4 @@
+import type { ContainerPool } from '../../src/sandbox/pool.js';
 // The pool's life: leftovers of a killed daemon removed at the next start, nothing left after shutdown,
 // idle containers reclaimed, a remote engine (docker_host over TCP), and the one-line refusals.
 import { spawn } from 'node:child_process';
@@ -28,7 +29,7 @@ describe('sandbox installer without an engine', () => {
     expect(lines[0]).toContain('tools.sandbox is not configured');
     expect(t.app.tools.get('sandbox_exec')).toBeUndefined();
     expect(t.app.tools.get('read')).toBeUndefined();
-    expect(t.app.context.pool).toBeUndefined();
+    expect(t.app.sandbox).toBeUndefined();
     await t.app.close(0);
   });
 
@@ -39,7 +40,7 @@ describe('sandbox installer without an engine', () => {
     expect(lines[0]).toContain('no Docker engine answers at unix:///nonexistent/docker.sock');
     expect(lines[0]).toContain('scripts/setup-docker.sh');
     for (const name of ['sandbox_exec', 'read', 'write', 'edit', 'glob', 'grep', 'listdir', 'list', 'opencode']) expect(t.app.tools.get(name)).toBeUndefined();
-    const doctor = await t.app.modules.find((module) => module.name === 'sandbox')?.doctor?.();
+    const doctor = await t.app.parts.find((module) => module.name === 'sandbox')?.doctor?.();
     expect(doctor?.[0]).toMatchObject({ status: 'fail' });
     await t.app.close(0);
   });
@@ -89,10 +90,10 @@ describeDocker('sandbox pool lifecycle', () => {
     const exec = async (command: string) =>
       (await t.app.tools.execute({ name: 'sandbox_exec', arguments: { command }, conversationId: 'conv-idle', turnId: 'turn', origin })).result;
     await exec('echo persisted > note.txt');
-    const first = t.app.context.pool?.containerOf('conv-idle');
+    const first = (t.app.sandbox as ContainerPool | undefined)?.containerOf('conv-idle');
     expect(first).toBeDefined();
     await expect.poll(() => docker.getContainer(first ?? '').inspect().then(() => 'running', () => 'removed'), { timeout: 10_000 }).toBe('removed');
-    expect(t.app.context.pool?.containerOf('conv-idle')).toBeUndefined();
+    expect((t.app.sandbox as ContainerPool | undefined)?.containerOf('conv-idle')).toBeUndefined();
     expect((await exec('cat note.txt')).output).toContain('persisted');
     await t.app.close(0);
     expect(await labelled('idle')).toEqual([]);

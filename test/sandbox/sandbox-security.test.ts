@@ -7,7 +7,7 @@ import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { TEST_IMAGE, TEST_LABEL, describeDocker, dockerClient } from '../helpers/docker.js';

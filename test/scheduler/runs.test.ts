@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import type { ChannelAdapter, OutboundReply } from '../../src/channels/types.js';
 import type { CreateJobInput } from '../../src/scheduler/scheduler.js';
 import type { JobRun } from '../../src/scheduler/types.js';
@@ -47,7 +47,7 @@ describe('job runs in the app', () => {
     app.channels.register(rec);
   };
   const scheduler = () => {
-    const found = app.context.scheduler;
+    const found = app.scheduler;
     if (!found) throw new Error('scheduler not installed');
     return found;
   };
@@ -76,7 +76,7 @@ describe('job runs in the app', () => {
   it('keeps the result in the run record and logs it when there is no chat to send it to', async () => {
     await setUp();
     fake.handle(() => ({ content: 'nobody will read this' }));
-    const job = create({ origin: undefined, source: 'config' });
+    const job = create({ origin: { channel: 'cli', chatId: 'terminal' }, source: 'cli' });
     await app.start();
     const run = await finishedRun(job.id);
     expect(run).toMatchObject({ status: 'ok', output: 'nobody will read this', error: expect.stringMatching(/not delivered: no chat \(set scheduler.default_chat\)/) });
@@ -115,7 +115,7 @@ describe('job runs in the app', () => {
     expect(offered).toContain('post_thing');
     expect(offered).not.toContain('launch_rocket');
     expect(posted).toBe(0);
-    expect(fake.requests[1]?.body.messages.find((message) => message.role === 'tool')?.content).toMatch(/not approved: unattended job .* may not call high-risk post_thing/);
+    expect(fake.requests[1]?.body.messages.find((message) => message.role === 'tool')?.content).toMatch(/not approved: the unattended job .* may not call high-risk post_thing/);
     expect(run).toMatchObject({ status: 'ok', error: "denied: post_thing (not in the job's approve list)" });
     expect(rec.sent[0]?.reply.text).toMatch(/^I tried\.\n\n\(Not done: post_thing needs approval/);
     expect(app.db.prepare('SELECT conversation_id FROM turns').all()).toEqual([{ conversation_id: `job-${job.id}` }]);
@@ -180,17 +180,22 @@ describe('jobs declared in config.yaml', () => {
     const dir = tempDir();
     const declared = (prompt: string) => ({ scheduler: { jobs: [{ id: 'morning', cron: '0 8 * * 1-5', prompt, deliver_to: 'telegram:42' }] } });
     let t = await makeTestApp(fake, declared('Summarise my mail'), dir);
-    const first = t.app.context.scheduler?.get('morning');
+    // Making the daemon changes nothing (a one-shot command beside the daemon makes it too); starting stores them.
+    expect(t.app.scheduler.get('morning')).toBeUndefined();
+    await t.app.start();
+    const first = t.app.scheduler.get('morning');
     expect(first).toMatchObject({ source: 'config', cron: '0 8 * * 1-5', prompt: 'Summarise my mail', deliverTo: 'telegram:42' });
     await t.app.close(0);
 
     t = await makeTestApp(fake, declared('Summarise my unread mail'), dir);
-    const second = t.app.context.scheduler?.get('morning');
+    await t.app.start();
+    const second = t.app.scheduler.get('morning');
     expect(second).toMatchObject({ prompt: 'Summarise my unread mail', createdAt: first?.createdAt, nextRunAt: first?.nextRunAt });
     await t.app.close(0);
 
     t = await makeTestApp(fake, {}, dir);
-    expect(t.app.context.scheduler?.get('morning')).toBeUndefined();
+    await t.app.start();
+    expect(t.app.scheduler.get('morning')).toBeUndefined();
     await t.app.close(0);
     await fake.close();
   });

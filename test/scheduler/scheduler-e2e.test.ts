@@ -48,7 +48,7 @@ describe('scheduler end to end (fake LLM, fake Telegram and Discord, real time)'
     // The job ran in its own conversation, unattended, with the prompt as the user message.
     const jobRequest = rig.llm.requests.find((request) => lastUser(request) === 'Say the job ran');
     expect(jobRequest?.body.messages.filter((message) => message.role === 'user')).toHaveLength(1);
-    const scheduler = rig.app.context.scheduler;
+    const scheduler = rig.app.scheduler;
     const [job] = scheduler?.list() ?? [];
     const runs = await telegram.waitFor(() => scheduler?.runs(job?.id ?? '').filter((run) => run.status !== 'running').length === 1 && scheduler.runs(job?.id ?? ''));
     expect(runs).toEqual([expect.objectContaining({ status: 'ok', trigger: 'schedule', deliveredTo: 'telegram:1001', output: 'The job ran: all good.' })]);

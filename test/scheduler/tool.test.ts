@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp } from '../helpers/app.js';
 
@@ -27,7 +27,7 @@ describe('the schedule tool and the /jobs and /remind commands', () => {
     expect(result.success).toBe(true);
     expect(result.output).toMatch(/^Created job (j-[0-9a-f]{6}): At 09:00, only on Monday \(Europe\/Paris; cron 0 9 \* \* 1\)\.\nNext run: Monday,? .* at 09:00 \(Europe\/Paris, UTC\+0[12]:00\)\.\nResults go to telegram:77\.$/);
     const id = /job (j-[0-9a-f]{6})/.exec(result.output)?.[1] ?? '';
-    expect(app.context.scheduler?.get(id)?.origin).toEqual(origin);
+    expect(app.scheduler.get(id)?.origin).toEqual(origin);
   });
 
   it('returns an unparseable time to the model with the forms that work', async () => {
@@ -51,12 +51,12 @@ describe('the schedule tool and the /jobs and /remind commands', () => {
     const updated = await call({ action: 'update', id: 'daily', when: 'every day at 8:15' });
     expect(updated.output).toMatch(/^Updated job daily: At 08:15/);
     expect((await call({ action: 'delete', id: 'daily' })).output).toBe('Deleted job daily.');
-    expect(app.context.scheduler?.list()).toEqual([]);
+    expect(app.scheduler.list()).toEqual([]);
   });
 
   it('/jobs lists the jobs and /remind sets a reminder for this chat', async () => {
-    const remind = app.chatCommands.get('remind');
-    const jobs = app.chatCommands.get('jobs');
+    const remind = app.commands.get('remind');
+    const jobs = app.commands.get('jobs');
     const input = { channel: 'telegram', chatId: '77', userId: '77', conversationId: 'c' };
     const answer = await remind?.run({ ...input, args: 'tomorrow at 9am to call Mum' });
     expect(answer).toMatch(/^⏰ Reminder r-[0-9a-f]{6} set for \w+day,? .* at 09:00 .* — "call Mum"$/);

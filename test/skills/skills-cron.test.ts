@@ -29,13 +29,13 @@ describe('cron skills through the scheduler (fake LLM, fake Telegram, real time)
     const current = rig;
     answerSkillRuns(current);
     writeSkill(current.t.dir, 'ping', skillMd({ name: 'Ping', trigger: `{type: cron, cron: "${cronInSeconds(3)}"}`, tools: '[memory_read]', extra: `deliver_to: "telegram:${OWNER_TG}"` }));
-    current.app.context.skills?.scheduling.syncAll();
-    const job = current.app.context.scheduler?.get('skill-ping');
+    current.app.skills.scheduling.syncAll();
+    const job = current.app.scheduler.get('skill-ping');
     expect(job).toMatchObject({ enabled: true, deliverTo: `telegram:${OWNER_TG}` });
 
     const telegram = current.telegram;
     await telegram.waitFor(() => telegram.messagesTo(OWNER_TG).find((message) => message.text === 'Ping skill ran: all quiet.'), 8000);
-    const scheduler = current.app.context.scheduler;
+    const scheduler = current.app.scheduler;
     const runs = await telegram.waitFor(() => {
       const done = scheduler?.runs('skill-ping').filter((run) => run.status !== 'running') ?? [];
       return done.length === 1 && done;
@@ -46,7 +46,7 @@ describe('cron skills through the scheduler (fake LLM, fake Telegram, real time)
     expect(skillRequests).toHaveLength(1);
     expect(skillRequests[0]?.body.tools?.map((tool) => tool.function.name)).toEqual(['memory_read']);
     expect(String(skillRequests[0]?.body.messages[0]?.content)).toContain('It runs unattended (on its schedule)');
-    expect(current.app.context.skills?.store.runs('ping')).toEqual([expect.objectContaining({ trigger: 'cron', status: 'ok' })]);
+    expect(current.app.skills.store.runs('ping')).toEqual([expect.objectContaining({ trigger: 'cron', status: 'ok' })]);
     await sleep(1200);
     expect(telegram.messagesTo(OWNER_TG).filter((message) => message.text === 'Ping skill ran: all quiet.')).toHaveLength(1);
   });
@@ -57,18 +57,18 @@ describe('cron skills through the scheduler (fake LLM, fake Telegram, real time)
     answerSkillRuns(current);
     const file = path.join(current.t.dir, 'skills', 'ping', 'SKILL.md');
     writeSkill(current.t.dir, 'ping', skillMd({ name: 'Ping', trigger: `{type: cron, cron: "${cronInSeconds(3)}"}`, tools: '[]', extra: `deliver_to: "telegram:${OWNER_TG}"` }));
-    const skills = current.app.context.skills;
+    const skills = current.app.skills;
     skills?.scheduling.syncAll();
-    expect(current.app.context.scheduler?.get('skill-ping')?.enabled).toBe(true);
+    expect(current.app.scheduler.get('skill-ping')?.enabled).toBe(true);
 
     const paused = await skills?.manage('ping', 'pause');
     expect(paused).toMatchObject({ ok: true });
-    expect(current.app.context.scheduler?.get('skill-ping')?.enabled).toBe(false);
+    expect(current.app.scheduler.get('skill-ping')?.enabled).toBe(false);
     // Past the time it would have fired: nothing ran, nothing was delivered.
     await sleep(4500);
     expect(current.llm.requests.filter((request) => isSkillRun(request, 'Ping'))).toHaveLength(0);
     expect(current.telegram.messagesTo(OWNER_TG)).toEqual([]);
-    expect(current.app.context.scheduler?.runs('skill-ping')).toEqual([]);
+    expect(current.app.scheduler.runs('skill-ping')).toEqual([]);
 
     // While paused, the person moves its time (a hand edit); resume picks up the new schedule.
     writeFileSync(file, readFileSync(file, 'utf8').replace(/cron: "[^"]+"/, `cron: "${cronInSeconds(3)}"`));
@@ -85,11 +85,11 @@ describe('cron skills through the scheduler (fake LLM, fake Telegram, real time)
     answerSkillRuns(current);
     const file = path.join(current.t.dir, 'skills', 'ping', 'SKILL.md');
     writeSkill(current.t.dir, 'ping', skillMd({ name: 'Ping', trigger: `{type: cron, cron: "${cronInSeconds(3)}"}`, tools: '[]', extra: `deliver_to: "telegram:${OWNER_TG}"` }));
-    current.app.context.skills?.scheduling.syncAll();
+    current.app.skills.scheduling.syncAll();
     writeFileSync(file, readFileSync(file, 'utf8').replace('status: active', 'status: draft'));
     await sleep(4500);
     expect(current.llm.requests.filter((request) => isSkillRun(request, 'Ping'))).toHaveLength(0);
     expect(current.telegram.messagesTo(OWNER_TG)).toEqual([]);
-    expect(current.app.context.scheduler?.get('skill-ping')).toBeUndefined();
+    expect(current.app.scheduler.get('skill-ping')).toBeUndefined();
   });
 });

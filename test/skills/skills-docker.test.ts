@@ -1,8 +1,9 @@
+import type { ContainerPool } from '../../src/sandbox/pool.js';
 // Skill scripts and tests against the real Docker engine: they run in the sandbox, never on the host.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, tempDir, type TestApp } from '../helpers/app.js';
 import { TEST_IMAGE, TEST_LABEL, describeDocker } from '../helpers/docker.js';
@@ -59,7 +60,7 @@ describeDocker('skill scripts in the sandbox', () => {
     expect(existsSync(hostMarker)).toBe(false);
     // The skill's script was copied into its own workspace, where the container saw it.
     expect(readFileSync(path.join(t.dir, 'data', 'workspaces', 'skill-probe', 'scripts', 'probe.py'), 'utf8')).toBe(script);
-    expect(app.context.pool?.containerOf('skill-probe')).toBeDefined();
+    expect((app.sandbox as ContainerPool | undefined)?.containerOf('skill-probe')).toBeDefined();
   });
 
   it('create_skill runs the generated test in the sandbox: a failing test keeps the skill a draft', async () => {
@@ -75,8 +76,8 @@ describeDocker('skill scripts in the sandbox', () => {
     expect(result.output).toContain('Created skill "failing" (draft)');
     expect(result.output).toContain('Test (python3 scripts/check.py): the test failed (exit code 3); its output:\nself-test: 2 + 2 = 4');
     expect(result.output).toContain('It stays a draft because its test did not pass');
-    expect(app.context.skills?.store.get('failing')).toMatchObject({ ok: true, skill: { status: 'draft' } });
-    expect(app.context.skills?.store.runs('failing')).toEqual([expect.objectContaining({ trigger: 'test', status: 'failed' })]);
+    expect(app.skills.store.get('failing')).toMatchObject({ ok: true, skill: { status: 'draft' } });
+    expect(app.skills.store.runs('failing')).toEqual([expect.objectContaining({ trigger: 'test', status: 'failed' })]);
     // Activating it later still requires the test to pass.
     const activate = await call('manage_skill', { id: 'failing', action: 'activate' });
     expect(activate.success).toBe(false);

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import path from 'node:path';
 import { create as createTar } from 'tar';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { hashSkillFolder, readLock } from '../../src/skills/lock.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, tempDir, type TestApp } from '../helpers/app.js';
@@ -102,8 +102,8 @@ describe('install_skill from a hub', () => {
     await call('install_skill', { source: `file://${hub}`, id: 'weather' });
     expect(existsSync(marker)).toBe(false);
     expect(fake.requests).toHaveLength(0);
-    expect(app.context.scheduler?.list()).toEqual([]);
-    expect(app.context.skills?.store.runs('weather')).toEqual([]);
+    expect(app.scheduler.list()).toEqual([]);
+    expect(app.skills.store.runs('weather')).toEqual([]);
   });
 
   it('a quarantined skill does not run, not even by id, until it is activated', async () => {
@@ -140,12 +140,12 @@ describe('install_skill from a hub', () => {
     expect(run.success).toBe(false);
     expect(run.output).toMatch(/^Refused: skill "notes" was installed from file:\/\/.* but its files changed since/);
     expect(fake.requests).toHaveLength(0);
-    const activate = await app.context.skills?.manage('notes', 'activate');
+    const activate = await app.skills.manage('notes', 'activate');
     expect(activate).toMatchObject({ ok: false, error: expect.stringContaining('its files changed since') });
     const list = await call('list_skills', {});
     expect(list.output).toContain('problem: skill "notes" was installed from');
     // Only the person, at the terminal, can accept the change.
-    const repinned = await app.context.skills?.manage('notes', 'activate', { repin: true });
+    const repinned = await app.skills.manage('notes', 'activate', { repin: true });
     expect(repinned).toMatchObject({ ok: true });
     fake.script({ content: 'ok now' });
     expect((await call('run_skill', { id: 'notes' })).success).toBe(true);
@@ -170,7 +170,7 @@ describe('install_skill from a hub', () => {
     expect(updated.success).toBe(true);
     expect(updated.output).toContain('Updated (0.1.0 → 0.2.0) skill "notes"');
     expect(readLock(path.join(t.dir, 'skills')).skills['notes']).toMatchObject({ version: '0.2.0', quarantined: true });
-    expect(app.context.skills?.store.get('notes')).toMatchObject({ ok: true, skill: { status: 'draft', tools: ['memory_read', 'memory_write'] } });
+    expect(app.skills.store.get('notes')).toMatchObject({ ok: true, skill: { status: 'draft', tools: ['memory_read', 'memory_write'] } });
   });
 
   it('asks for an id when the hub has several skills, and names them', async () => {

@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { parseSkill } from '../../src/skills/format.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
@@ -83,10 +83,10 @@ describe('skills with the fake LLM', () => {
     const result = await call('create_skill', { description: 'echo every day at 7, activate it', trigger: { type: 'cron', cron: '0 7 * * *' }, tools: ['echo'] });
     expect(result.success).toBe(true);
     expect(result.output).toContain('Created skill "daily-echo" (active)');
-    const entry = app.context.skills?.store.get('daily-echo');
+    const entry = app.skills.store.get('daily-echo');
     expect(entry).toMatchObject({ ok: true, skill: { status: 'active', tools: ['echo'], trigger: { type: 'cron', cron: '0 7 * * *' } } });
     // Active cron skill: on the scheduler at once.
-    expect(app.context.scheduler?.get('skill-daily-echo')).toMatchObject({ cron: '0 7 * * *', enabled: true });
+    expect(app.scheduler.get('skill-daily-echo')).toMatchObject({ cron: '0 7 * * *', enabled: true });
     expect(result.output).toMatch(/Next run: /);
   });
 
@@ -95,7 +95,7 @@ describe('skills with the fake LLM', () => {
     const outcome = await app.tools.execute({ name: 'create_skill', arguments: { description: 'activate it' }, conversationId: 'job-x', turnId: 'turn', origin, unattended: true });
     expect(outcome.result.output).toContain('Created skill "sneaky" (draft)');
     expect(outcome.result.output).toContain('a skill made by an unattended run is activated only by the person');
-    expect(app.context.scheduler?.get('skill-sneaky')).toBeUndefined();
+    expect(app.scheduler.get('skill-sneaky')).toBeUndefined();
   });
 
   it('create_skill sends an invalid draft back once to be fixed, then saves the fixed one', async () => {
@@ -115,7 +115,7 @@ describe('skills with the fake LLM', () => {
     const result = await call('create_skill', { description: 'echo something' });
     expect(result.success).toBe(false);
     expect(result.output).toMatch(/not valid \(id must be lowercase/);
-    expect(app.context.skills?.store.list()).toEqual([]);
+    expect(app.skills.store.list()).toEqual([]);
   });
 
   it('create_skill keeps a skill with a test a draft when the sandbox cannot run the test, even if asked to activate', async () => {
@@ -124,7 +124,7 @@ describe('skills with the fake LLM', () => {
     expect(result.success).toBe(true);
     expect(result.output).toContain('Created skill "tested" (draft)');
     expect(result.output).toContain('Its test was not run: its scripts run only in the sandbox');
-    expect(app.context.skills?.store.get('tested')).toMatchObject({ ok: true, skill: { status: 'draft' } });
+    expect(app.skills.store.get('tested')).toMatchObject({ ok: true, skill: { status: 'draft' } });
     expect(readFileSync(path.join(t.dir, 'skills', 'tested', 'scripts', 'check.py'), 'utf8')).toBe('print(1)\n');
   });
 
@@ -141,7 +141,7 @@ describe('skills with the fake LLM', () => {
   it('list_skills shows id, name, status, trigger with next run, and last run with its outcome', async () => {
     writeSkill(t.dir, 'echoer', skillMd());
     writeSkill(t.dir, 'morning', skillMd({ name: 'Morning', trigger: '{type: cron, cron: "0 7 * * *"}' }));
-    app.context.skills?.scheduling.syncAll();
+    app.skills.scheduling.syncAll();
     fake.script({ content: 'done' });
     await call('run_skill', { id: 'echoer' });
     const result = await call('list_skills', {});
@@ -169,7 +169,7 @@ describe('skills with the fake LLM', () => {
     expect(String(toolMessages[0]?.content)).toBe('ERROR: Tool "secret_tool" is not allowed here. Valid tools: echo.');
     expect(String(toolMessages[1]?.content)).toBe('echo: hello');
     // The run is recorded with its status, duration and output.
-    const [run] = app.context.skills?.store.runs('echoer') ?? [];
+    const [run] = app.skills.store.runs('echoer') ?? [];
     expect(run).toMatchObject({ trigger: 'manual', status: 'ok', output: 'It said hello.' });
     expect(run?.durationMs).toBeGreaterThanOrEqual(0);
   });
@@ -206,7 +206,7 @@ describe('skills with the fake LLM', () => {
     expect(result.success).toBe(false);
     expect(result.output).toContain('its scripts run only in the sandbox, and the sandbox is not available here');
     expect(fake.requests).toHaveLength(0);
-    expect(app.context.skills?.store.runs('scripted')[0]).toMatchObject({ status: 'refused' });
+    expect(app.skills.store.runs('scripted')[0]).toMatchObject({ status: 'refused' });
   });
 
   it('run_skill names the known skills when the id is unknown', async () => {
@@ -218,8 +218,8 @@ describe('skills with the fake LLM', () => {
   it('manage_skill pause/resume edits only the status line and moves the cron job at once; delete removes it', async () => {
     const text = skillMd({ trigger: '{type: cron, cron: "30 6 * * 1-5"}' }).replace('version: 1.0.0', 'version: 1.0.0 # keep this comment');
     writeSkill(t.dir, 'weekday', text);
-    const scheduler = app.context.scheduler;
-    app.context.skills?.scheduling.syncAll();
+    const scheduler = app.scheduler;
+    app.skills.scheduling.syncAll();
     expect(scheduler?.get('skill-weekday')).toMatchObject({ enabled: true, cron: '30 6 * * 1-5' });
 
     const paused = await call('manage_skill', { id: 'weekday', action: 'pause' });
@@ -235,28 +235,28 @@ describe('skills with the fake LLM', () => {
     const deleted = await call('manage_skill', { id: 'weekday', action: 'delete' });
     expect(deleted.output).toContain('Deleted skill "weekday"');
     expect(scheduler?.get('skill-weekday')).toBeUndefined();
-    expect(app.context.skills?.store.get('weekday')).toBeUndefined();
+    expect(app.skills.store.get('weekday')).toBeUndefined();
   });
 
   it('the scheduler hands a skill job to the skill: `familiar jobs run skill-<id>` is a restricted skill run, not a prompt', async () => {
     writeSkill(t.dir, 'nightly', skillMd({ name: 'Nightly', trigger: '{type: cron, cron: "0 23 * * *"}', tools: '[echo]' }));
-    app.context.skills?.scheduling.syncAll();
+    app.skills.scheduling.syncAll();
     fake.script({ content: 'nightly done' });
-    const outcome = await app.context.scheduler?.runNow('skill-nightly');
+    const outcome = await app.scheduler.runNow('skill-nightly');
     expect(outcome).toMatchObject({ ok: true, value: { status: 'ok', output: 'nightly done' } });
     const request = fake.requests[0]?.body;
     expect(String(request?.messages[0]?.content)).toContain('You are running the skill "Nightly"');
     expect(request?.tools?.map((tool) => tool.function.name)).toEqual(['echo']);
-    expect(app.context.skills?.store.runs('nightly')).toEqual([expect.objectContaining({ trigger: 'cron', status: 'ok' })]);
+    expect(app.skills.store.runs('nightly')).toEqual([expect.objectContaining({ trigger: 'cron', status: 'ok' })]);
   });
 
   it('a cron skill hand-edited to manual is unscheduled on the next sync', async () => {
     writeSkill(t.dir, 'edited', skillMd({ trigger: '{type: cron, cron: "0 9 * * *"}' }));
-    app.context.skills?.scheduling.syncAll();
-    expect(app.context.scheduler?.get('skill-edited')).toBeDefined();
+    app.skills.scheduling.syncAll();
+    expect(app.scheduler.get('skill-edited')).toBeDefined();
     writeSkill(t.dir, 'edited', skillMd({ trigger: '{type: manual}' }));
-    app.context.skills?.scheduling.syncAll();
-    expect(app.context.scheduler?.get('skill-edited')).toBeUndefined();
+    app.skills.scheduling.syncAll();
+    expect(app.scheduler.get('skill-edited')).toBeUndefined();
   });
 
   it('delete is high-risk: without approval nothing is deleted', async () => {
@@ -267,7 +267,7 @@ describe('skills with the fake LLM', () => {
     const result = await call('manage_skill', { id: 'keep', action: 'delete' });
     expect(result.success).toBe(false);
     expect(result.output).toContain('was not approved');
-    expect(app.context.skills?.store.get('keep')).toBeDefined();
+    expect(app.skills.store.get('keep')).toBeDefined();
   });
 
   it('reports a malformed SKILL.md in list_skills with the reason and still starts', async () => {
@@ -281,7 +281,7 @@ describe('skills with the fake LLM', () => {
     app = await t.restart();
     for (const tool of recordingTools(calls)) app.tools.register(tool);
     await app.start();
-    expect(app.failedModules).toEqual([]);
+    expect(app.failedParts()).toEqual([]);
     const result = await call('list_skills', {});
     expect(result.output).toContain('good — Echo things [active]');
     expect(result.output).toContain('no-front — INVALID: SKILL.md must start with YAML frontmatter');
@@ -300,13 +300,13 @@ describe('skills with the fake LLM', () => {
     t = await makeTestApp(fake, { skills_dir: bundled });
     app = t.app;
     await app.start();
-    const summaries = app.context.skills?.list() ?? [];
+    const summaries = app.skills.list() ?? [];
     expect(summaries.map((summary) => [summary.id, summary.ok, summary.status, summary.trigger])).toEqual([
       ['inbox-triage', true, 'active', 'manual'],
       ['morning-briefing', true, 'draft', 'cron 0 7 * * * (Europe/Paris)'],
     ]);
     // A draft cron skill is not on the scheduler until activated.
-    expect(app.context.scheduler?.get('skill-morning-briefing')).toBeUndefined();
+    expect(app.scheduler.get('skill-morning-briefing')).toBeUndefined();
     // Its tools that are not configured (email) are simply not offered.
     fake.script({ content: 'Email is not configured.' });
     const result = await call('run_skill', { id: 'inbox-triage' });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { startSearxngServer, startTavilyServer } from '../fakes/search-servers.js';
 import { makeTestApp } from '../helpers/app.js';
@@ -49,7 +49,7 @@ describe('installing web_search and http', () => {
     const searxng = await startSearxngServer();
     cleanups.push(() => searxng.close());
     const { app } = await appWith({ web_search: { provider: 'searxng', base_url: searxng.baseUrl }, http: { presets: { ha: { base_url: 'http://ha.lan:8123', headers: { Authorization: 'Bearer abcdefgh' } } } } });
-    const module = app.modules.find((entry) => entry.name === 'web_search');
+    const module = app.parts.find((entry) => entry.name === 'web_search');
     const lines = await module?.doctor?.();
     expect(lines).toEqual([
       { status: 'ok', label: `web_search: searxng at ${searxng.baseUrl} answers` },
@@ -72,7 +72,7 @@ describe('web_search end to end through the fake LLM', () => {
       const title = /^1\. (.+)$/m.exec(String(toolMessage.content))?.[1];
       return { content: `The top result is "${title ?? 'nothing'}".` };
     });
-    const result = await app.converse({ text: 'look up familiars in folklore', origin, source: 'cli' });
+    const result = await app.turns.start({ text: 'look up familiars in folklore', origin, source: 'cli' });
     expect(result.status).toBe('ok');
     expect(result.text).toBe('The top result is "Familiars in folklore".');
     expect(result.externalSources).toEqual(['web_search:tavily']);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWebSearchTool } from '../../src/tools/web-search.js';
+import { createWebSearchTool } from '../../src/tools/web/web-search.js';
 import { startExaServer, startSearxngServer, startTavilyServer, type FakeSearchServer } from '../fakes/search-servers.js';
 import { loadTestConfig, toolHarness, type Harness } from '../helpers/reach.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { App } from '../../src/app.js';
+import type { Daemon as App } from '../../src/daemon.js';
 import { runCli } from '../../src/cli/run.js';
 import { startOfDay, usageToday } from '../../src/usage/usage.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
@@ -27,8 +27,8 @@ describe('usage accounting', () => {
 
   it("sums today's tokens from the API's usage fields, with an estimated cost", async () => {
     fake.script({ content: 'one', ...usage(1000, 200) }, { content: 'two', ...usage(3000, 300) });
-    await app.converse({ text: 'a', origin, source: 'cli' });
-    await app.converse({ text: 'b', origin, source: 'cli' });
+    await app.turns.start({ text: 'a', origin, source: 'cli' });
+    await app.turns.start({ text: 'b', origin, source: 'cli' });
     const today = usageToday(app.db, app.config);
     expect(today).toMatchObject({ promptTokens: 4000, completionTokens: 500, totalTokens: 4500, turns: 2, llmCalls: 2, budget: 0, remaining: undefined });
     // 4000 prompt tokens at $1/M + 500 completion tokens at $4/M.
@@ -37,16 +37,16 @@ describe('usage accounting', () => {
 
   it('answers /usage with today and this conversation', async () => {
     fake.script({ content: 'one', ...usage(1000, 200) });
-    await app.converse({ text: 'a', origin, source: 'cli' });
+    await app.turns.start({ text: 'a', origin, source: 'cli' });
     const conversationId = app.conversations.resolve(origin.channel, origin.chatId);
-    const reply = await app.chatCommands.get('usage')!.run({ channel: 'cli', chatId: 'usage', userId: 'owner', args: '', conversationId });
+    const reply = await app.commands.get('usage')!.run({ channel: 'cli', chatId: 'usage', userId: 'owner', args: '', conversationId });
     expect(reply).toMatch(/^Today \(\d{4}-\d\d-\d\d\): 1,200 tokens \(1,000 prompt \+ 200 completion\), 1 turn, ≈ \$0\.0018, no daily budget\./);
     expect(reply).toMatch(/This conversation: 1,200 tokens in 1 turn\./);
   });
 
   it('familiar usage prints today, the days and the conversations', async () => {
     fake.script({ content: 'one', ...usage(1000, 200) });
-    await app.converse({ text: 'a', origin, source: 'cli' });
+    await app.turns.start({ text: 'a', origin, source: 'cli' });
     const io = captureIo();
     expect(await runCli(['usage', '--days', '2', '--config', t.configPath], io)).toBe(0);
     expect(io.out()).toMatch(/^Today \(.*\): 1,200 tokens/);
@@ -79,8 +79,8 @@ describe('daily token budget', () => {
 
   it('stops further LLM calls once the budget is used, with a clear message', async () => {
     fake.script({ content: 'first', ...usage(900, 150) });
-    expect((await app.converse({ text: 'a', origin, source: 'cli' })).text).toBe('first');
-    const blocked = await app.converse({ text: 'b', origin, source: 'cli' });
+    expect((await app.turns.start({ text: 'a', origin, source: 'cli' })).text).toBe('first');
+    const blocked = await app.turns.start({ text: 'b', origin, source: 'cli' });
     expect(blocked.status).toBe('blocked');
     expect(blocked.text).toMatch(/I have used today's token budget \(1,050 of 1,000 tokens, llm\.daily_token_budget\), so I will not call the model again until midnight \(Europe\/Paris\)/);
     expect(fake.requests).toHaveLength(1);
@@ -92,14 +92,14 @@ describe('daily token budget', () => {
       { toolCalls: [{ name: 'step', arguments: { n: 2 } }], ...usage(400, 100) },
       { toolCalls: [{ name: 'step', arguments: { n: 3 } }], ...usage(400, 100) },
     );
-    const result = await app.converse({ text: 'go', origin, source: 'cli' });
+    const result = await app.turns.start({ text: 'go', origin, source: 'cli' });
     expect(result.status).toBe('blocked');
     expect(fake.requests).toHaveLength(2);
   });
 
   it('stops scheduled jobs too', async () => {
     fake.script({ content: 'first', ...usage(990, 20) });
-    await app.converse({ text: 'a', origin, source: 'cli' });
+    await app.turns.start({ text: 'a', origin, source: 'cli' });
     const conversationId = app.conversations.ensure('job-morning', 'scheduler', 'morning');
     const result = await app.agent.runTurn({ conversationId, text: 'summarise', origin: { channel: 'scheduler', chatId: 'morning' }, source: 'job', unattended: true });
     expect(result.status).toBe('blocked');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { App } from '../../../src/app.js';
+import type { Daemon as App } from '../../../src/daemon.js';
 import { startOpenAiServer, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { makeTestApp } from '../../helpers/app.js';
 import { describeMail } from '../../helpers/mail.js';
@@ -37,7 +37,7 @@ describeMail('email end to end through the agent', () => {
       return { content: found ? `Yes, one from Alice: "${found[1]}".` : 'No mail from Alice.' };
     });
 
-    const result = await app.converse({ text: 'any mail from alice?', origin, source: 'cli' });
+    const result = await app.turns.start({ text: 'any mail from alice?', origin, source: 'cli' });
     expect(result.status).toBe('ok');
     expect(result.text).toBe(`Yes, one from Alice: "${subject}".`);
 

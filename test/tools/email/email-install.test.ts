@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { App } from '../../../src/app.js';
+import type { Daemon as App } from '../../../src/daemon.js';
 import { ConfigError } from '../../../src/errors.js';
 import { resolveEmailSettings } from '../../../src/tools/email/settings.js';
 import { startOpenAiServer, type FakeOpenAI } from '../../fakes/openai-server.js';
@@ -31,7 +31,7 @@ describe('email installer', () => {
   it('registers no tool and logs one line when tools.email is absent', async () => {
     const { app, logs } = await build({});
     expect(app.tools.get('email')).toBeUndefined();
-    expect(app.modules.some((module) => module.name === 'email')).toBe(false);
+    expect(app.parts.some((module) => module.name === 'email')).toBe(false);
     expect(logs.filter((line) => line.includes('email: no tools.email section; the email tool is off'))).toHaveLength(1);
   });
 

@@ -2,7 +2,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import type { App } from '../../../src/app.js';
+import type { Daemon as App } from '../../../src/daemon.js';
 import { startOpenAiServer, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { makeTestApp, tempDir } from '../../helpers/app.js';
 import { describeMail, openConnectionsTo } from '../../helpers/mail.js';
@@ -127,7 +127,7 @@ describeMail('email security', () => {
     expect(outcome.result.output).not.toContain('wrong-password-9');
     await expect.poll(() => openConnectionsTo(server.imapPort), { timeout: 2000 }).toBe(0);
 
-    const module = app.modules.find((candidate) => candidate.name === 'email');
+    const module = app.parts.find((candidate) => candidate.name === 'email');
     const lines = await module?.doctor?.();
     expect(lines?.[0]).toMatchObject({ status: 'fail', fix: 'check tools.email.imap.user and tools.email.imap.password (an app password may be needed)' });
     await expect.poll(() => openConnectionsTo(server.imapPort), { timeout: 2000 }).toBe(0);
@@ -166,7 +166,7 @@ describeMail('email security', () => {
     expect(list.result.success, list.result.output).toBe(true);
     expect(list.result.output).toContain(subject);
 
-    const lines = await app.modules.find((candidate) => candidate.name === 'email')?.doctor?.();
+    const lines = await app.parts.find((candidate) => candidate.name === 'email')?.doctor?.();
     expect(lines?.map((line) => line.status)).toEqual(['ok', 'ok']);
     expect(lines?.[0]?.detail).toContain('implicit TLS');
   });

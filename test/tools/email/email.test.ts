@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { App } from '../../../src/app.js';
+import type { Daemon as App } from '../../../src/daemon.js';
 import { startOpenAiServer, type FakeOpenAI } from '../../fakes/openai-server.js';
 import { makeTestApp } from '../../helpers/app.js';
 import { describeMail } from '../../helpers/mail.js';

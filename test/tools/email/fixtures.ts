@@ -1,6 +1,6 @@
 // Shared by the email tests: config for the private mail server, raw RFC 822 messages, and waiting for delivery.
 import { simpleParser, type ParsedMail } from 'mailparser';
-import type { App } from '../../../src/app.js';
+import type { Daemon as App } from '../../../src/daemon.js';
 import type { CallOutcome } from '../../../src/tools/registry.js';
 import { imapClient, type MailServer } from '../../helpers/mail-server.js';
 

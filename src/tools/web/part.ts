@@ -1,34 +1,33 @@
-import type { App, DoctorLine } from '../app.js';
-import { createHttpTool } from './http/tool.js';
-import type { Resolver } from './http/fetch-guarded.js';
+import type { Config } from '../../config/schema.js';
+import type { Logger } from '../../log.js';
+import type { DoctorLine, Part } from '../../part.js';
+import type { AnyTool } from '../types.js';
+import type { Resolver } from '../http/fetch-guarded.js';
+import { createHttpTool } from '../http/tool.js';
+import { createSearchProvider, providerProblem, type WebSearchConfig } from './providers.js';
 import { createWebSearchTool } from './web-search.js';
-import { createSearchProvider, providerProblem, type WebSearchConfig } from './web-search-providers.js';
 
 /**
- * Installs `web_search` (only when its provider can run) and `http` (always: its section has safe defaults).
- * Logs one line when web search is off. `resolve` lets tests steer the SSRF guard's name resolution.
+ * Reaching the web: `web_search` (only when its provider can run) and `http` (always: its section has safe
+ * defaults). Logs one line when web search is off. `resolve` lets tests steer the SSRF guard's name resolution.
  */
-export function createReachInstaller(options: { resolve?: Resolver } = {}) {
-  return async (app: App): Promise<void> => {
-    const log = app.log.child({ component: 'reach' });
-    const search = app.config.tools.web_search;
-    const problem = search ? providerProblem(search) : 'no tools.web_search section';
-    if (search && !problem) {
-      app.tools.register(createWebSearchTool(search, createSearchProvider(search)));
-    } else {
-      log.info(`web_search: disabled (${problem})`);
-    }
-    app.tools.register(createHttpTool({ config: app.config.tools.http, ...(options.resolve ? { resolve: options.resolve } : {}) }));
-    app.modules.push({
-      name: 'web_search',
-      async doctor(): Promise<DoctorLine[]> {
-        return [await doctorWebSearch(search, problem), doctorHttp(app)];
-      },
-    });
+export function createWebPart(deps: { config: Config; log: Logger; resolve?: Resolver }): Part {
+  const { config } = deps;
+  const log = deps.log.child({ component: 'reach' });
+  const search = config.tools.web_search;
+  const problem = search ? providerProblem(search) : 'no tools.web_search section';
+  const tools: AnyTool[] = [];
+  if (search && !problem) tools.push(createWebSearchTool(search, createSearchProvider(search)));
+  else log.info(`web_search: disabled (${problem})`);
+  tools.push(createHttpTool({ config: config.tools.http, ...(deps.resolve ? { resolve: deps.resolve } : {}) }));
+  return {
+    name: 'web_search',
+    tools,
+    async doctor(): Promise<DoctorLine[]> {
+      return [await doctorWebSearch(search, problem), doctorHttp(config)];
+    },
   };
 }
-
-export const installReach = createReachInstaller();
 
 async function doctorWebSearch(config: WebSearchConfig | undefined, problem: string | undefined): Promise<DoctorLine> {
   if (!config || problem) {
@@ -51,8 +50,8 @@ async function doctorWebSearch(config: WebSearchConfig | undefined, problem: str
   }
 }
 
-function doctorHttp(app: App): DoctorLine {
-  const http = app.config.tools.http;
+function doctorHttp(config: Config): DoctorLine {
+  const http = config.tools.http;
   const presets = Object.keys(http.presets);
   const guard = http.allow_private ? 'private addresses allowed' : `private addresses blocked${http.allow_hosts.length > 0 ? ` except ${http.allow_hosts.join(', ')}` : ''}`;
   return { status: 'ok', label: 'http', detail: `${presets.length > 0 ? `presets ${presets.join(', ')}` : 'no presets'}; ${guard}` };

@@ -1,6 +1,6 @@
-import { wrapExternal } from './external.js';
-import type { NativeTool, ToolResult } from './types.js';
-import { createSearchProvider, SearchProviderError, type SearchProvider, type SearchResult, type WebSearchConfig } from './web-search-providers.js';
+import { wrapExternal } from '../external.js';
+import type { NativeTool, ToolResult } from '../types.js';
+import { createSearchProvider, SearchProviderError, type SearchProvider, type SearchResult, type WebSearchConfig } from './providers.js';
 
 export interface WebSearchParams {
   query: string;

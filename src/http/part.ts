@@ -1,12 +1,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { App, AppModule } from '../app.js';
+import type { Config } from '../config/schema.js';
 import { AppError, ConfigError, errorMessage } from '../errors.js';
-import type { Installer } from '../modules.js';
+import type { Logger } from '../log.js';
+import type { Part } from '../part.js';
 import { parseListenAddress, type ListenAddress } from './listen-address.js';
+import type { DaemonState } from './status.js';
 
-/** The running endpoint's module; `address()` is where it listens once started (port 0 picks one). */
-export interface HttpModule extends AppModule {
+/** The running endpoint's part; `address()` is where it listens once started (port 0 picks one). */
+export interface HttpPart extends Part {
   name: 'http';
   address(): { host: string; port: number } | undefined;
 }
@@ -18,20 +20,21 @@ const MIN_TOKEN_CHARS = 16;
  * Contract: throws ConfigError when `http.listen` is malformed, or not loopback and `http.token` is empty,
  * so the daemon refuses to start rather than expose its state to the network.
  */
-export const installHttp: Installer = async (app) => {
-  const { listen, token } = app.config.http;
+export async function createHttpPart(deps: { config: Config; log: Logger; state: DaemonState }): Promise<HttpPart | undefined> {
+  const app = deps.state;
+  const { listen, token } = deps.config.http;
   if (!listen) {
-    app.log.info('http: no http.listen set; /healthz, /readyz and /status are off (and familiar status cannot reach the daemon)');
-    return;
+    deps.log.info('http: no http.listen set; /healthz, /readyz and /status are off (and familiar status cannot reach the daemon)');
+    return undefined;
   }
   const address = checkHttpConfig(listen, token);
   const [{ createOpsServer }, { collectStatus }] = await Promise.all([import('./server.js'), import('./status.js')]);
-  const log = app.log.child({ component: 'http' });
+  const log = deps.log.child({ component: 'http' });
   let server: Server | undefined;
   let bound: AddressInfo | undefined;
   let stopping = false;
 
-  const module: HttpModule = {
+  return {
     name: 'http',
     address: () => (bound ? { host: bound.address, port: bound.port } : undefined),
     async start() {
@@ -78,8 +81,7 @@ export const installHttp: Installer = async (app) => {
       return [{ status: 'ok', label: `http: ${listen} (${scope})` }];
     },
   };
-  app.modules.push(module);
-};
+}
 
 /** Validates `http.listen` and `http.token` together; exported for `familiar status`, which reads the same keys. */
 export function checkHttpConfig(listen: string, token: string): ListenAddress {
@@ -96,11 +98,11 @@ export function checkHttpConfig(listen: string, token: string): ListenAddress {
   return address;
 }
 
-function readiness(app: App, stopping: boolean): { ok: boolean; reasons: string[] } {
+function readiness(app: DaemonState, stopping: boolean): { ok: boolean; reasons: string[] } {
   const reasons: string[] = [];
   if (stopping) reasons.push('shutting down');
-  if (!app.started) reasons.push('modules still starting');
-  for (const name of app.failedModules) reasons.push(`${name} failed to start (see the log)`);
+  if (!app.started()) reasons.push('modules still starting');
+  for (const name of app.failedParts()) reasons.push(`${name} failed to start (see the log)`);
   try {
     app.db.prepare('SELECT 1').get();
   } catch (error) {

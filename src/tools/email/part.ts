@@ -1,7 +1,7 @@
-import path from 'node:path';
-import type { App, DoctorLine } from '../../app.js';
+import type { Config } from '../../config/schema.js';
 import { errorMessage } from '../../errors.js';
-import type { Installer } from '../../modules.js';
+import type { Logger } from '../../log.js';
+import type { DoctorLine, Part } from '../../part.js';
 import { EmailError } from './errors.js';
 import type { ImapSession } from './imap.js';
 import type { SmtpSender } from './send.js';
@@ -12,13 +12,12 @@ import { resolveEmailSettings, type EmailSettings } from './settings.js';
  * Nothing connects here: the IMAP login happens on the first call, and imapflow, mailparser and nodemailer are
  * loaded only then. The tool's own modules are loaded only when the section is there.
  */
-export const installEmail: Installer = async (app: App) => {
-  const configDir = app.loaded.source === 'file' ? path.dirname(app.loaded.path) : process.cwd();
-  const resolved = resolveEmailSettings(app.config.tools.email, configDir);
-  const log = app.log.child({ component: 'email' });
+export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger }): Promise<Part | undefined> {
+  const resolved = resolveEmailSettings(deps.config.tools.email, deps.configDir);
+  const log = deps.log.child({ component: 'email' });
   if (!resolved.enabled) {
     log.info(`email: ${resolved.reason}; the email tool is off`);
-    return;
+    return undefined;
   }
   const { settings } = resolved;
   const [{ ImapSession }, { SmtpSender }, { createEmailTool }] = await Promise.all([import('./imap.js'), import('./send.js'), import('./tool.js')]);
@@ -26,20 +25,20 @@ export const installEmail: Installer = async (app: App) => {
   const sender = settings.smtp
     ? new SmtpSender({ endpoint: settings.smtp, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log })
     : undefined;
-  app.tools.register(createEmailTool({ settings, session, sender }));
-  app.modules.push({
+  log.info(
+    { account: settings.imap.user, imap: `${settings.imap.host}:${settings.imap.port}`, smtp: settings.smtp ? `${settings.smtp.host}:${settings.smtp.port}` : null, allowSend: settings.allowSend },
+    `email: ${settings.imap.user}; sending ${!settings.smtp ? 'unavailable (no smtp.host)' : settings.allowSend ? 'allowed' : 'off (allow_send: false)'}`,
+  );
+  return {
     name: 'email',
+    tools: [createEmailTool({ settings, session, sender })],
     async close() {
       sender?.close();
       await session.close();
     },
     doctor: () => emailDoctor(settings, session, sender),
-  });
-  log.info(
-    { account: settings.imap.user, imap: `${settings.imap.host}:${settings.imap.port}`, smtp: settings.smtp ? `${settings.smtp.host}:${settings.smtp.port}` : null, allowSend: settings.allowSend },
-    `email: ${settings.imap.user}; sending ${!settings.smtp ? 'unavailable (no smtp.host)' : settings.allowSend ? 'allowed' : 'off (allow_send: false)'}`,
-  );
-};
+  };
+}
 
 async function emailDoctor(settings: EmailSettings, session: ImapSession, sender: SmtpSender | undefined): Promise<DoctorLine[]> {
   const lines: DoctorLine[] = [];

@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { App, DoctorLine } from '../app.js';
-import { parseTarget } from '../channels/hub.js';
 import type { Config } from '../config/schema.js';
+import type { Database } from '../db/database.js';
 import { ConfigError, errorMessage } from '../errors.js';
-import type { Installer } from '../modules.js';
+import type { ZonedClock } from '../lib/clock.js';
+import { parseTarget } from '../lib/target.js';
+import type { Logger } from '../log.js';
+import type { DoctorLine, Part } from '../part.js';
+import type { SchedulerAccess } from '../tools/context.js';
+import type { Delivery, StartTurn } from '../turns/types.js';
+import { schedulerAccess } from './access.js';
 import { createSchedulerCommands } from './chat-commands.js';
 import { createJobExecutor } from './runner.js';
 import { Scheduler, type CreateJobInput } from './scheduler.js';
@@ -14,14 +19,31 @@ import { parseWhen } from './when.js';
 
 type DeclaredJob = Config['scheduler']['jobs'][number];
 
-const CHANNEL_WAIT_MS = 30_000;
+export interface SchedulerPartDeps {
+  config: Config;
+  db: Database;
+  clock: ZonedClock;
+  log: Logger;
+  startTurn: StartTurn;
+  delivery: Delivery;
+}
+
+export interface SchedulerPart {
+  scheduler: Scheduler;
+  /** What tools get as `ctx.scheduler`. */
+  access: SchedulerAccess;
+  part: Part;
+}
 
 /**
- * The scheduler: the `schedule` tool, `/jobs` and `/remind`, and a module whose start arms the timer.
- * Always installed (it needs no credentials); declared jobs are upserted here so `familiar jobs list` shows them.
+ * The scheduler: the `schedule` tool, `/jobs` and `/remind`, and a part whose start stores the jobs declared in
+ * config, marks runs cut by a crash and arms the timer. Needs no credentials. Making it has no side effects:
+ * a one-shot command can build it to add or list jobs without running any.
+ * Contract: throws ConfigError for a malformed `scheduler` section.
  */
-export const installScheduler: Installer = async (app: App) => {
-  const settings = app.config.scheduler;
+export function createSchedulerPart(deps: SchedulerPartDeps): SchedulerPart {
+  const { config, clock } = deps;
+  const settings = config.scheduler;
   if (settings.default_chat !== undefined) {
     try {
       parseTarget(settings.default_chat);
@@ -29,29 +51,24 @@ export const installScheduler: Installer = async (app: App) => {
       throw new ConfigError('scheduler.default_chat', errorMessage(error), { cause: error });
     }
   }
-  settings.jobs.forEach((job, index) => checkDeclaredJob(job, index, app.config.timezone));
+  settings.jobs.forEach((job, index) => checkDeclaredJob(job, index, config.timezone));
 
-  const log = app.log.child({ component: 'scheduler' });
-  // In the daemon, a run due at start may finish before a channel is up: delivery waits for it a little.
-  // In one-off commands (`familiar jobs run`) no channel will come, so it does not wait.
-  let daemon = false;
+  const log = deps.log.child({ component: 'scheduler' });
   const scheduler = new Scheduler({
-    store: new JobStore(app.db),
-    timeZone: app.config.timezone,
+    store: new JobStore(deps.db),
+    timeZone: config.timezone,
     log,
-    execute: createJobExecutor(app, { channelWaitMs: () => (daemon ? CHANNEL_WAIT_MS : 0) }),
+    execute: createJobExecutor({ config, startTurn: deps.startTurn, delivery: deps.delivery, log }),
     runTimeoutMs: settings.run_timeout_s * 1000,
     catchUpWindowMs: settings.catch_up_window * 1000,
   });
-  app.context.scheduler = scheduler;
-  app.tools.register(createScheduleTool(app.clock, () => settings.default_chat));
-  for (const [name, command] of createSchedulerCommands(scheduler, app.clock)) app.chatCommands.set(name, command);
-  scheduler.upsertDeclared(settings.jobs.map(declaredToInput));
 
-  app.modules.push({
+  const part: Part = {
     name: 'scheduler',
+    tools: [createScheduleTool({ scheduler, clock, delivery: deps.delivery })],
+    commands: createSchedulerCommands(scheduler, clock),
     async start() {
-      daemon = true;
+      scheduler.upsertDeclared(settings.jobs.map(declaredToInput));
       scheduler.start();
       const jobs = scheduler.store.count();
       log.info({ jobs, nextWake: new Date(scheduler.nextWake() ?? Date.now()).toISOString() }, `scheduler: ${jobs} job(s)`);
@@ -64,9 +81,9 @@ export const installScheduler: Installer = async (app: App) => {
     },
     async doctor() {
       const jobs = scheduler.list();
-      const lines: DoctorLine[] = [{ status: 'ok', label: 'scheduler', detail: `${jobs.length} job(s), time zone ${app.config.timezone}` }];
-      const homeless = jobs.filter((job) => job.deliverTo === undefined && (job.origin === undefined || job.origin.channel === 'cli'));
-      if (homeless.length > 0 && settings.default_chat === undefined) {
+      const lines: DoctorLine[] = [{ status: 'ok', label: 'scheduler', detail: `${jobs.length} job(s), time zone ${config.timezone}` }];
+      const homeless = jobs.filter((job) => deps.delivery.targetFor(job.origin, job.deliverTo) === undefined);
+      if (homeless.length > 0) {
         lines.push({
           status: 'warn', label: 'scheduler.default_chat',
           detail: `${homeless.length} job(s) made in the terminal or config have no chat to report to`,
@@ -75,8 +92,9 @@ export const installScheduler: Installer = async (app: App) => {
       }
       return lines;
     },
-  });
-};
+  };
+  return { scheduler, access: schedulerAccess(scheduler), part };
+}
 
 /** A declared job with a malformed schedule stops the daemon at start, naming the key. */
 function checkDeclaredJob(job: DeclaredJob, index: number, timeZone: string): void {

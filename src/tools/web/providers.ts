@@ -1,6 +1,6 @@
 import type { TavilyClient } from '@tavily/core';
-import type { ToolsConfig } from '../config/schema.js';
-import { retryAfterSeconds } from '../lib/retry-after.js';
+import type { ToolsConfig } from '../../config/schema.js';
+import { retryAfterSeconds } from '../../lib/retry-after.js';
 
 /**
  * Search back-ends for `web_search`: Tavily through its official client, Exa and SearXNG over their HTTP APIs.

@@ -1,42 +1,43 @@
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import type { App, DoctorLine } from '../app.js';
-import type { Installer } from '../modules.js';
+import type { Database } from '../db/database.js';
+import type { DoctorLine, Part } from '../part.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
 import { createSkillJobExecutor, isSkillJob, SkillScheduling } from './schedule.js';
-import { SkillService } from './service.js';
+import { SkillService, type SkillsDeps } from './service.js';
 import { SkillStore } from './store.js';
 import { createSkillTools } from './tools.js';
 
 /** How often the daemon re-reads the skills folder, so hand edits of status or trigger reach the scheduler. */
 export const RESYNC_MS = 30_000;
-const CHANNEL_WAIT_MS = 30_000;
+
+export interface SkillsPartDeps extends SkillsDeps {
+  db: Database;
+  /** Cron skills run through it; undefined where no scheduler is made. */
+  scheduler: Scheduler | undefined;
+  /** Where relative hub folders and archives are read from (the config file's folder). */
+  baseDir: string;
+}
 
 /**
- * Skills: the five tools, `app.context.skills` for the CLI, and a module whose start puts active cron
- * skills on the scheduler (and keeps them in step with the folder). Always installed: skills need no
- * credentials. A malformed skill is logged and listed with its reason; it never stops the daemon.
+ * Skills: the five tools, the service the command line uses, and a part whose start puts active cron skills on
+ * the scheduler (and keeps them in step with the folder). Needs no credentials. A malformed skill is logged and
+ * listed with its reason; it never stops the daemon. Making it changes nothing: the jobs of skills are brought in
+ * line with the folder at start and by the commands that change a skill.
  */
-export const installSkills: Installer = async (app: App) => {
-  const log = app.log.child({ component: 'skills' });
-  mkdirSync(app.config.skills_dir, { recursive: true });
-  const store = new SkillStore({ dir: app.config.skills_dir, db: app.db, timeZone: app.config.timezone });
-  const scheduler = app.context.scheduler;
-  let daemon = false;
-  const scheduling = new SkillScheduling({ scheduler, store, log });
-  const service = new SkillService(app, store, scheduling);
+export function createSkillsPart(deps: SkillsPartDeps): { service: SkillService; part: Part } {
+  const log = deps.log.child({ component: 'skills' });
+  mkdirSync(deps.config.skills_dir, { recursive: true });
+  const store = new SkillStore({ dir: deps.config.skills_dir, db: deps.db, timeZone: deps.config.timezone });
+  const scheduling = new SkillScheduling({ scheduler: deps.scheduler, store, log });
+  const service = new SkillService(deps, store, scheduling);
   // The scheduler keeps timing, ledger and exactly-once claims for `skill-*` jobs; their runs are the skill's.
-  scheduler?.addExecutor(isSkillJob, createSkillJobExecutor(app, { store, runner: service.runner, scheduling, channelWaitMs: () => (daemon ? CHANNEL_WAIT_MS : 0) }));
-  app.context.skills = service;
-  const baseDir = app.loaded.source === 'file' ? path.dirname(app.loaded.path) : process.cwd();
-  for (const tool of createSkillTools(service, { baseDir })) app.tools.register(tool);
-  // Also here, not only at start: `familiar jobs list` and `familiar skills …` in another process see the same jobs.
-  scheduling.syncAll();
+  deps.scheduler?.addExecutor(isSkillJob, createSkillJobExecutor({ log: deps.log, delivery: deps.delivery, store, runner: service.runner, scheduling }));
 
   let timer: NodeJS.Timeout | undefined;
-  app.modules.push({
+  const part: Part = {
     name: 'skills',
+    tools: createSkillTools(service, { baseDir: deps.baseDir }),
     async start() {
-      daemon = true;
       const interrupted = store.markInterrupted();
       if (interrupted > 0) log.warn({ interrupted }, 'skills: runs cut by a crash or kill were marked failed');
       const summaries = service.list();
@@ -59,5 +60,6 @@ export const installSkills: Installer = async (app: App) => {
       }
       return lines;
     },
-  });
-};
+  };
+  return { service, part };
+}

@@ -1,13 +1,20 @@
-import type { App } from '../app.js';
+import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Part } from '../part.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { McpManager } from './manager.js';
 
-/** MCP servers from `tools.mcp.servers`: tools `mcp:<server>:<tool>`, connected in the background by `start`. */
-export async function installMcp(app: App): Promise<void> {
-  const servers = app.config.tools.mcp.servers;
+/**
+ * MCP servers from `tools.mcp.servers`: tools `mcp:<server>:<tool>`, registered on the registry as servers come
+ * and go, connected in the background by `start` (or at once by `manager.connectNow()` in one-shot commands).
+ */
+export async function createMcpPart(deps: { config: Config; tools: ToolRegistry; log: Logger }): Promise<{ manager: McpManager; part: Part } | undefined> {
+  const servers = deps.config.tools.mcp.servers;
   const names = Object.keys(servers);
   if (names.length === 0) {
-    app.log.debug('mcp: no servers configured (tools.mcp.servers)');
-    return;
+    deps.log.debug('mcp: no servers configured (tools.mcp.servers)');
+    return undefined;
   }
   for (const name of names) {
     const server = servers[name];
@@ -19,9 +26,8 @@ export async function installMcp(app: App): Promise<void> {
   }
   // The MCP SDK is loaded only when a server is configured.
   const { McpManager } = await import('./manager.js');
-  const manager = new McpManager({ servers, tools: app.tools, log: app.log.child({ component: 'mcp' }) });
-  app.context.mcp = manager;
-  app.modules.push({
+  const manager = new McpManager({ servers, tools: deps.tools, log: deps.log.child({ component: 'mcp' }) });
+  const part: Part = {
     name: 'mcp',
     async start() {
       manager.start();
@@ -42,6 +48,7 @@ export async function installMcp(app: App): Promise<void> {
             },
       );
     },
-  });
-  app.log.info({ servers: names }, `mcp: ${names.length} server(s) configured; connecting in the background once started`);
+  };
+  deps.log.info({ servers: names }, `mcp: ${names.length} server(s) configured; connecting in the background once started`);
+  return { manager, part };
 }

@@ -1,0 +1,254 @@
+/**
+ * The composition root: the one place that knows every part. It wires them top to bottom —
+ * config → log → db → memory → llm → registry → turns → approvals → scheduler → sandbox → skills → mcp → channels —
+ * handing each factory exactly what it uses and keeping what it returns. Making the daemon has no side effects
+ * beyond opening the database and creating folders: nothing listens, polls, arms a timer, asks Docker or changes
+ * a row until `start()`, so a one-shot command (`familiar ask`, `jobs add`, `tools list`) can build what it needs
+ * beside a running daemon without disturbing it.
+ */
+import path from 'node:path';
+import { Agent } from './agent/agent.js';
+import { ChatQueue } from './agent/chat-queue.js';
+import { ConversationStore } from './agent/conversations.js';
+import { markInterruptedTurns } from './agent/interrupted.js';
+import { checkRoutes } from './agent/profiles.js';
+import { Approvals } from './approval/gate.js';
+import { createAuditWriter } from './audit/write.js';
+import type { ChannelRouter } from './channels/router.js';
+import { ChannelHub } from './channels/hub.js';
+import type { LoadedConfig } from './config/load.js';
+import type { Config } from './config/schema.js';
+import { openDatabase, type Database } from './db/database.js';
+import { ZonedClock } from './lib/clock.js';
+import { createLlmClient, llmConfigured } from './llm/client.js';
+import type { LlmClient } from './llm/types.js';
+import type { Logger } from './log.js';
+import type { McpManager } from './mcp/manager.js';
+import { createMemoryPart } from './memory/part.js';
+import type { MemoryHistory } from './memory/history.js';
+import type { MemoryStore } from './memory/store.js';
+import type { ChatCommand, ChatCommands, Part } from './part.js';
+import type { Sandbox } from './sandbox/part.js';
+import { createSandboxPart } from './sandbox/part.js';
+import { createSchedulerPart } from './scheduler/part.js';
+import type { Scheduler } from './scheduler/scheduler.js';
+import { createSkillsPart } from './skills/part.js';
+import type { SkillService } from './skills/service.js';
+import type { Resolver } from './tools/http/fetch-guarded.js';
+import { ToolRegistry } from './tools/registry.js';
+import { createWebPart } from './tools/web/part.js';
+import { createDelivery } from './turns/delivery.js';
+import { createTurns, type Turns } from './turns/turns.js';
+import { createUsagePart } from './usage/part.js';
+
+/** `daemon`: `familiar start` (channels, the HTTP endpoint, the sandbox probed). `command`: a one-shot command. */
+export type DaemonMode = 'daemon' | 'command';
+
+export interface DaemonOptions {
+  loaded: LoadedConfig;
+  log: Logger;
+  mode: DaemonMode;
+  /** Tests inject a client with an observable sleep; otherwise built from `llm`. */
+  llm?: LlmClient;
+  now?: () => Date;
+  /** Tests steer the HTTP tool's name resolution (the SSRF guard). */
+  resolve?: Resolver;
+  /** More parts, started after the others (an embedder's own, or a test's). */
+  parts?: readonly Part[];
+}
+
+/** What the root made, for the commands that drive it and for tests. Nothing here is changed after it is made. */
+export interface Daemon {
+  config: Config;
+  loaded: LoadedConfig;
+  log: Logger;
+  db: Database;
+  clock: ZonedClock;
+  memory: MemoryStore;
+  history: MemoryHistory;
+  conversations: ConversationStore;
+  tools: ToolRegistry;
+  agent: Agent;
+  /** The one way into the agent (chats, jobs, skills). */
+  turns: Turns;
+  approvals: Approvals;
+  scheduler: Scheduler;
+  skills: SkillService;
+  /** Present when `tools.sandbox` is on (in the daemon: and the engine answered with the image). */
+  sandbox: Sandbox | undefined;
+  mcp: McpManager | undefined;
+  /** Running chat channels, for replies and for delivering job and skill results. */
+  channels: ChannelHub;
+  router: ChannelRouter | undefined;
+  /** Chat commands answered without an LLM call (`/jobs`, `/remind`, `/undo`, …; in the daemon also `/help` …). */
+  commands: ChatCommands;
+  parts: readonly Part[];
+  /** Parts whose start threw; the daemon runs without them. */
+  failedParts(): string[];
+  llmReady: boolean;
+  startedAt: number;
+  /** Starts the parts in order; one that fails is logged and the others run. */
+  start(): Promise<void>;
+  /** Stops the parts, lets in-flight chat turns finish until `graceMs`, cancels the rest, closes everything. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const CHANNEL_WAIT_MS = 30_000;
+
+export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { loaded, log, mode } = options;
+  const config = loaded.config;
+  const configDir = loaded.source === 'file' ? path.dirname(loaded.path) : process.cwd();
+  const startedAt = Date.now();
+  checkRoutes(config);
+
+  const db = openDatabase(config.data_dir);
+  const clock = new ZonedClock(config.timezone);
+  const memory = createMemoryPart({ memoryDir: config.memory_dir, db, log });
+
+  const llmReady = options.llm !== undefined || llmConfigured(config.llm);
+  const llm = options.llm ?? createLlmClient({ config: config.llm, log: log.child({ component: 'llm' }) });
+  if (!llmReady) log.info('llm: no llm.api_key set for api.openai.com; turns will fail until OPENAI_API_KEY (or llm.api_key) is set');
+
+  const tools = new ToolRegistry({
+    defaultTimeoutMs: config.tools.timeout_s * 1000,
+    timeouts: config.tools.timeouts,
+    outputChars: config.tools.output_chars,
+    audit: createAuditWriter(db),
+  });
+
+  const conversations = new ConversationStore(db);
+  const usage = createUsagePart({ config, db, ...(options.now ? { now: options.now } : {}) });
+  const agent = new Agent({
+    config, db, llm, tools, memory: memory.store, conversations, clock, log: log.child({ component: 'agent' }), gates: [usage.gate],
+    runner: mode === 'daemon' ? 'daemon' : `pid:${process.pid}`,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const turns = createTurns({
+    config, agent, conversations, queue: new ChatQueue(config.agent.max_concurrent_turns),
+    riskOf: (name) => {
+      const risk = tools.get(name)?.tool.risk;
+      return typeof risk === 'function' ? undefined : (risk ?? 'low');
+    },
+  });
+
+  const approvals = new Approvals({ config, secrets: loaded.secrets, tools, log: log.child({ component: 'approval' }) });
+  tools.setApprovalGate(approvals.gate);
+
+  const channels = new ChannelHub();
+  const delivery = createDelivery({
+    outbox: channels, defaultChat: config.scheduler.default_chat, log: log.child({ component: 'delivery' }),
+    // In the daemon a run due at start may finish before its channel is up; in a one-shot command none will come.
+    waitMs: () => (mode === 'daemon' ? CHANNEL_WAIT_MS : 0),
+  });
+  const scheduler = createSchedulerPart({ config, db, clock, log, startTurn: turns.start, delivery });
+  const sandbox = await createSandboxPart({ config, dataDir: config.data_dir, log, probe: mode === 'daemon' });
+
+  tools.setContext({
+    config, log, secrets: loaded.secrets, memory: memory.store, scheduler: scheduler.access,
+    ...(sandbox.sandbox ? { pool: sandbox.sandbox } : {}),
+  });
+
+  const web = createWebPart({ config, log, ...(options.resolve ? { resolve: options.resolve } : {}) });
+  const email = config.tools.email
+    ? await import('./tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir, log }))
+    : (log.info('email: no tools.email section; the email tool is off'), undefined);
+  const skills = createSkillsPart({
+    config, db, clock, log, tools, llm, sandbox: sandbox.sandbox, startTurn: turns.start, delivery,
+    scheduler: scheduler.scheduler, baseDir: configDir,
+  });
+  const mcp = await createMcpPart(config, tools, log);
+
+  // Parts in start order; each one's tools and chat commands are registered before anything starts.
+  const early: Part[] = [memory.part, usage.part, ...(mcp ? [mcp.part] : []), web, ...(email ? [email] : []), ...(sandbox.part ? [sandbox.part] : [])];
+  const late: Part[] = [scheduler.part, skills.part];
+  const commands = collectCommands([...early, ...late]);
+  for (const part of [...early, ...late]) for (const tool of part.tools ?? []) tools.register(tool);
+
+  // What only the running daemon has: the HTTP endpoint (first, so /healthz answers while slow parts start) and
+  // the chat channels (after the parts whose tools and commands they offer, before the scheduler, whose catch-up
+  // runs deliver to the chats).
+  let router: ChannelRouter | undefined;
+  const head: Part[] = [];
+  const chats: Part[] = [];
+  let started = false;
+  const failed: string[] = [];
+  if (mode === 'daemon') {
+    const channelsPart = await import('./channels/part.js').then(({ createChannelsPart }) => createChannelsPart({
+      config, db, log, hub: channels, startTurn: turns.start, conversations, commands, approvals, turns, startedAt,
+    }));
+    router = channelsPart.router;
+    chats.push(...channelsPart.parts);
+    const http = await import('./http/part.js').then(({ createHttpPart }) => createHttpPart({
+      config, log,
+      state: {
+        config, db, startedAt,
+        started: () => started,
+        failedParts: () => [...failed],
+        partNames: () => parts.map((part) => part.name),
+        runningChannels: () => channels.names(),
+        queue: turns,
+      },
+    }));
+    if (http) head.push(http);
+  }
+  const parts: Part[] = [...head, ...early, ...chats, ...late, ...(options.parts ?? [])];
+  for (const part of options.parts ?? []) for (const tool of part.tools ?? []) tools.register(tool);
+
+  return {
+    config, loaded, log, db, clock, memory: memory.store, history: memory.history, conversations, tools, agent, turns, approvals,
+    scheduler: scheduler.scheduler, skills: skills.service, sandbox: sandbox.sandbox, mcp: mcp?.manager, channels, router,
+    commands: router?.commands ?? commands,
+    parts, llmReady, startedAt,
+    failedParts: () => [...failed],
+    async start() {
+      if (mode === 'daemon') {
+        const cut = markInterruptedTurns(db);
+        if (cut > 0) log.warn({ turns: cut }, 'turns cut by a crash or kill were marked interrupted');
+      }
+      for (const part of parts) {
+        try {
+          await part.start?.();
+        } catch (error) {
+          // One part failing to start (a bad bot token) must not take the others down.
+          log.error({ err: error, module: part.name }, `${part.name} failed to start`);
+          failed.push(part.name);
+        }
+      }
+      started = true;
+    },
+    async close(graceMs = 10_000) {
+      for (const part of [...parts].reverse()) {
+        try {
+          await part.stop?.();
+        } catch (error) {
+          log.warn({ err: error, module: part.name }, `${part.name} did not stop cleanly`);
+        }
+      }
+      await turns.drain(graceMs);
+      for (const part of [...parts].reverse()) {
+        try {
+          await part.close?.();
+        } catch (error) {
+          log.warn({ err: error, module: part.name }, `${part.name} did not close cleanly`);
+        }
+      }
+      db.close();
+    },
+  };
+}
+
+async function createMcpPart(config: Config, tools: ToolRegistry, log: Logger): Promise<{ manager: McpManager; part: Part } | undefined> {
+  if (Object.keys(config.tools.mcp.servers).length === 0) return undefined;
+  const { createMcpPart: create } = await import('./mcp/part.js');
+  return create({ config, tools, log });
+}
+
+/** The parts' chat commands by name; the first part to claim a name keeps it. */
+function collectCommands(parts: readonly Part[]): Map<string, ChatCommand> {
+  const commands = new Map<string, ChatCommand>();
+  for (const part of parts) {
+    for (const [name, command] of part.commands ?? []) if (!commands.has(name)) commands.set(name, command);
+  }
+  return commands;
+}

@@ -1,0 +1,48 @@
+/**
+ * The lifecycle contract between the composition root and the daemon's parts. A part is made by a factory that
+ * takes exactly the dependencies it uses and returns what it made; the root registers the tools and chat commands,
+ * starts the parts in order and stops them in reverse. Nothing here knows any part.
+ */
+import type { AnyTool } from './tools/types.js';
+
+export interface DoctorLine {
+  status: 'ok' | 'fail' | 'skip' | 'warn';
+  label: string;
+  detail?: string;
+  fix?: string;
+}
+
+export interface ChatCommandInput {
+  channel: string;
+  chatId: string;
+  userId: string;
+  /** Everything after the command name. */
+  args: string;
+  /** The chat's active conversation. */
+  conversationId: string;
+}
+
+/** A chat command (`/jobs`, `/remind …`) answered without an LLM call. */
+export interface ChatCommand {
+  description: string;
+  /** Returns the reply text; an empty string sends nothing. */
+  run(input: ChatCommandInput): Promise<string>;
+}
+
+export type ChatCommands = ReadonlyMap<string, ChatCommand>;
+
+export interface Part {
+  name: string;
+  /** Registered by the root before anything starts. */
+  tools?: readonly AnyTool[];
+  /** Chat commands this part answers; the first part to claim a name keeps it. */
+  commands?: ChatCommands;
+  /** Side effects begin here (listening, polling, timers, connections). */
+  start?(): Promise<void>;
+  /** Stop taking new work; in-flight turns are drained by the root afterwards. */
+  stop?(): Promise<void>;
+  /** Release everything once in-flight turns are done or cut. */
+  close?(): Promise<void>;
+  /** `familiar doctor` lines: each says what is wrong and how to fix it. */
+  doctor?(): Promise<DoctorLine[]>;
+}

@@ -1,0 +1,178 @@
+import type Docker from 'dockerode';
+import type { Config } from '../config/schema.js';
+import { AppError, errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { DoctorLine, Part } from '../part.js';
+import type { SandboxAccess, SandboxRun } from '../tools/context.js';
+import { createDockerClient, describeDocker } from './docker-client.js';
+import type { ContainerPool, SandboxConfig } from './pool.js';
+import type { Workspaces } from './workspace.js';
+
+const PING_TIMEOUT_MS = 3000;
+
+export type EngineStatus = { ok: true } | { ok: false; reason: string };
+
+/** How to get the image, said wherever it is missing. */
+export function buildHint(image: string): string {
+  return `build it with: bash scripts/build-sandbox-image.sh ${image} (no registry needed), or docker build -t ${image} docker/sandbox`;
+}
+
+/** Pings the engine and checks the images. Contract: never throws; `reason` says what to fix. */
+export async function checkEngine(docker: Docker, images: readonly string[]): Promise<EngineStatus> {
+  const where = describeDocker(docker);
+  try {
+    await withTimeout(docker.ping(), PING_TIMEOUT_MS);
+  } catch (error) {
+    return { ok: false, reason: `no Docker engine answers at ${where} (${errorMessage(error)}); start one (on Debian: bash scripts/setup-docker.sh) or set tools.sandbox.docker_host` };
+  }
+  for (const image of images) {
+    try {
+      await withTimeout(docker.getImage(image).inspect(), PING_TIMEOUT_MS);
+    } catch (error) {
+      const missing = (error as { statusCode?: number }).statusCode === 404;
+      return { ok: false, reason: missing ? `the image ${image} is missing; ${buildHint(image)}` : `the image ${image} cannot be inspected at ${where} (${errorMessage(error)})` };
+    }
+  }
+  return { ok: true };
+}
+
+/** The pool as its users see it: commands in a conversation's container, its workspace folders and settings. */
+export interface Sandbox extends SandboxAccess {
+  readonly workspaces: Workspaces;
+  readonly config: SandboxConfig;
+}
+
+export interface SandboxPart {
+  /** Undefined when the sandbox is off (no section; in the daemon, also no engine or no image). */
+  sandbox?: Sandbox;
+  part?: Part;
+}
+
+/**
+ * The sandbox: when `tools.sandbox` is configured, sandbox_exec, the file tools and opencode, and a part that
+ * removes leftovers, keeps containers warm and removes them all on shutdown.
+ * - `probe: true` (the daemon) asks the engine now: without an answer or the image the daemon logs one line with
+ *   the fix and offers none of these tools.
+ * - `probe: false` (one-shot commands) asks nothing now: dockerode is loaded and the engine asked on the first
+ *   command, whose failure says what to fix. Nothing starts (no warm containers, no clean-up of another
+ *   process's containers); the containers a command made are removed when it closes.
+ */
+export async function createSandboxPart(deps: { config: Config; dataDir: string; log: Logger; probe: boolean }): Promise<SandboxPart> {
+  const config = deps.config.tools.sandbox;
+  const log = deps.log.child({ component: 'sandbox' });
+  if (!config) {
+    log.info('sandbox: tools.sandbox is not configured; sandbox_exec, the file tools and opencode are off');
+    return {};
+  }
+  // The sandbox's own modules are loaded only when it is configured.
+  const [{ Workspaces: WorkspacesClass }, { createSandboxTools }] = await Promise.all([import('./workspace.js'), import('./tools.js')]);
+  const workspaces = new WorkspacesClass(deps.dataDir, config.user);
+  if (!deps.probe) {
+    const sandbox = lazySandbox(config, workspaces, deps.dataDir, log);
+    return {
+      sandbox,
+      part: { name: 'sandbox', tools: createSandboxTools(workspaces, config), close: () => sandbox.close(), doctor: () => doctorFor(config) },
+    };
+  }
+  const docker = await connect(config, log);
+  if (!docker) return { part: { name: 'sandbox', doctor: () => doctorFor(config) } };
+  const status = await checkEngine(docker, [config.image]);
+  if (!status.ok) {
+    log.warn(`sandbox: ${status.reason}; the sandbox tools are off until then`);
+    return { part: { name: 'sandbox', doctor: () => sandboxDoctor(docker, config) } };
+  }
+  let codeAgent = config.code_agent !== undefined;
+  if (config.code_agent?.image && config.code_agent.image !== config.image) {
+    const agentImage = await checkEngine(docker, [config.code_agent.image]);
+    if (!agentImage.ok) {
+      log.warn(`sandbox: code_agent: ${agentImage.reason}; opencode is off`);
+      codeAgent = false;
+    }
+  }
+  // The pool is loaded only when the sandbox is on.
+  const { ContainerPool } = await import('./pool.js');
+  const pool = new ContainerPool({ docker, config, dataDir: deps.dataDir, workspaces, log });
+  log.info({ image: config.image, engine: describeDocker(docker), pool_size: config.pool_size, code_agent: codeAgent }, 'sandbox: ready');
+  return {
+    sandbox: pool,
+    part: {
+      name: 'sandbox',
+      tools: createSandboxTools(workspaces, config, { codeAgent }),
+      start: () => pool.start(),
+      close: () => pool.close(),
+      doctor: () => sandboxDoctor(docker, config),
+    },
+  };
+}
+
+async function connect(config: SandboxConfig, log: Logger): Promise<Docker | undefined> {
+  const { default: DockerClass } = await import('dockerode');
+  try {
+    return createDockerClient(DockerClass, config.docker_host);
+  } catch (error) {
+    log.warn(`sandbox: tools.sandbox.docker_host is not usable (${errorMessage(error)}); the sandbox tools are off`);
+    return undefined;
+  }
+}
+
+/** A pool made on the first command: the engine is asked then, and again after a failure. */
+function lazySandbox(config: SandboxConfig, workspaces: Workspaces, dataDir: string, log: Logger): Sandbox & { close(): Promise<void> } {
+  let pool: Promise<ContainerPool> | undefined;
+  const load = (): Promise<ContainerPool> => {
+    pool ??= (async () => {
+      const { default: DockerClass } = await import('dockerode');
+      const docker = createDockerClient(DockerClass, config.docker_host);
+      const status = await checkEngine(docker, [config.image]);
+      if (!status.ok) throw new AppError('SANDBOX_UNAVAILABLE', `the sandbox is not available: ${status.reason}`);
+      const { ContainerPool } = await import('./pool.js');
+      return new ContainerPool({ docker, config, dataDir, workspaces, log });
+    })();
+    pool.catch(() => {
+      pool = undefined;
+    });
+    return pool;
+  };
+  return {
+    workspaces,
+    config,
+    async run(conversationId, request): Promise<SandboxRun> {
+      return (await load()).run(conversationId, request);
+    },
+    async runOneOff(workspaceDir, request): Promise<SandboxRun> {
+      return (await load()).runOneOff(workspaceDir, request);
+    },
+    async close() {
+      const made = await pool?.catch(() => undefined);
+      await made?.close();
+    },
+  };
+}
+
+function doctorFor(config: SandboxConfig): Promise<DoctorLine[]> {
+  return (async () => {
+    const { default: DockerClass } = await import('dockerode');
+    let docker: Docker;
+    try {
+      docker = createDockerClient(DockerClass, config.docker_host);
+    } catch (error) {
+      return [{ status: 'fail' as const, label: 'sandbox', detail: `tools.sandbox.docker_host is not usable (${errorMessage(error)})`, fix: 'check tools.sandbox.docker_host' }];
+    }
+    return sandboxDoctor(docker, config);
+  })();
+}
+
+async function sandboxDoctor(docker: Docker, config: SandboxConfig): Promise<DoctorLine[]> {
+  const where = describeDocker(docker);
+  const images = [config.image, ...(config.code_agent?.image ? [config.code_agent.image] : [])];
+  const status = await checkEngine(docker, images);
+  if (status.ok) return [{ status: 'ok', label: 'sandbox', detail: `Docker at ${where}; image ${images.join(', ')} present` }];
+  return [{ status: 'fail', label: 'sandbox', detail: status.reason }];
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

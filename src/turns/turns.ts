@@ -1,0 +1,118 @@
+import { applyAgent } from '../agent/profiles.js';
+import type { TurnInput } from '../agent/agent.js';
+import type { ChatQueue } from '../agent/chat-queue.js';
+import type { Config } from '../config/schema.js';
+import { createPolicy, intersectPolicies, type ToolPolicy } from '../tools/policy.js';
+import type { ApprovalHandler } from '../tools/registry.js';
+import type { Risk } from '../tools/types.js';
+import type { StartTurn, TurnOutcome, TurnRequest, TurnResult, Unattended } from './types.js';
+
+export interface TurnsDeps {
+  config: Config;
+  agent: { runTurn(input: TurnInput): Promise<TurnResult> };
+  conversations: { resolve(channel: string, chatId: string): string; ensure(id: string, channel: string, chatId: string): string };
+  /** The fixed risk of a registered tool (undefined for an unknown one, or one decided per call). */
+  riskOf: (tool: string) => Risk | undefined;
+  queue: ChatQueue;
+}
+
+export interface Turns {
+  start: StartTurn;
+  /** Chat turns running now, and queued behind them. */
+  active(): number;
+  pending(): number;
+  /** Shutdown: lets chat turns finish until `graceMs`, then cancels the rest and waits briefly for them to end. */
+  drain(graceMs: number): Promise<void>;
+}
+
+/**
+ * The one way into the agent. A chat message runs in the chat's active conversation, one turn at a time per chat
+ * (the ChatQueue); a job or skill names its own conversation and is not queued behind chats. Every turn gets its
+ * chat's agent (routes: persona, model, tools). An unattended run is offered the tools an unattended run may use
+ * and can be approved high-risk calls only by its approve list; the refusals are noted in its answer.
+ */
+export function createTurns(deps: TurnsDeps): Turns {
+  const { config, agent, conversations, queue } = deps;
+  const inFlight = new Set<AbortController>();
+
+  const run = async (request: TurnRequest, conversationId: string, signal: AbortSignal | undefined): Promise<TurnOutcome> => {
+    const denied = new Set<string>();
+    const unattended = request.unattended;
+    const policy = unattended ? intersectPolicies(request.policy, unattendedPolicy(config, deps.riskOf, unattended)) : request.policy;
+    const approve = unattended ? approveList(unattended, denied) : request.approve;
+    const input = applyAgent(config, {
+      conversationId, text: request.text, origin: request.origin, source: request.source,
+      ...(policy ? { policy } : {}),
+      ...(approve ? { approve } : {}),
+      ...(unattended ? { unattended: true } : {}),
+      ...(request.systemExtra !== undefined ? { systemExtra: request.systemExtra } : {}),
+      ...(request.images ? { images: request.images } : {}),
+      ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+      ...(signal ? { signal } : {}),
+    }, request.route);
+    const result = await agent.runTurn(input);
+    if (denied.size === 0 || !unattended) return { ...result, denied: [] };
+    const names = [...denied].join(', ');
+    return {
+      ...result,
+      text: `${result.text}\n\n(Not done: ${names} needs approval, and nobody can approve in a scheduled run; add it to the ${unattended.owner}'s approve list to allow it.)`,
+      denied: [...denied],
+    };
+  };
+
+  const start: StartTurn = (request) => {
+    if (request.conversationId !== undefined) {
+      conversations.ensure(request.conversationId, request.origin.channel, request.origin.chatId);
+      return run(request, request.conversationId, request.signal);
+    }
+    const conversationId = conversations.resolve(request.origin.channel, request.origin.chatId);
+    return queue.run(conversationId, async () => {
+      // Linked by hand: AbortSignal.any retains its sources and grows memory over thousands of turns.
+      const controller = new AbortController();
+      inFlight.add(controller);
+      const onCancel = () => controller.abort(request.signal?.reason);
+      if (request.signal?.aborted) onCancel();
+      else request.signal?.addEventListener('abort', onCancel, { once: true });
+      try {
+        return await run(request, conversationId, controller.signal);
+      } finally {
+        inFlight.delete(controller);
+        request.signal?.removeEventListener('abort', onCancel);
+      }
+    });
+  };
+
+  return {
+    start,
+    active: () => queue.active(),
+    pending: () => queue.pending(),
+    async drain(graceMs) {
+      await queue.idle(AbortSignal.timeout(graceMs));
+      for (const controller of inFlight) controller.abort(new DOMException('shutting down', 'AbortError'));
+      await queue.idle(AbortSignal.timeout(2000));
+    },
+  };
+}
+
+/**
+ * Tools an unattended run is offered: `scheduler.unattended_tools` if set, else every tool whose fixed risk is not
+ * high — plus the high-risk tools its approve list names (the person allowed those ahead of time).
+ */
+export function unattendedPolicy(config: Config, riskOf: (tool: string) => Risk | undefined, unattended: Pick<Unattended, 'approve'>): ToolPolicy {
+  const configured = config.scheduler.unattended_tools;
+  if (configured !== undefined) return createPolicy(configured);
+  return {
+    description: 'every tool that is not high-risk, and those on the approve list',
+    allows: (tool) => riskOf(tool.name) !== 'high' || unattended.approve.includes(tool.name),
+  };
+}
+
+/** Nobody can be asked in an unattended run: only the run's approve list lets a high-risk call through. */
+function approveList(unattended: Unattended, denied: Set<string>): ApprovalHandler {
+  const { owner, id } = unattended;
+  return async (call) => {
+    if (unattended.approve.includes(call.tool)) return { approved: true, by: `${owner} ${id} approve list` };
+    denied.add(call.tool);
+    return { approved: false, reason: `the unattended ${owner} "${id}" may not call high-risk ${call.tool}; add it to the ${owner}'s approve list to allow it` };
+  };
+}

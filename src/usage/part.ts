@@ -1,0 +1,33 @@
+import type { Config } from '../config/schema.js';
+import type { Database } from '../db/database.js';
+import type { Part } from '../part.js';
+import type { LlmGate } from '../turns/types.js';
+import { formatNumber, formatUsageToday, usageOfConversation, usageToday } from './usage.js';
+
+/**
+ * The daily token budget, checked before every LLM call (jobs included), and `/usage`. The agent writes each
+ * step's tokens to its turn's row with the step's messages (not only when the turn ends), so the gate sees a long
+ * turn's spending too.
+ */
+export function createUsagePart(deps: { config: Config; db: Database; now?: () => Date }): { gate: LlmGate; part: Part } {
+  const { config, db } = deps;
+  const now = deps.now ?? (() => new Date());
+  const gate: LlmGate = () => {
+    const budget = config.llm.daily_token_budget;
+    if (budget <= 0) return undefined;
+    const today = usageToday(db, config, now());
+    if (today.totalTokens < budget) return undefined;
+    return `I have used today's token budget (${formatNumber(today.totalTokens)} of ${formatNumber(budget)} tokens, llm.daily_token_budget), so I will not call the model again until midnight (${config.timezone}). Raise the budget in the config to continue today.`;
+  };
+  const part: Part = {
+    name: 'usage',
+    commands: new Map([['usage', {
+      description: "today's token use, cost estimate and budget",
+      async run({ conversationId }) {
+        const conversation = usageOfConversation(db, config.llm.prices, conversationId);
+        return `${formatUsageToday(usageToday(db, config, now()))}\nThis conversation: ${formatNumber(conversation.totalTokens)} tokens in ${conversation.turns} turn${conversation.turns === 1 ? '' : 's'}.`;
+      },
+    }]]),
+  };
+  return { gate, part };
+}
