@@ -182,10 +182,13 @@ export class ToolRegistry {
     return risk ?? 'low';
   }
 
+  /**
+   * One call, step by step: look up → parse → validate → policy → approval → hooks and run with a deadline →
+   * cap, redact and audit. Contract: never throws; every failure is a ToolResult the model can act on.
+   */
   async execute(request: CallRequest): Promise<CallOutcome> {
     const started = performance.now();
     const callId = request.callId ?? randomUUID();
-    const policy = request.policy ?? ALLOW_ALL;
     const finish = (tool: string | undefined, result: ToolResult, input: unknown, decision?: string): CallOutcome => {
       const capped = this.finalize(result);
       const durationMs = performance.now() - started;
@@ -193,51 +196,72 @@ export class ToolRegistry {
       return { callId, tool, result: capped, durationMs, ...(decision ? { decision } : {}) };
     };
 
-    const entry = this.get(request.name);
-    if (!entry || !policy.allows(entry)) {
-      const valid = this.list(policy).map((candidate) => candidate.functionName).join(', ');
-      const reason = entry ? `Tool "${request.name}" is not allowed here.` : `Unknown tool "${request.name}".`;
-      return finish(undefined, fail(`${reason} Valid tools: ${valid || '(none)'}.`), request.arguments);
-    }
-
-    let params: Record<string, unknown>;
-    if (typeof request.arguments === 'string') {
-      const parsed = parseArguments(request.arguments);
-      if (!parsed.success) {
-        return finish(entry.name, fail(`Arguments for ${entry.functionName} are not valid JSON (${parsed.error}). Send one JSON object that matches the tool's schema.`), request.arguments);
-      }
-      params = parsed.value;
-    } else {
-      params = structuredClone(request.arguments);
-    }
-    entry.validate ??= (await this.loadAjv()).compile(entry.tool.parameters);
-    if (!entry.validate(params)) {
-      return finish(entry.name, fail(`Invalid arguments for ${entry.functionName}: ${formatAjvErrors(entry.validate.errors)}. Fix them and call again.`), params);
-    }
-
+    const entry = this.lookUp(request);
+    if (!entry.success) return finish(undefined, entry.error, request.arguments);
+    const tool = entry.value;
+    const params = this.parse(tool, request.arguments);
+    if (!params.success) return finish(tool.name, params.error, request.arguments);
+    const invalid = await this.validate(tool, params.value);
+    if (invalid) return finish(tool.name, invalid, params.value);
     const context = this.context;
-    if (!context) return finish(entry.name, fail('Tools are not ready yet (no context); try again shortly.'), params);
+    if (!context) return finish(tool.name, fail('Tools are not ready yet (no context); try again shortly.'), params.value);
 
-    const risk = this.riskOf(entry, params);
-    let decision: string | undefined;
-    if (risk === 'high') {
-      const approvalRequest: ApprovalRequest = {
-        tool: entry.name, params, risk, callId, conversationId: request.conversationId, origin: request.origin,
-        unattended: request.unattended ?? false, taint: request.taint ?? [],
-        ...(request.signal ? { signal: request.signal } : {}),
-      };
-      const gate = this.options.approvalGate;
-      const verdict: ApprovalDecision = gate
-        ? await gate(approvalRequest, request.approve)
-        : request.approve
-          ? await request.approve(approvalRequest)
-          : { approved: true };
-      decision = verdict.approved ? `approved${verdict.by ? ` by ${verdict.by}` : ''}` : `denied: ${verdict.reason}`;
-      if (!verdict.approved) {
-        return finish(entry.name, fail(`The call to ${entry.functionName} was not approved: ${verdict.reason}. Do not retry it; tell the person what you wanted to do.`), params, decision);
-      }
+    const approval = await this.approve(tool, params.value, request, callId);
+    if (approval && !approval.approved) {
+      return finish(tool.name, fail(`The call to ${tool.functionName} was not approved: ${approval.reason}. Do not retry it; tell the person what you wanted to do.`), params.value, approval.decision);
     }
+    const result = await this.run(tool, params.value, request, context, callId, started);
+    return finish(tool.name, result, params.value, approval?.decision);
+  }
 
+  /** The tool by name or alias, if the call's policy allows it; else a failure listing the valid names. */
+  private lookUp(request: CallRequest): { success: true; value: RegisteredTool } | { success: false; error: ToolResult } {
+    const policy = request.policy ?? ALLOW_ALL;
+    const entry = this.get(request.name);
+    if (entry && policy.allows(entry)) return { success: true, value: entry };
+    const valid = this.list(policy).map((candidate) => candidate.functionName).join(', ');
+    const reason = entry ? `Tool "${request.name}" is not allowed here.` : `Unknown tool "${request.name}".`;
+    return { success: false, error: fail(`${reason} Valid tools: ${valid || '(none)'}.`) };
+  }
+
+  /** The model's JSON text as one object (a copy, when the caller passed an object). */
+  private parse(entry: RegisteredTool, raw: CallRequest['arguments']): { success: true; value: Record<string, unknown> } | { success: false; error: ToolResult } {
+    if (typeof raw !== 'string') return { success: true, value: structuredClone(raw) };
+    const parsed = parseArguments(raw);
+    if (parsed.success) return parsed;
+    return { success: false, error: fail(`Arguments for ${entry.functionName} are not valid JSON (${parsed.error}). Send one JSON object that matches the tool's schema.`) };
+  }
+
+  /** ajv against the tool's JSON Schema (compiled on first use); a failure names what to fix. */
+  private async validate(entry: RegisteredTool, params: Record<string, unknown>): Promise<ToolResult | undefined> {
+    entry.validate ??= (await this.loadAjv()).compile(entry.tool.parameters);
+    if (entry.validate(params)) return undefined;
+    return fail(`Invalid arguments for ${entry.functionName}: ${formatAjvErrors(entry.validate.errors)}. Fix them and call again.`);
+  }
+
+  /** High-risk calls go through the approval gate (or the request's handler); undefined when none was needed. */
+  private async approve(entry: RegisteredTool, params: Record<string, unknown>, request: CallRequest, callId: string): Promise<(ApprovalDecision & { decision: string }) | undefined> {
+    const risk = this.riskOf(entry, params);
+    if (risk !== 'high') return undefined;
+    const approvalRequest: ApprovalRequest = {
+      tool: entry.name, params, risk, callId, conversationId: request.conversationId, origin: request.origin,
+      unattended: request.unattended ?? false, taint: request.taint ?? [],
+      ...(request.signal ? { signal: request.signal } : {}),
+    };
+    const gate = this.options.approvalGate;
+    const verdict: ApprovalDecision = gate
+      ? await gate(approvalRequest, request.approve)
+      : request.approve
+        ? await request.approve(approvalRequest)
+        : { approved: true };
+    return { ...verdict, decision: verdict.approved ? `approved${verdict.by ? ` by ${verdict.by}` : ''}` : `denied: ${verdict.reason}` };
+  }
+
+  /**
+   * `tool:before` hooks, then the tool raced against its deadline and the turn's cancellation, then `tool:after`
+   * hooks. A thrown tool or hook becomes a failed result or a logged warning, never an exception.
+   */
+  private async run(entry: RegisteredTool, params: Record<string, unknown>, request: CallRequest, context: ToolContext, callId: string, started: number): Promise<ToolResult> {
     const timeoutMs = this.timeoutFor(entry);
     const controller = new AbortController();
     const onTurnAbort = () => controller.abort(request.signal?.reason);
@@ -257,7 +281,7 @@ export class ToolRegistry {
     try {
       for (const hook of this.beforeHooks) {
         const verdict = await hook({ tool: entry.name, params, ctx: callContext });
-        if (verdict && 'block' in verdict) return finish(entry.name, fail(verdict.block), params, decision);
+        if (verdict && 'block' in verdict) return fail(verdict.block);
       }
       const deadline = new Promise<ToolResult>((resolve) => {
         timer = setTimeout(() => {
@@ -288,7 +312,7 @@ export class ToolRegistry {
           callContext.log.warn({ err: error }, 'tool:after hook failed');
         }
       }
-      return finish(entry.name, result, params, decision);
+      return result;
     } finally {
       if (timer) clearTimeout(timer);
       request.signal?.removeEventListener('abort', onTurnAbort);
