@@ -8,12 +8,11 @@ let segmenter: Intl.Segmenter | undefined;
 export function graphemeBoundary(text: string, limit: number): number {
   segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   let best = 0;
-  // Only the graphemes around the limit matter; a window keeps this linear in the part, not in the whole text.
-  const windowStart = Math.max(0, limit - 256);
-  for (const { index } of segmenter.segment(text.slice(windowStart, limit + 64))) {
-    const absolute = windowStart + index;
-    if (absolute > limit) break;
-    if (absolute > 0) best = absolute;
+  // Segmented from the start (a flag's two halves pair up only counted from there); the walk stops at the limit,
+  // so a cut costs the length of one part. The text ends a little after the limit so a long tail is not scanned.
+  for (const { index } of segmenter.segment(text.slice(0, limit + 64))) {
+    if (index > limit) break;
+    best = index;
   }
   if (best > 0) return best;
   const code = text.charCodeAt(limit - 1);

@@ -2,7 +2,7 @@ import type { ZonedClock } from '../agent/clock.js';
 import type { ChatCommand } from '../app.js';
 import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
 import type { Scheduler } from './scheduler.js';
-import { findWhenInText } from './when.js';
+import { findWhenInText, loadWhenParser } from './when.js';
 
 const REMIND_USAGE =
   'Usage: /remind <when> <text>, e.g. "/remind in 20 minutes check the oven", "/remind tomorrow at 9am call Mum", ' +
@@ -42,9 +42,11 @@ export function createSchedulerCommands(scheduler: Scheduler, clock: ZonedClock)
     description: 'set a reminder: /remind in 20 minutes check the oven',
     async run({ channel, chatId, userId, args }) {
       if (args.trim() === '') return REMIND_USAGE;
+      // The parser's first load can take a second on a busy machine; "in 2 seconds" counts from after it.
+      loadWhenParser();
       const now = Date.now();
       const result = splitReminder(args, now, scheduler.timeZone);
-      if (!result.success) return `${result.error} Nothing was set. ${REMIND_USAGE}`;
+      if (!result.success) return `${result.error} ${REMIND_USAGE}`;
       const split = result.value;
       if (split.text === '') return `What should I remind you of? ${REMIND_USAGE}`;
       const created = scheduler.create({

@@ -127,7 +127,7 @@ export function resolveSchedule(input: ScheduleInput, now: number, timeZone: str
     const text = input.when ?? '';
     const parsed = parseWhenText(text, now, timeZone);
     if (!parsed.success) {
-      return { ok: false, error: `Could not understand the time "${text}". ${parsed.error} when accepts ${WHEN_FORMS}; or pass cron (${CRON_FORMS}) or run_at (an ISO time).` };
+      return { ok: false, error: `Could not understand the time "${text}". when accepts ${WHEN_FORMS}; or pass cron (${CRON_FORMS}) or run_at (an ISO time). ${parsed.error}` };
     }
     schedule = parsed.value.schedule;
   }

@@ -10,6 +10,11 @@ function chrono(): typeof Chrono {
   return chronoModule;
 }
 
+/** Loads the natural-language parser now (it is loaded on first use otherwise). */
+export function loadWhenParser(): void {
+  chrono();
+}
+
 /**
  * The one parser behind the schedule tool's `when`, `scheduler.jobs[].when`, `familiar jobs add --when` and
  * `/remind`. It places a time exactly or refuses with examples of what works; it never turns words it does not

@@ -33,7 +33,7 @@ describe('the schedule tool and the /jobs and /remind commands', () => {
   it('returns an unparseable time to the model with the forms that work', async () => {
     const result = await call({ action: 'create', when: 'after lunch-ish', prompt: 'x' });
     expect(result.success).toBe(false);
-    expect(result.output).toMatch(/Could not understand the time "after lunch-ish"\..* when accepts one-shots like .*recurrences like "every day at 7:30"/);
+    expect(result.output).toMatch(/Could not understand the time "after lunch-ish"\. when accepts one-shots like .*recurrences like "every day at 7:30"/);
   });
 
   it('asks for an id where one is needed, and lists the known ids for an unknown one', async () => {
