@@ -13,9 +13,12 @@ FROM ${BUILD_IMAGE} AS build
 WORKDIR /build
 # Dependencies first, in their own layer: a source change does not reinstall them.
 COPY package.json package-lock.json ./
+COPY patches ./patches
 # --ignore-scripts: the root `prepare` script (tsc) cannot run before the sources are here, and no other
-# dependency's install script is wanted; better-sqlite3's native build is run explicitly just after.
+# dependency's install script is wanted; better-sqlite3's native build is run explicitly just after, and the
+# patches in patches/ (cron-parser's DST and day-field rules) are applied as `postinstall` would.
 RUN npm ci --ignore-scripts --no-audit --no-fund \
+ && npx patch-package \
  && npm rebuild better-sqlite3 \
  && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
 COPY . .

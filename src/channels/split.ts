@@ -1,3 +1,5 @@
+import { graphemeBoundary } from './graphemes.js';
+
 /**
  * Splits a Markdown reply into parts of at most `limit` characters: at paragraph breaks first, then at
  * line breaks, then hard. A part never ends inside a code block: the fence is closed at the end of the
@@ -59,16 +61,14 @@ function annotate(raw: string[], limit: number): Line[] {
   return out;
 }
 
-/** Cuts one over-long line, at a space when there is one in the last fifth, never inside a surrogate pair. */
+/** Cuts one over-long line, at a space when there is one in the last fifth, never inside a grapheme (an emoji). */
 function hardSplit(text: string, size: number): string[] {
   if (text.length <= size) return [text];
   const pieces: string[] = [];
   let rest = text;
   while (rest.length > size) {
     let cut = rest.lastIndexOf(' ', size);
-    if (cut < size * 0.8) cut = size;
-    const code = rest.charCodeAt(cut - 1);
-    if (code >= 0xd800 && code <= 0xdbff) cut -= 1;
+    if (cut < size * 0.8) cut = graphemeBoundary(rest, size);
     pieces.push(rest.slice(0, cut));
     rest = rest.slice(cut).replace(/^ /, '');
   }

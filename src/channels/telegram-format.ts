@@ -1,127 +1,350 @@
+import { decodeHTMLStrict } from 'entities';
 import { Lexer, type Token, type Tokens } from 'marked';
+import { cleanForTelegram } from './telegram-clean.js';
+
+/** A Telegram message entity, offsets and lengths in UTF-16 code units of `FormattedText.text`. */
+export type TelegramEntity =
+  | { type: 'bold' | 'italic' | 'strikethrough' | 'code' | 'blockquote'; offset: number; length: number }
+  | { type: 'pre'; offset: number; length: number; language?: string }
+  | { type: 'text_link'; offset: number; length: number; url: string };
+
+/** Text as Telegram shows it, with its entities: what a message is once Telegram has parsed it. */
+export interface FormattedText {
+  text: string;
+  entities: TelegramEntity[];
+}
+
+const LANGUAGE = /^[\w#+.-]{1,32}$/;
 
 /**
- * Renders the model's Markdown as Telegram HTML (the subset Telegram accepts: b, i, s, code, pre, a,
- * blockquote). Everything else becomes plain text: headings bold, lists with bullets, tables in a pre
- * block, raw HTML escaped. Contract: never throws; the visible text is never longer than the Markdown
- * source, so a part split to 4096 source characters fits Telegram's limit once rendered.
+ * Renders the model's Markdown (GFM, as marked reads it) as the text Telegram should show and its entities:
+ * bold, italic, strike, code, pre with language, links, quotes; headings bold, lists with bullets, tables as
+ * aligned text in a pre block, raw HTML shown as typed. Text outside code means what CommonMark says
+ * (`&amp;` is "&", `\*` is "*"); code and raw HTML are literal. Contract: never throws; the text is already
+ * cleaned the way Telegram would clean it (see cleanForTelegram), so it is exactly what the person sees.
  */
-export function markdownToTelegramHtml(markdown: string): string {
+export function markdownToFormatted(markdown: string): FormattedText {
+  const builder = new Builder();
   try {
-    return renderBlocks(Lexer.lex(markdown), '').replace(/\n{3,}/g, '\n\n').trim();
+    renderBlocks(builder, Lexer.lex(markdown), '', false);
   } catch {
-    return escapeHtml(markdown);
+    return trimFormatted({ text: cleanForTelegram(markdown, false), entities: [] });
   }
+  return trimFormatted(builder.result());
 }
 
-/** The text Telegram shows for an HTML message (tags removed, entities decoded): what its limit counts. */
-export function visibleLength(html: string): number {
-  return html
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(lt|gt|amp|quot|#\d+|#x[0-9a-f]+);/gi, '_').length;
+/**
+ * The HTML that Telegram (TDLib's parse_html) parses back into exactly `formatted`: every "&", "<" and ">" of
+ * the text is escaped, so entity-like text inside code stays literal. Entities must nest (as the renderer and
+ * `sliceFormatted` make them).
+ */
+export function formattedToHtml(formatted: FormattedText): string {
+  const { text } = formatted;
+  const entities = [...formatted.entities].sort((a, b) => a.offset - b.offset || b.length - a.length);
+  const open: TelegramEntity[] = [];
+  let html = '';
+  let position = 0;
+  const emitTo = (end: number): void => {
+    html += escapeText(text.slice(position, end));
+    position = end;
+  };
+  const closeUntil = (offset: number): void => {
+    for (let top = open.at(-1); top && top.offset + top.length <= offset; top = open.at(-1)) {
+      emitTo(top.offset + top.length);
+      html += closingTag(top);
+      open.pop();
+    }
+  };
+  for (const entity of entities) {
+    closeUntil(entity.offset);
+    emitTo(entity.offset);
+    html += openingTag(entity);
+    open.push(entity);
+  }
+  closeUntil(text.length);
+  emitTo(text.length);
+  return html;
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/&(?!(?:lt|gt|amp|quot|#\d{1,7}|#x[0-9a-f]{1,6});)/gi, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** The part of `formatted` between two UTF-16 offsets, entities clipped to it. */
+export function sliceFormatted(formatted: FormattedText, start: number, end: number): FormattedText {
+  const entities: TelegramEntity[] = [];
+  for (const entity of formatted.entities) {
+    const from = Math.max(entity.offset, start);
+    const to = Math.min(entity.offset + entity.length, end);
+    if (to > from) entities.push({ ...entity, offset: from - start, length: to - from });
+  }
+  return { text: formatted.text.slice(start, end), entities };
+}
+
+/**
+ * Trims spaces and line breaks the way Telegram does before it counts and shows a message: all at the end, and
+ * at the start only before the first entity (so a code block's indentation survives).
+ */
+export function trimFormatted(formatted: FormattedText): FormattedText {
+  const { text } = formatted;
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === ' ' || text[end - 1] === '\n')) end -= 1;
+  const firstEntity = formatted.entities.reduce((min, entity) => Math.min(min, entity.offset), end);
+  let start = 0;
+  while (start < firstEntity && (text[start] === ' ' || text[start] === '\n')) start += 1;
+  return start === 0 && end === text.length ? formatted : sliceFormatted(formatted, start, end);
+}
+
+function escapeText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function escapeAttribute(text: string): string {
-  return escapeHtml(text).replace(/"/g, '&quot;');
+  return escapeText(text).replace(/"/g, '&quot;');
 }
 
-function renderBlocks(tokens: readonly Token[], indent: string): string {
-  const out: string[] = [];
-  for (const token of tokens) {
-    const block = renderBlock(token, indent);
-    if (block !== undefined) out.push(block);
+const TAGS = { bold: 'b', italic: 'i', strikethrough: 's', code: 'code', blockquote: 'blockquote' } as const;
+
+function openingTag(entity: TelegramEntity): string {
+  switch (entity.type) {
+    case 'pre':
+      return entity.language ? `<pre><code class="language-${escapeAttribute(entity.language)}">` : '<pre>';
+    case 'text_link':
+      return `<a href="${escapeAttribute(entity.url)}">`;
+    default:
+      return `<${TAGS[entity.type]}>`;
   }
-  return out.join('\n\n');
 }
 
-function renderBlock(token: Token, indent: string): string | undefined {
+function closingTag(entity: TelegramEntity): string {
+  switch (entity.type) {
+    case 'pre':
+      return entity.language ? '</code></pre>' : '</pre>';
+    case 'text_link':
+      return '</a>';
+    default:
+      return `</${TAGS[entity.type]}>`;
+  }
+}
+
+// What an entity is, before its offset and length are known.
+type EntitySpec = TelegramEntity extends infer Entity ? (Entity extends TelegramEntity ? Omit<Entity, 'offset' | 'length'> : never) : never;
+
+/** Appends cleaned text and records entities around what is appended between `open` and `close`. */
+class Builder {
+  private current = '';
+  private readonly entities: TelegramEntity[] = [];
+  private quoteDepth = 0;
+
+  get text(): string {
+    return this.current;
+  }
+
+  append(raw: string, literal = false): void {
+    this.current += cleanForTelegram(raw, literal);
+  }
+
+  /** Runs `body`, then records an entity over what it appended (nothing when it appended nothing). */
+  wrap(entity: EntitySpec, body: () => void): void {
+    const start = this.text.length;
+    const isQuote = entity.type === 'blockquote';
+    // Telegram refuses nested quotes; an inner quote is shown inside the outer one.
+    const nested = isQuote && this.quoteDepth > 0;
+    if (isQuote) this.quoteDepth += 1;
+    try {
+      body();
+    } finally {
+      if (isQuote) this.quoteDepth -= 1;
+    }
+    const length = this.text.length - start;
+    if (length > 0 && !nested) this.entities.push({ ...entity, offset: start, length } as TelegramEntity);
+  }
+
+  /** Cuts the text back to `length` UTF-16 units, dropping or clipping entities past it. */
+  truncate(length: number): void {
+    this.current = this.current.slice(0, length);
+    for (let index = this.entities.length - 1; index >= 0; index -= 1) {
+      const entity = this.entities[index];
+      if (!entity || entity.offset + entity.length <= length) continue;
+      if (entity.offset >= length) this.entities.splice(index, 1);
+      else entity.length = length - entity.offset;
+    }
+  }
+
+  result(): FormattedText {
+    return { text: this.text, entities: this.entities };
+  }
+}
+
+function renderBlocks(out: Builder, tokens: readonly Token[], indent: string, tight: boolean): void {
+  let first = true;
+  for (const token of tokens) {
+    if (token.type === 'space' || token.type === 'def') continue;
+    const before = out.text.length;
+    if (!first) out.append(tight ? '\n' : '\n\n');
+    const mark = out.text.length;
+    renderBlock(out, token, indent);
+    if (out.text.length === mark) {
+      // The block showed nothing (an empty code block): drop its separator too.
+      out.truncate(before);
+      continue;
+    }
+    first = false;
+  }
+}
+
+function renderBlock(out: Builder, token: Token, indent: string): void {
   switch (token.type) {
-    case 'space':
-    case 'def':
-      return undefined;
     case 'code': {
       const code = token as Tokens.Code;
-      const language = /^[\w#+.-]{1,32}$/.test(code.lang ?? '') ? code.lang : undefined;
-      const body = escapeHtml(code.text);
-      return language ? `<pre><code class="language-${language}">${body}</code></pre>` : `<pre>${body}</pre>`;
+      const language = LANGUAGE.test(code.lang ?? '') ? code.lang : undefined;
+      out.wrap({ type: 'pre', ...(language ? { language } : {}) }, () => out.append(code.text, true));
+      return;
     }
     case 'heading':
-      return `<b>${renderInline((token as Tokens.Heading).tokens)}</b>`;
+      out.wrap({ type: 'bold' }, () => renderInline(out, (token as Tokens.Heading).tokens));
+      return;
     case 'hr':
-      return '———';
+      out.append('———');
+      return;
     case 'blockquote':
-      return `<blockquote>${renderBlocks((token as Tokens.Blockquote).tokens, '')}</blockquote>`;
+      out.wrap({ type: 'blockquote' }, () => renderBlocks(out, (token as Tokens.Blockquote).tokens, '', false));
+      return;
     case 'list':
-      return renderList(token as Tokens.List, indent);
+      renderList(out, token as Tokens.List, indent);
+      return;
     case 'paragraph':
-      return renderInline((token as Tokens.Paragraph).tokens);
+      renderInline(out, (token as Tokens.Paragraph).tokens);
+      return;
     case 'table':
-      return `<pre>${escapeHtml(token.raw.trim())}</pre>`;
+      out.wrap({ type: 'pre' }, () => out.append(tableText(token as Tokens.Table), true));
+      return;
     case 'text': {
       const text = token as Tokens.Text;
-      return text.tokens ? renderInline(text.tokens) : escapeHtml(text.text);
+      if (text.tokens) renderInline(out, text.tokens);
+      else out.append(decodeHTMLStrict(text.text));
+      return;
     }
+    case 'html':
+      // Raw HTML from the model is shown as typed, never interpreted.
+      out.append(token.raw.replace(/\n+$/, ''), true);
+      return;
     default:
-      return escapeHtml(token.raw.trim());
+      out.append(token.raw.trim(), true);
   }
 }
 
-function renderList(list: Tokens.List, indent: string): string {
+function renderList(out: Builder, list: Tokens.List, indent: string): void {
   const start = typeof list.start === 'number' ? list.start : 1;
-  const items = list.items.map((item, index) => {
-    const bullet = list.ordered ? `${start + index}. ` : '• ';
-    const check = item.task ? (item.checked ? '☑ ' : '☐ ') : '';
-    const nested = indent + '  ';
-    const body = item.tokens
-      .filter((child) => child.type !== 'checkbox')
-      .map((child) => (child.type === 'list' ? `\n${renderList(child as Tokens.List, nested)}` : renderBlock(child, nested) ?? ''))
-      .join('')
-      .trim();
-    return `${indent}${bullet}${check}${body}`;
+  list.items.forEach((item, index) => {
+    if (index > 0) out.append(list.loose ? '\n\n' : '\n');
+    out.append(`${indent}${list.ordered ? `${start + index}. ` : '• '}${item.task ? (item.checked ? '☑ ' : '☐ ') : ''}`);
+    const children = item.tokens.filter((child) => child.type !== 'checkbox' && child.type !== 'space');
+    children.forEach((child, position) => {
+      if (position > 0) out.append('\n');
+      if (child.type === 'list') renderList(out, child as Tokens.List, `${indent}  `);
+      else renderBlock(out, child, `${indent}  `);
+    });
   });
-  return items.join(list.loose ? '\n\n' : '\n');
 }
 
-function renderInline(tokens: readonly Token[] | undefined): string {
-  if (!tokens) return '';
-  let out = '';
-  for (const token of tokens) out += renderInlineToken(token);
-  return out;
+/** A table as aligned plain text (cells' Markdown reduced to their visible text). */
+function tableText(table: Tokens.Table): string {
+  const plain = (cell: Tokens.TableCell): string => {
+    const builder = new Builder();
+    renderInline(builder, cell.tokens);
+    return builder.text.replace(/\n/g, ' ');
+  };
+  const rows = [table.header.map(plain), ...table.rows.map((row) => row.map(plain))];
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => [...(row[column] ?? '')].length))) ?? [];
+  const line = (row: string[]): string => row.map((cell, column) => cell + ' '.repeat((widths[column] ?? 0) - [...cell].length)).join(' │ ').trimEnd();
+  const [header, ...body] = rows;
+  return [line(header ?? []), widths.map((width) => '─'.repeat(width)).join('─┼─'), ...body.map(line)].join('\n');
 }
 
-function renderInlineToken(token: Token): string {
+function renderInline(out: Builder, tokens: readonly Token[] | undefined): void {
+  for (const token of tokens ?? []) renderInlineToken(out, token);
+}
+
+function renderInlineToken(out: Builder, token: Token): void {
   switch (token.type) {
     case 'strong':
-      return `<b>${renderInline((token as Tokens.Strong).tokens)}</b>`;
+      out.wrap({ type: 'bold' }, () => renderInline(out, (token as Tokens.Strong).tokens));
+      return;
     case 'em':
-      return `<i>${renderInline((token as Tokens.Em).tokens)}</i>`;
+      out.wrap({ type: 'italic' }, () => renderInline(out, (token as Tokens.Em).tokens));
+      return;
     case 'del':
-      return `<s>${renderInline((token as Tokens.Del).tokens)}</s>`;
+      out.wrap({ type: 'strikethrough' }, () => renderInline(out, (token as Tokens.Del).tokens));
+      return;
     case 'codespan':
-      return `<code>${escapeHtml((token as Tokens.Codespan).text)}</code>`;
+      out.wrap({ type: 'code' }, () => out.append((token as Tokens.Codespan).text, true));
+      return;
     case 'br':
-      return '\n';
+      out.append('\n');
+      return;
     case 'link': {
       const link = token as Tokens.Link;
-      const label = renderInline(link.tokens);
-      return /^(https?:|tg:|mailto:)/i.test(link.href) ? `<a href="${escapeAttribute(link.href)}">${label}</a>` : label;
+      renderLink(out, decodeHTMLStrict(link.href), () => renderInline(out, link.tokens));
+      return;
     }
     case 'image': {
       const image = token as Tokens.Image;
-      return /^https?:/i.test(image.href) ? `<a href="${escapeAttribute(image.href)}">${escapeHtml(image.text || image.href)}</a>` : escapeHtml(image.text);
+      const href = decodeHTMLStrict(image.href);
+      renderLink(out, href, () => out.append(image.text !== '' ? decodeHTMLStrict(image.text) : href));
+      return;
     }
     case 'escape':
-      return escapeHtml((token as Tokens.Escape).text);
+      out.append((token as Tokens.Escape).text, true);
+      return;
     case 'text': {
       const text = token as Tokens.Text;
-      return text.tokens ? renderInline(text.tokens) : escapeHtml(text.text);
+      if (text.tokens) renderInline(out, text.tokens);
+      // marked decodes only numeric references in `text`; the source decodes like CommonMark (named ones too).
+      // Text inside raw HTML blocks (`escaped`) is shown as typed.
+      else out.append(text.escaped ? text.raw : decodeHTMLStrict(text.raw), text.escaped);
+      return;
     }
     default:
       // Raw HTML from the model is shown as typed, never interpreted.
-      return escapeHtml(token.raw);
+      out.append(token.raw, true);
   }
+}
+
+/**
+ * A link: its label, linked when Telegram will take the URL. Telegram links only http, https and tg (it turns any
+ * other href into "http://<href>") and drops a link whose host it does not accept; such a link is shown as
+ * "label (destination)" so the address is not lost (mailto: shows the bare address). A label that shows
+ * nothing becomes the destination itself.
+ */
+function renderLink(out: Builder, href: string, label: () => void): void {
+  const url = telegramLinkUrl(href);
+  const destination = href.trim().replace(/^mailto:/i, '');
+  const body = (): void => {
+    const start = out.text.length;
+    label();
+    const shown = out.text.slice(start);
+    if (/^[\s\u200b-\u200d\ufeff]*$/.test(shown)) {
+      out.truncate(start);
+      out.append(destination);
+    } else if (url === undefined && destination !== '' && shown.trim() !== destination) {
+      out.append(` (${destination})`);
+    }
+  };
+  if (url !== undefined) out.wrap({ type: 'text_link', url }, body);
+  else body();
+}
+
+const HOST = /^(?:\[[0-9a-f:.]+\]|[a-z0-9_-]+(?:\.[a-z0-9_-]+)+)$/i;
+const TG_LINK = /^tg:\/\/[a-z0-9_]+(?:[/?#][\x21-\x7e]*)?$/i;
+
+/** The URL to link `href` to, or undefined when Telegram would not link it (checked against TDLib's check_link). */
+export function telegramLinkUrl(href: string): string | undefined {
+  const value = href.trim();
+  if (TG_LINK.test(value)) return value;
+  if (!/^https?:\/\//i.test(value)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  // TDLib wants a host with a dot in it (no "localhost", no bare names) or an IP address.
+  return HOST.test(url.hostname) ? url.href : undefined;
 }

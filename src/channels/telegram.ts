@@ -7,14 +7,13 @@ import type { Logger } from '../log.js';
 import type { Artifact } from '../tools/types.js';
 import type { RemoteAttachment } from './attachments.js';
 import type { ChannelRouter, ChatIo, InboundUpdate } from './router.js';
-import { splitMessage } from './split.js';
-import { markdownToTelegramHtml, visibleLength } from './telegram-format.js';
 import { telegramRetry } from './telegram-retry.js';
+import { renderTelegramParts, TELEGRAM_TEXT_LIMIT, type TelegramPart } from './telegram-text.js';
 import type { ChannelAdapter, OutboundReply } from './types.js';
 
 export type TelegramConfig = NonNullable<Config['channels']['telegram']>;
 
-export const TELEGRAM_LIMIT = 4096;
+export const TELEGRAM_LIMIT = TELEGRAM_TEXT_LIMIT;
 const COMMAND_NAME = /^[a-z0-9_]{1,32}$/;
 
 export interface TelegramChannelOptions {
@@ -26,8 +25,8 @@ export interface TelegramChannelOptions {
 }
 
 /**
- * Telegram through grammy: long polling, Markdown replies as Telegram HTML (plain text when Telegram
- * refuses the entities), parts of at most 4096 characters, files in and out, retries on 429 and network
+ * Telegram through grammy: long polling, Markdown replies as Telegram HTML (the same text plain when Telegram
+ * refuses a part with any 400), parts of at most 4096 UTF-16 units of visible text, files in and out, retries on 429 and network
  * errors. Contract: `start` throws AppError TELEGRAM_AUTH for a rejected token; nothing after start throws
  * out of an update handler.
  */
@@ -117,7 +116,7 @@ export class TelegramChannel implements ChannelAdapter {
   async send(chatId: string, reply: OutboundReply, replyTo?: number): Promise<void> {
     if (!this.bot.isInited()) throw new AppError('CHANNEL_UNAVAILABLE', 'telegram is not running (it failed to start or was stopped)');
     let first = true;
-    for (const part of splitMessage(reply.text, TELEGRAM_LIMIT)) {
+    for (const part of renderTelegramParts(reply.text, TELEGRAM_LIMIT)) {
       await this.sendPart(chatId, part, first ? replyTo : undefined);
       first = false;
     }
@@ -227,25 +226,19 @@ export class TelegramChannel implements ChannelAdapter {
     };
   }
 
-  private async sendPart(chatId: string, markdown: string, replyTo: number | undefined): Promise<void> {
-    const html = markdownToTelegramHtml(markdown);
-    if (visibleLength(html) > TELEGRAM_LIMIT || html.trim() === '') {
-      await this.sendPlain(chatId, markdown, replyTo);
-      return;
-    }
+  /**
+   * One part as HTML; on any 400 (entities refused, a length or an empty text Telegram counts differently, a
+   * parse error no test foresaw) the same visible text is sent plain, so the part is never lost.
+   */
+  private async sendPart(chatId: string, part: TelegramPart, replyTo: number | undefined): Promise<void> {
     const reply = replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } };
     try {
-      await this.bot.api.sendMessage(chatId, html, { parse_mode: 'HTML', link_preview_options: { is_disabled: true }, ...reply });
+      await this.bot.api.sendMessage(chatId, part.html, { parse_mode: 'HTML', link_preview_options: { is_disabled: true }, ...reply });
     } catch (error) {
-      if (!(error instanceof GrammyError && error.error_code === 400 && /entit|tag|parse/i.test(error.description))) throw error;
-      this.log.warn({ description: error.description }, 'telegram: HTML refused; resending as plain text');
-      await this.sendPlain(chatId, markdown, replyTo);
+      if (!(error instanceof GrammyError && error.error_code === 400)) throw error;
+      this.log.warn({ description: error.description, length: part.text.length }, 'telegram: part refused as HTML; resending it as plain text');
+      await this.bot.api.sendMessage(chatId, part.text, { link_preview_options: { is_disabled: true }, ...reply });
     }
-  }
-
-  private async sendPlain(chatId: string, text: string, replyTo: number | undefined): Promise<void> {
-    const reply = replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } };
-    for (const part of splitMessage(text, TELEGRAM_LIMIT)) await this.bot.api.sendMessage(chatId, part, { link_preview_options: { is_disabled: true }, ...reply });
   }
 
   private async sendArtifact(chatId: string, artifact: Artifact): Promise<void> {

@@ -2,21 +2,26 @@ import type { ZonedClock } from '../lib/clock.js';
 import type { ChatCommand } from '../part.js';
 import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
 import type { Scheduler } from './scheduler.js';
-import { findOneShot, parseRecurrence } from './when.js';
+import { findWhenInText, loadWhenParser } from './when.js';
 
 const REMIND_USAGE =
   'Usage: /remind <when> <text>, e.g. "/remind in 20 minutes check the oven", "/remind tomorrow at 9am call Mum", ' +
-  '"/remind every weekday at 8 stand-up". The reminder is sent to this chat as written, without asking the assistant.';
+  '"/remind at noon water the plants", "/remind daily at 9 water the plants", "/remind every weekday at 8 stand-up", ' +
+  '"/remind every 2 hours between 9 and 17 stretch", "/remind every first Monday at 10 pay the rent". ' +
+  'The reminder is sent to this chat as written, without asking the assistant.';
 
-/** Splits "/remind" arguments into a time and the text; the time may stand first or last. */
-export function splitReminder(args: string, now: number, timeZone: string): { when: { cron: string } | { at: number }; spec: string; text: string } | undefined {
-  const clean = (text: string) => text.trim().replace(/^(?:to|that|about)\s+/i, '').replace(/^[:,\-–—]\s*/, '').trim();
-  const recurrence = parseRecurrence(args);
-  if (recurrence) return { when: { cron: recurrence.cron }, spec: recurrence.matched.trim(), text: clean(args.trim().slice(recurrence.matched.length)) };
-  const oneShot = findOneShot(args, now, timeZone);
-  if (!oneShot) return undefined;
-  const text = clean(`${args.slice(0, oneShot.index)} ${args.slice(oneShot.index + oneShot.matched.length)}`.replace(/\s+/g, ' '));
-  return { when: { at: oneShot.at }, spec: oneShot.matched.trim(), text };
+export type ReminderSplit = { success: true; value: { when: { cron: string } | { at: number }; spec: string; text: string } } | { success: false; error: string };
+
+/**
+ * Splits "/remind" arguments into a time and the text, with the same parser as the schedule tool's `when`; the
+ * time may stand first or last. Contract: never throws; anything it cannot place exactly is a refusal.
+ */
+export function splitReminder(args: string, now: number, timeZone: string): ReminderSplit {
+  const found = findWhenInText(args, now, timeZone);
+  if (!found.success) return found;
+  const { schedule, spec, rest } = found.value;
+  const text = rest.trim().replace(/^(?:to|that|about)\s+/i, '').replace(/^[:,\-–—]\s*/, '').replace(/[\s,:;–—-]+$/, '').trim();
+  return { success: true, value: { when: schedule.type === 'cron' ? { cron: schedule.cron } : { at: schedule.at }, spec, text } };
 }
 
 /** `/jobs` (list; `/jobs pause|resume|remove ID`) and `/remind <when> <text>`, answered without an LLM call. */
@@ -37,9 +42,12 @@ export function createSchedulerCommands(scheduler: Scheduler, clock: ZonedClock)
     description: 'set a reminder: /remind in 20 minutes check the oven',
     async run({ channel, chatId, userId, args }) {
       if (args.trim() === '') return REMIND_USAGE;
+      // The parser's first load can take a second on a busy machine; "in 2 seconds" counts from after it.
+      loadWhenParser();
       const now = Date.now();
-      const split = splitReminder(args, now, scheduler.timeZone);
-      if (!split) return `I could not find a time in "${args}". ${REMIND_USAGE}`;
+      const result = splitReminder(args, now, scheduler.timeZone);
+      if (!result.success) return `${result.error} ${REMIND_USAGE}`;
+      const split = result.value;
       if (split.text === '') return `What should I remind you of? ${REMIND_USAGE}`;
       const created = scheduler.create({
         kind: 'reminder', prompt: split.text, spec: split.spec,

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { CronExpressionParser as CronParser } from 'cron-parser';
 import type Cronstrue from 'cronstrue';
 import { errorMessage } from '../errors.js';
-import { parseWhen, WHEN_FORMS } from './when.js';
+import { parseWhenText, WHEN_FORMS } from './when.js';
 import { instantOfWallClock } from '../lib/zoned.js';
 
 /** A job's schedule once resolved: a cron expression, or one instant. */
@@ -125,9 +125,11 @@ export function resolveSchedule(input: ScheduleInput, now: number, timeZone: str
     schedule = { type: 'once', at: at.value };
   } else {
     const text = input.when ?? '';
-    const parsed = parseWhen(text, now, timeZone);
-    if (!parsed) return { ok: false, error: `Could not understand the time "${text}". when accepts ${WHEN_FORMS}; or pass cron (${CRON_FORMS}) or run_at (an ISO time).` };
-    schedule = parsed.type === 'cron' ? { type: 'cron', cron: parsed.cron } : { type: 'once', at: parsed.at };
+    const parsed = parseWhenText(text, now, timeZone);
+    if (!parsed.success) {
+      return { ok: false, error: `Could not understand the time "${text}". when accepts ${WHEN_FORMS}; or pass cron (${CRON_FORMS}) or run_at (an ISO time). ${parsed.error}` };
+    }
+    schedule = parsed.value.schedule;
   }
   if (schedule.type === 'once' && schedule.at <= now) {
     return { ok: false, error: `That time (${new Date(schedule.at).toISOString()}) is already past; give a future time.` };

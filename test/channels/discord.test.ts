@@ -54,6 +54,17 @@ describe('Discord channel (discord.js against the fake gateway and REST)', () =>
     }
   });
 
+  it('never pings: mentions in the model\'s text go out with no allowed mentions, replies do not ping either', async () => {
+    rig.llm.script({ content: '@everyone @here look, <@123456789012345678> and <@&223456789012345678>' });
+    const { messageId } = rig.discord.sendUserMessage({ userId: OWNER_DC, content: 'ping them', channelId: GUILD_CHANNEL, mentionsBot: true });
+    await rig.discord.waitFor(() => rig.discord.messagesIn(GUILD_CHANNEL)[0]);
+    const post = rig.discord.requests.find((request) => request.method === 'POST' && request.path.endsWith(`/channels/${GUILD_CHANNEL}/messages`));
+    const body = post?.body as { content?: string; allowed_mentions?: unknown; message_reference?: { message_id?: string } } | undefined;
+    expect(body?.content).toContain('@everyone');
+    expect(body?.allowed_mentions).toEqual({ parse: [], replied_user: false });
+    expect(body?.message_reference?.message_id).toBe(messageId);
+  });
+
   it('does not answer twice when the gateway drops and replays events', async () => {
     const { channelId, messageId } = rig.discord.sendUserMessage({ userId: OWNER_DC, content: 'once', dm: true });
     await rig.discord.waitFor(() => rig.discord.messagesIn(channelId)[0]);

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { splitMessage } from '../../src/channels/split.js';
 
@@ -99,5 +100,33 @@ describe('splitMessage', () => {
     for (const part of splitMessage(text, 200)) {
       expect(part.split('\n').filter((line) => line.startsWith('~~~')).length).toBe(2);
     }
+  });
+
+  it('never cuts a family emoji, a flag or an accented letter', () => {
+    for (const unit of ['👨‍👩‍👧‍👦', '🇫🇷', 'e\u0301\u0302']) {
+      const text = unit.repeat(500);
+      const parts = splitMessage(text, 100);
+      for (const part of parts) {
+        expect(part.length).toBeLessThanOrEqual(100);
+        expect(part.length % unit.length).toBe(0);
+      }
+      expect(parts.join('')).toBe(text);
+    }
+  });
+
+  it('keeps hostile Markdown within Discord\'s 2000, fences balanced, nothing blank, nothing lost', () => {
+    const piece = fc.constantFrom('```', '```js\n', '~~~\n', '\n', '\n\n', 'word ', 'x', '😀', '👨‍👩‍👧', ' ', '    ', '`', '**', '@everyone ', '<@123> ', '> ', '- ', '\t', 'y'.repeat(300), ' z'.repeat(200));
+    fc.assert(fc.property(fc.array(piece, { maxLength: 400 }), (pieces) => {
+      const text = pieces.join('');
+      const parts = splitMessage(text, 2000);
+      for (const part of parts) {
+        expect(part.length).toBeLessThanOrEqual(2000);
+        expect(part.trim()).not.toBe('');
+        expect(part).not.toMatch(/^[\udc00-\udfff]|[\ud800-\udbff]$/);
+      }
+      // Every non-blank character arrives, in order; only fence lines are added to close and reopen blocks.
+      const visible = (value: string): string => value.replace(/^ {0,3}(?:`{3,}|~{3,}).*$/gm, '').replace(/\s+/g, '');
+      expect(visible(parts.join('\n'))).toBe(visible(text));
+    }), { numRuns: 400 });
   });
 });

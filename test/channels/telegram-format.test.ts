@@ -1,47 +1,51 @@
 import { describe, expect, it } from 'vitest';
-import { markdownToTelegramHtml, visibleLength } from '../../src/channels/telegram-format.js';
+import { formattedToHtml, markdownToFormatted, sliceFormatted, telegramLinkUrl, trimFormatted } from '../../src/channels/telegram-format.js';
+import { renderTelegramParts } from '../../src/channels/telegram-text.js';
 import { parseHtml } from '../fakes/telegram-server.js';
 
-describe('markdownToTelegramHtml', () => {
+const html = (markdown: string): string => formattedToHtml(markdownToFormatted(markdown));
+
+describe('markdownToFormatted and formattedToHtml', () => {
   it('renders emphasis, code and links as Telegram tags', () => {
-    const html = markdownToTelegramHtml('Some **bold**, *italic*, ~~gone~~, `a<b` and [a link](https://example.org/?a=1&b=2).');
-    expect(html).toBe('Some <b>bold</b>, <i>italic</i>, <s>gone</s>, <code>a&lt;b</code> and <a href="https://example.org/?a=1&amp;b=2">a link</a>.');
+    expect(html('Some **bold**, *italic*, ~~gone~~, `a<b` and [a link](https://example.org/?a=1&b=2).')).toBe(
+      'Some <b>bold</b>, <i>italic</i>, <s>gone</s>, <code>a&lt;b</code> and <a href="https://example.org/?a=1&amp;b=2">a link</a>.',
+    );
   });
 
-  it('renders a fenced block as pre/code with its language, escaped', () => {
-    expect(markdownToTelegramHtml('```js\nif (a < b && c) {}\n```')).toBe('<pre><code class="language-js">if (a &lt; b &amp;&amp; c) {}</code></pre>');
+  it('renders a fenced block as pre/code with its language, every "&" escaped', () => {
+    expect(html('```js\nif (a < b && c) {} // &amp;\n```')).toBe('<pre><code class="language-js">if (a &lt; b &amp;&amp; c) {} // &amp;amp;</code></pre>');
   });
 
   it('shows raw HTML from the model as text', () => {
-    expect(markdownToTelegramHtml('click <script>alert(1)</script> & go')).toBe('click &lt;script&gt;alert(1)&lt;/script&gt; &amp; go');
+    expect(html('click <script>alert(1)</script> & go')).toBe('click &lt;script&gt;alert(1)&lt;/script&gt; &amp; go');
   });
 
   it('turns headings, lists, quotes and tables into what Telegram can show', () => {
-    const html = markdownToTelegramHtml('# Title\n\n- one\n- two\n\n1. first\n2. second\n\n> said\n\n| a | b |\n|---|---|\n| 1 | 2 |');
-    expect(html).toContain('<b>Title</b>');
-    expect(html).toContain('• one\n• two');
-    expect(html).toContain('1. first\n2. second');
-    expect(html).toContain('<blockquote>said</blockquote>');
-    expect(html).toContain('<pre>| a | b |');
+    const text = markdownToFormatted('# Title\n\n- one\n- two\n\n1. first\n2. second\n\n> said\n\n| a | b |\n|---|---|\n| 1 | 2 |').text;
+    expect(text).toBe('Title\n\n• one\n• two\n\n1. first\n2. second\n\nsaid\n\na │ b\n──┼──\n1 │ 2');
   });
 
-  it('drops links with schemes Telegram would refuse, keeping the text', () => {
-    expect(markdownToTelegramHtml('[x](javascript:alert(1))')).toBe('x');
+  it('keeps a quote inside a quote within the one quote Telegram allows', () => {
+    expect(markdownToFormatted('> outer\n> > inner').entities).toEqual([{ type: 'blockquote', offset: 0, length: 12 }]);
   });
 
-  it('produces HTML that Telegram parses, and no more visible text than the source', () => {
-    const samples = [
-      '**a** _b_ `c` ~~d~~ [e](http://f) <g> & h',
-      '- [ ] task\n- [x] done\n  - nested *em*\n\n---\n\n> quote with **bold**',
-      '```\nunclosed fence & <tags>',
-      'Text with a \\*literal\\* star and 5 > 3 &amp; more',
-      '![image](https://example.org/i.png) and ![local](file.png)',
-    ];
-    for (const sample of samples) {
-      const html = markdownToTelegramHtml(sample);
-      const parsed = parseHtml(html);
-      expect(parsed.text.length).toBe(visibleLength(html));
-      expect(visibleLength(html)).toBeLessThanOrEqual(sample.length);
+  it('links only URLs Telegram accepts', () => {
+    expect(telegramLinkUrl('https://example.org/a b')).toBe('https://example.org/a%20b');
+    expect(telegramLinkUrl('https://例え.jp/')).toBe('https://xn--r8jz45g.jp/');
+    expect(telegramLinkUrl('tg://resolve?domain=x')).toBe('tg://resolve?domain=x');
+    for (const href of ['mailto:a@b.co', 'javascript:x', 'http://localhost/', 'https://example', 'ftp://a.org', 'tg://x y', '']) expect(telegramLinkUrl(href)).toBeUndefined();
+  });
+
+  it('slices and trims like Telegram: entities clipped, leading blanks kept inside the first entity', () => {
+    const formatted = markdownToFormatted('**bold** and `code`');
+    expect(sliceFormatted(formatted, 2, 11)).toEqual({ text: 'ld and co', entities: [{ type: 'bold', offset: 0, length: 2 }, { type: 'code', offset: 7, length: 2 }] });
+    expect(trimFormatted({ text: '\n  x  \n', entities: [] }).text).toBe('x');
+    expect(trimFormatted({ text: '\n  x  \n', entities: [{ type: 'pre', offset: 1, length: 4 }] })).toEqual({ text: '  x', entities: [{ type: 'pre', offset: 0, length: 3 }] });
+  });
+
+  it('produces parts whose HTML the fake Bot API (TDLib) reads back as the same text', () => {
+    for (const sample of ['**a** _b_ `c` ~~d~~ [e](http://f.org) <g> & h', '- [ ] task\n- [x] done\n  - nested *em*\n\n---\n\n> quote with **bold**', '```\nunclosed fence & <tags>']) {
+      for (const part of renderTelegramParts(sample)) expect(parseHtml(part.html).text).toBe(part.text);
     }
   });
 });

@@ -66,14 +66,42 @@ describe('Telegram channel (grammy against the fake Bot API)', () => {
     expect(codeLines).toHaveLength(250);
   });
 
-  it('resends as plain text when Telegram refuses the HTML', async () => {
-    rig.telegram.failNext('sendMessage', { error_code: 400, description: "Bad Request: can't parse entities: Unsupported start tag \"foo\" at byte offset 0" });
-    rig.llm.script({ content: 'A **bold** claim.' });
+  it('resends a part as plain text when Telegram refuses it with any 400, and loses no part', async () => {
+    const refusals = [
+      "Bad Request: can't parse entities: Unsupported start tag \"foo\" at byte offset 0",
+      'Bad Request: message is too long',
+      'Bad Request: message text is empty',
+      'Bad Request: something no test foresaw',
+    ];
+    for (const [index, description] of refusals.entries()) {
+      rig.telegram.failNext('sendMessage', { error_code: 400, description });
+      rig.llm.script({ content: `A **bold** claim ${index}, \`&amp;\` kept.` });
+      rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: `go ${index}` });
+      const sent = await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG)[index]);
+      expect(sent.parse_mode).toBeUndefined();
+      expect(sent.text).toBe(`A bold claim ${index}, &amp; kept.`);
+    }
+    expect(textsTo(rig, OWNER_TG).some((text) => /Sorry/.test(text))).toBe(false);
+  });
+
+  it('shows code, addresses and empty-label links as meant, as Telegram parses them', async () => {
+    rig.llm.script({ content: 'Use `&amp;` in XML. Mail [me](mailto:joe@example.org) or joe@example.org. See [](https://example.org/docs).' });
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'go' });
     const sent = await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG)[0]);
-    expect(sent.parse_mode).toBeUndefined();
-    expect(sent.text).toBe('A **bold** claim.');
-    expect(rig.telegram.requests.filter((request) => request.method === 'sendMessage')).toHaveLength(2);
+    expect(sent.parse_mode).toBe('HTML');
+    expect(sent.text).toBe('Use &amp; in XML. Mail me (joe@example.org) or joe@example.org. See https://example.org/docs.');
+    expect(sent.entities?.map((entity) => entity.type)).toEqual(['code', 'text_link']);
+    expect(sent.entities?.find((entity) => entity.type === 'text_link')?.url).toBe('https://example.org/docs');
+  });
+
+  it('sends a reply that counts over 4096 once rendered in parts Telegram accepts', async () => {
+    rig.llm.script({ content: Array.from({ length: 1500 }, () => '1. x').join('\n') });
+    rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'count' });
+    await rig.telegram.waitFor(() => textsTo(rig, OWNER_TG).join('\n').includes('1500. x'));
+    for (const part of rig.telegram.messagesTo(OWNER_TG)) {
+      expect(part.parse_mode).toBe('HTML');
+      expect(part.text?.length).toBeLessThanOrEqual(4096);
+    }
   });
 
   it('retries a send refused with 429, after retry_after', async () => {

@@ -1,6 +1,7 @@
 // Contract: a node:http fake of the Telegram Bot API (long polling, sends, uploads, files, Telegram's error shapes) that the real grammy client talks to in tests.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tdParseHtml } from '../helpers/tdlib.js';
 
 type Json = Record<string, unknown>;
 export type ChatId = number | string;
@@ -48,77 +49,26 @@ const bad = (reason: string): ApiError => new ApiError(400, `Bad Request: ${reas
 const JSON_FIELDS = ['reply_markup', 'reply_parameters', 'link_preview_options', 'entities', 'caption_entities', 'commands', 'allowed_updates', 'scope'];
 const ACTIONS = ['typing', 'upload_photo', 'record_video', 'upload_video', 'record_voice', 'upload_voice', 'upload_document', 'choose_sticker', 'find_location', 'record_video_note', 'upload_video_note'];
 
-// ---- HTML parse mode, validated like Telegram (TDLib parse_html); returns the visible text and entities.
-const TAGS: Record<string, string> = { b: 'bold', strong: 'bold', i: 'italic', em: 'italic', u: 'underline', ins: 'underline', s: 'strikethrough', strike: 'strikethrough', del: 'strikethrough', span: 'spoiler', 'tg-spoiler': 'spoiler', a: 'text_link', code: 'code', pre: 'pre', blockquote: 'blockquote', 'tg-emoji': 'custom_emoji' };
-const ENTITY_RE = /^&(?:(lt|gt|amp|quot)|#(\d{1,7})|#x([0-9a-f]{1,6}));/i;
-const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"' };
-function decodeEntity(src: string, i: number): [string, number] | undefined {
-  const m = ENTITY_RE.exec(src.slice(i, i + 12));
-  if (!m) return undefined;
-  const cp = m[1] ? undefined : parseInt(m[2] ?? m[3] ?? '', m[2] ? 10 : 16);
-  if (cp !== undefined && (cp > 0x10ffff || cp === 0)) return undefined;
-  return [m[1] ? (NAMED[m[1].toLowerCase()] ?? '') : String.fromCodePoint(cp ?? 0), m[0].length];
-}
-function decodeAll(s: string): string {
-  let out = '';
-  for (let i = 0; i < s.length;) { const d = s[i] === '&' ? decodeEntity(s, i) : undefined; if (d) { out += d[0]; i += d[1]; } else out += s[i++]; }
-  return out;
-}
+// ---- HTML parse mode: parsed by Telegram's own parser (TDLib's parseTextEntities, which the Bot API uses for
+// parse_mode HTML); returns the visible text and the entities in the Bot API's shape, or Telegram's 400.
+const TD_ENTITY_TYPES: Record<string, string> = {
+  textEntityTypeBold: 'bold', textEntityTypeItalic: 'italic', textEntityTypeUnderline: 'underline', textEntityTypeStrikethrough: 'strikethrough',
+  textEntityTypeSpoiler: 'spoiler', textEntityTypeCode: 'code', textEntityTypePre: 'pre', textEntityTypePreCode: 'pre', textEntityTypeTextUrl: 'text_link',
+  textEntityTypeMentionName: 'text_mention', textEntityTypeBlockQuote: 'blockquote', textEntityTypeExpandableBlockQuote: 'expandable_blockquote',
+  textEntityTypeCustomEmoji: 'custom_emoji', textEntityTypeDateTime: 'date_time',
+};
 export function parseHtml(src: string): { text: string; entities: Entity[] } {
-  const at = (i: number): string => `at byte offset ${Buffer.byteLength(src.slice(0, i))}`;
-  const fail = (reason: string): ApiError => bad(`can't parse entities: ${reason}`);
-  const stack: { tag: string; start: number; attrs: Record<string, string> }[] = [];
-  const entities: Entity[] = [];
-  let text = '';
-  for (let i = 0; i < src.length;) {
-    const c = src[i];
-    if (c === '&') {
-      const d = decodeEntity(src, i);
-      if (!d) throw fail(`Unescaped "&" (use "&amp;") ${at(i)}`);
-      text += d[0]; i += d[1]; continue;
-    }
-    if (c !== '<') { text += c; i++; continue; }
-    if (src[i + 1] === '/') {
-      const close = src.indexOf('>', i);
-      if (close < 0) throw fail(`Unclosed end tag ${at(i)}`);
-      const name = src.slice(i + 2, close).trim().toLowerCase();
-      const open = stack.pop();
-      if (!open) throw fail(`Unexpected end tag ${at(i)}`);
-      if (open.tag !== name) throw fail(`Unmatched end tag ${at(i)}, expected "</${open.tag}>", found "</${name}>"`);
-      const e: Entity = { type: TAGS[name] ?? name, offset: open.start, length: text.length - open.start };
-      if (name === 'a') e.url = open.attrs['href'] ?? text.slice(open.start);
-      if (name === 'blockquote' && 'expandable' in open.attrs) e.type = 'expandable_blockquote';
-      if (name === 'tg-emoji') e.custom_emoji_id = open.attrs['emoji-id'] ?? '';
-      if (name === 'pre') { // <pre><code class="language-x"> becomes one pre entity with a language
-        const inner = entities.findIndex((x) => x.type === 'code' && x.offset === e.offset && x.length === e.length && x.language);
-        if (inner >= 0) { e.language = entities[inner]?.language ?? ''; entities.splice(inner, 1); }
-      }
-      if (name === 'code') { const lang = /^language-(.+)$/.exec(open.attrs['class'] ?? '')?.[1]; if (lang && stack.at(-1)?.tag === 'pre') e.language = lang; }
-      if (e.length > 0) entities.push(e);
-      i = close + 1; continue;
-    }
-    const tag = /^<([a-z][a-z0-9-]*)/i.exec(src.slice(i));
-    const name = (tag?.[1] ?? '').toLowerCase();
-    if (!(name in TAGS)) throw fail(`Unsupported start tag "${name}" ${at(i)}`);
-    const attrs: Record<string, string> = {};
-    let j = i + 1 + name.length;
-    for (;;) {
-      while (j < src.length && /\s/.test(src[j] ?? '')) j++;
-      if (j >= src.length) throw fail(`Unclosed start tag ${at(i)}`);
-      if (src[j] === '>') { j++; break; }
-      const a = /^([^\s=>]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/.exec(src.slice(j));
-      if (!a?.[1]) throw fail(`Empty attribute name in the tag "${name}" ${at(i)}`);
-      attrs[a[1].toLowerCase()] = decodeAll(a[2] ?? a[3] ?? a[4] ?? '');
-      j += a[0].length;
-    }
-    if (name === 'span' && attrs['class'] !== 'tg-spoiler') throw fail(`Tag "span" must have class "tg-spoiler" ${at(i)}`);
-    stack.push({ tag: name, start: text.length, attrs });
-    i = j;
-  }
-  const open = stack.at(-1);
-  if (open) throw fail(`Can't find end tag corresponding to start tag "${open.tag}"`);
+  const parsed = tdParseHtml(src);
+  if (!parsed.success) throw bad(parsed.error.replace(/^C/, 'c'));
+  const entities = parsed.value.entities.map((td): Entity => {
+    const entity: Entity = { type: TD_ENTITY_TYPES[td.type._] ?? td.type._, offset: td.offset, length: td.length };
+    if (td.type.url !== undefined) entity.url = td.type.url;
+    if (td.type.language !== undefined && td.type.language !== '') entity.language = td.type.language;
+    if (td.type.user_id !== undefined) entity.user = { id: td.type.user_id };
+    return entity;
+  });
   entities.sort((a, b) => a.offset - b.offset || b.length - a.length);
-  return { text, entities };
+  return { text: parsed.value.text, entities };
 }
 
 // ---- Request bodies: JSON, urlencoded, multipart (grammy writes `filename=a.txt` unquoted, so parse by hand).

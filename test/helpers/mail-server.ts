@@ -393,6 +393,9 @@ alias_database =
 inet_interfaces = 127.0.0.1
 inet_protocols = ipv4
 mynetworks = 127.0.0.0/8
+# Mail from test clients is left as written, as mail from another server would be: Postfix neither adds a
+# missing Date nor completes "From: Joe" to "Joe@familiar.test" (it would for clients on its own interfaces).
+local_header_rewrite_clients =
 biff = no
 # Every recipient goes to Dovecot LMTP (which rejects unknown users).
 transport_maps = static:lmtp:inet:127.0.0.1:${o.lmtpPort}

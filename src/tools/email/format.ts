@@ -5,6 +5,21 @@ import type { ParsedMessage } from './read.js';
 /** `2026-11-02 11:05` in the daemon's time zone (the zone's formatter is shared, not built per message). */
 export function formatDate(date: Date | undefined, timeZone: string): string {
   if (date === undefined) return '(no date)';
+  return wallClockText(date, timeZone);
+}
+
+/**
+ * A message's date as its sender wrote it; a missing or unreadable Date header says so (with the time the
+ * server received it, when known) instead of passing off another time as the date.
+ */
+export function describeMessageDate(message: { date: Date | undefined; dateText: string | undefined; received?: Date | undefined }, timeZone: string): string {
+  if (message.date !== undefined) return wallClockText(message.date, timeZone);
+  const received = message.received !== undefined ? `, received ${wallClockText(message.received, timeZone)}` : '';
+  if (message.dateText !== undefined) return `unreadable date "${oneLine(message.dateText, 60)}"${received}`;
+  return `no date${received}`;
+}
+
+function wallClockText(date: Date, timeZone: string): string {
   const wall = wallClockAt(date.getTime(), timeZone);
   const two = (value: number) => String(value).padStart(2, '0');
   return `${wall.year}-${two(wall.month)}-${two(wall.day)} ${two(wall.hour)}:${two(wall.minute)}`;
@@ -32,7 +47,7 @@ export function formatSize(bytes: number | undefined): string {
 }
 
 function summaryLine(message: MessageSummary, timeZone: string): string {
-  return `uid ${message.uid} · ${formatDate(message.date, timeZone)} · ${oneLine(message.from) || '(no sender)'} · ${oneLine(message.subject) || '(no subject)'} · ${describeFlags(message.flags)}`;
+  return `uid ${message.uid} · ${describeMessageDate(message, timeZone)} · ${oneLine(message.from) || '(no sender)'} · ${oneLine(message.subject) || '(no subject)'} · ${describeFlags(message.flags)}`;
 }
 
 /** The listing lines (outside text, to be wrapped by the caller). */
@@ -41,11 +56,11 @@ export function formatPage(page: MessagePage, timeZone: string): string {
 }
 
 /** Headers, attachment list and body of one message (outside text, to be wrapped by the caller). */
-export function formatMessage(message: ParsedMessage, timeZone: string, bodyLimit: number): string {
+export function formatMessage(message: ParsedMessage & { received?: Date | undefined }, timeZone: string, bodyLimit: number): string {
   const lines = [`From: ${oneLine(message.from, 500) || '(no sender)'}`];
   if (message.to !== '') lines.push(`To: ${oneLine(message.to, 1000)}`);
   if (message.cc !== '') lines.push(`Cc: ${oneLine(message.cc, 1000)}`);
-  lines.push(`Date: ${formatDate(message.date, timeZone)}`);
+  lines.push(`Date: ${describeMessageDate(message, timeZone)}`);
   lines.push(`Subject: ${oneLine(message.subject, 500) || '(no subject)'}`);
   if (message.messageId !== undefined) lines.push(`Message-ID: ${oneLine(message.messageId)}`);
   if (message.attachments.length > 0) {

@@ -1,4 +1,5 @@
 import type { FetchMessageObject, ImapFlow, MessageAddressObject, SearchObject } from 'imapflow';
+import { describeAddress } from './addresses.js';
 import type { ImapSession } from './imap.js';
 
 /** One line of a listing: what a person scans an inbox for. */
@@ -6,7 +7,12 @@ export interface MessageSummary {
   uid: number;
   from: string;
   subject: string;
+  /** The message's own Date header, when it has one that can be read. */
   date: Date | undefined;
+  /** The Date header as written, when it cannot be read (undefined when it is missing or fine). */
+  dateText: string | undefined;
+  /** When the server received it (IMAP INTERNALDATE): shown beside a missing or unreadable date, never instead. */
+  received: Date | undefined;
   flags: string[];
   size: number | undefined;
 }
@@ -96,7 +102,10 @@ function toSummary(message: FetchMessageObject): MessageSummary {
     uid: message.uid,
     from: formatAddresses(envelope?.from),
     subject: envelope?.subject ?? '',
-    date: toDate(envelope?.date) ?? toDate(message.internalDate),
+    // imapflow gives a Date for a readable header and the raw text for one it cannot read.
+    date: toDate(envelope?.date),
+    dateText: typeof envelope?.date === 'string' && toDate(envelope.date) === undefined && envelope.date.trim() !== '' ? envelope.date : undefined,
+    received: toDate(message.internalDate),
     flags: [...(message.flags ?? [])],
     size: message.size,
   };
@@ -109,7 +118,8 @@ function newestFirst(messages: MessageSummary[]): MessageSummary[] {
 export function formatAddresses(addresses: readonly MessageAddressObject[] | undefined): string {
   if (!addresses || addresses.length === 0) return '';
   return addresses
-    .map((entry) => (entry.name ? `${entry.name} <${entry.address ?? ''}>` : (entry.address ?? '')))
+    .map((entry) => describeAddress(entry.name, entry.address))
+    .filter((text) => text !== '')
     .join(', ');
 }
 

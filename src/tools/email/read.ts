@@ -1,11 +1,15 @@
 import type { AddressObject, ParsedMail } from 'mailparser';
+import { describeAddress, isPlaceholderAddress } from './addresses.js';
 
 /** A message as the model sees it: headers, a text body (HTML converted) and what is attached. */
 export interface ParsedMessage {
   messageId: string | undefined;
   references: string[];
   subject: string;
+  /** The Date header, when present and readable (never the time of reading, which mailparser puts instead). */
   date: Date | undefined;
+  /** The Date header as written, when it cannot be read. */
+  dateText: string | undefined;
   from: string;
   /** Bare addresses, for replies. */
   fromAddresses: string[];
@@ -44,7 +48,7 @@ export async function parseMessage(source: Buffer): Promise<ParsedMessage> {
     messageId: parsed.messageId,
     references,
     subject: parsed.subject ?? '',
-    date: parsed.date,
+    ...dateOf(parsed),
     from: addressText(parsed.from),
     fromAddresses: addresses(parsed.from),
     replyToAddresses: addresses(parsed.replyTo),
@@ -62,6 +66,16 @@ export async function parseMessage(source: Buffer): Promise<ParsedMessage> {
   };
 }
 
+/** mailparser replaces an unreadable Date with the time of parsing; the header line says what was really there. */
+function dateOf(parsed: ParsedMail): { date: Date | undefined; dateText: string | undefined } {
+  const line = parsed.headerLines.find((header) => header.key === 'date')?.line;
+  if (line === undefined) return { date: undefined, dateText: undefined };
+  const text = line.replace(/^date:\s*/i, '').replace(/\r?\n[ \t]+/g, ' ').trim();
+  const date = new Date(text);
+  if (text === '' || Number.isNaN(date.getTime())) return { date: undefined, dateText: text === '' ? undefined : text };
+  return { date, dateText: undefined };
+}
+
 function list(value: AddressObject | AddressObject[] | undefined): AddressObject[] {
   if (value === undefined) return [];
   return Array.isArray(value) ? value : [value];
@@ -72,10 +86,14 @@ function addressText(value: AddressObject | AddressObject[] | undefined): string
   const parts: string[] = [];
   for (const entry of list(value)) {
     for (const address of entry.value) {
-      const members = address.group?.map((member) => member.address ?? '').filter((member) => member !== '');
+      const members = address.group?.map((member) => describeAddress(member.name, member.address)).filter((member) => member !== '');
       if (members && members.length > 0) parts.push(`${address.name}: ${members.join(', ')}`);
-      else if (address.name) parts.push(`${address.name} <${address.address ?? ''}>`);
-      else if (address.address) parts.push(address.address);
+      else if (address.group) {
+        if (address.name) parts.push(`${address.name}: (no addresses)`);
+      } else {
+        const text = describeAddress(address.name, address.address);
+        if (text !== '') parts.push(text);
+      }
     }
   }
   return parts.join(', ');
@@ -85,9 +103,9 @@ function addresses(value: AddressObject | AddressObject[] | undefined): string[]
   const out: string[] = [];
   for (const entry of list(value)) {
     for (const address of entry.value) {
-      if (address.address) out.push(address.address);
+      if (address.address && !isPlaceholderAddress(address.address)) out.push(address.address);
       // Group syntax ("Team: a@x, b@x;") nests its members.
-      for (const member of address.group ?? []) if (member.address) out.push(member.address);
+      for (const member of address.group ?? []) if (member.address && !isPlaceholderAddress(member.address)) out.push(member.address);
     }
   }
   return out;

@@ -162,7 +162,7 @@ export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
     const source = `email:${account}/${folder}`;
     const status = markSeen ? 'now marked as read' : raw.flags.includes('\\Seen') ? 'read' : 'unread; left unread';
     return ok(
-      `Message uid ${uid} in ${folder} (${status}):\n${wrapExternal(source, formatMessage(message, ctx.config.timezone, bodyLimit))}`,
+      `Message uid ${uid} in ${folder} (${status}):\n${wrapExternal(source, formatMessage({ ...message, received: raw.internalDate }, ctx.config.timezone, bodyLimit))}`,
       { externalSource: source },
     );
   }
@@ -211,7 +211,9 @@ export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
     if (!raw) return fail(`No message with uid ${uid} in ${folder}. Use list or search to find its uid.`);
     const original = await parseMessage(raw.source);
     const self = [settings.imap.user, gate.smtp.from, settings.smtp?.user ?? ''].map(bareAddress).filter((address) => address.includes('@'));
-    const quoteHeader = `On ${formatDate(original.date, ctx.config.timezone)}, ${oneLine(original.from) || 'the sender'} wrote:`;
+    const sender = oneLine(original.from) || 'the sender';
+    // A message without a readable date is quoted without one, not with the time of replying.
+    const quoteHeader = original.date !== undefined ? `On ${formatDate(original.date, ctx.config.timezone)}, ${sender} wrote:` : `${sender} wrote:`;
     const plan = planReply(original, params.body ?? '', { all: params.all === true, self, quoteHeader });
     if (plan.to.length === 0) return fail(`Not sent: message ${uid} has no sender address to reply to.`);
     const sent = await gate.smtp.send({
