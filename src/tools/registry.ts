@@ -1,12 +1,13 @@
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { randomUUID } from 'node:crypto';
 import type { FunctionSchema } from '../llm/types.js';
-import { redactSecrets } from '../log.js';
+import { redactSecrets, redactSecretValues } from '../log.js';
 import { errorMessage } from '../errors.js';
 import { ALLOW_ALL, type ToolPolicy } from './policy.js';
 import { fail, type AnyTool, type CallOrigin, type Risk, type ToolCallContext, type ToolContext, type ToolResult } from './types.js';
 import { compareCodePoints } from '../compare.js';
 import { maskJsonText, maskSecretKeys } from '../approval/mask.js';
+import { checkArgumentKeys } from './argument-keys.js';
 
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -187,10 +188,11 @@ export class ToolRegistry {
     const started = performance.now();
     const callId = request.callId ?? randomUUID();
     const policy = request.policy ?? ALLOW_ALL;
+    /** `input` is what the audit row keeps: the arguments as sent when refused early, else as executed. */
     const finish = (tool: string | undefined, result: ToolResult, input: unknown, decision?: string): CallOutcome => {
       const capped = this.finalize(result);
       const durationMs = performance.now() - started;
-      this.record({ callId, request, tool: tool ?? request.name, input, result: capped, durationMs, decision });
+      this.record({ callId, request, tool: tool ?? request.name, input: input instanceof AuditInput ? input.text : this.auditText(input), result: capped, durationMs, decision });
       return { callId, tool, result: capped, durationMs, ...(decision ? { decision } : {}) };
     };
 
@@ -211,6 +213,8 @@ export class ToolRegistry {
     } else {
       params = structuredClone(request.arguments);
     }
+    const keys = checkArgumentKeys(params);
+    if (!keys.success) return finish(entry.name, fail(`Arguments for ${entry.functionName} refused: ${keys.error}.`), request.arguments);
     entry.validate ??= (await this.loadAjv()).compile(entry.tool.parameters);
     if (!entry.validate(params)) {
       return finish(entry.name, fail(`Invalid arguments for ${entry.functionName}: ${formatAjvErrors(entry.validate.errors)}. Fix them and call again.`), params);
@@ -272,6 +276,8 @@ export class ToolRegistry {
         onCancelled = () => resolve(fail('The turn was cancelled.'));
         request.signal?.addEventListener('abort', onCancelled, { once: true });
       });
+      // The audit row keeps the arguments as they go to the tool (after defaults, approval and hooks).
+      const executed = new AuditInput(this.auditText(params));
       let result: ToolResult;
       try {
         result = await Promise.race([entry.tool.execute(params, callContext), deadline, cancelled]);
@@ -289,7 +295,7 @@ export class ToolRegistry {
           callContext.log.warn({ err: error }, 'tool:after hook failed');
         }
       }
-      return finish(entry.name, result, params, decision);
+      return finish(entry.name, result, executed, decision);
     } finally {
       if (timer) clearTimeout(timer);
       request.signal?.removeEventListener('abort', onTurnAbort);
@@ -328,17 +334,26 @@ export class ToolRegistry {
     }
   }
 
-  private record(entry: { callId: string; request: CallRequest; tool: string; input: unknown; result: ToolResult; durationMs: number; decision: string | undefined }): void {
-    if (!this.options.audit) return;
+  /**
+   * Arguments as the audit keeps them: secret values redacted before serialising (so a secret with a quote in it
+   * is still found) and secret-looking keys masked, as displayed: a password that is in the arguments only (not in
+   * the config) is not kept. Raw text from the model is kept as sent, parsed when it is JSON.
+   */
+  private auditText(input: unknown): string {
+    if (!this.options.audit) return '';
     const secrets = this.context?.secrets ?? [];
-    // Stored masked, as displayed: a password that is in the arguments only (not in the config) is not kept.
-    const input = typeof entry.input === 'string' ? maskJsonText(entry.input, []) : JSON.stringify(maskSecretKeys(entry.input ?? null));
+    if (typeof input === 'string') return maskJsonText(input, secrets);
+    return JSON.stringify(maskSecretKeys(redactSecretValues(input ?? null, secrets))) ?? 'null';
+  }
+
+  private record(entry: { callId: string; request: CallRequest; tool: string; input: string; result: ToolResult; durationMs: number; decision: string | undefined }): void {
+    if (!this.options.audit) return;
     const record: AuditRecord = {
       callId: entry.callId,
       conversationId: entry.request.conversationId,
       turnId: entry.request.turnId,
       tool: entry.tool,
-      input: redactSecrets(input, secrets).slice(0, 8000),
+      input: entry.input.slice(0, 8000),
       output: entry.result.output.slice(0, 8000),
       error: entry.result.success ? undefined : entry.result.output.slice(0, 2000),
       success: entry.result.success,
@@ -348,6 +363,11 @@ export class ToolRegistry {
     if (entry.request.deferAudit) entry.request.deferAudit.push(record);
     else this.writeAudit([record]);
   }
+}
+
+/** Arguments already serialised for the audit (taken when the call ran). */
+class AuditInput {
+  constructor(readonly text: string) {}
 }
 
 export function functionSafeName(name: string): string {
