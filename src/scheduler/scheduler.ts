@@ -3,7 +3,7 @@ import { parseTarget } from '../channels/hub.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CallOrigin } from '../tools/types.js';
-import type { JobStore } from './store.js';
+import type { JobStore, ListJobsOptions } from './store.js';
 import { latestOccurrence, nextOccurrence, resolveSchedule, type Resolved, type Schedule, type ScheduleInput } from './timing.js';
 import type { CatchUp, Job, JobKind, JobRun, JobSource, RunOutcome, RunTrigger } from './types.js';
 
@@ -175,7 +175,7 @@ export class Scheduler {
   }
 
   /** Read-only: listing never moves a job's next run, even an overdue one. */
-  list(options: { includeDone?: boolean; idPrefix?: string } = {}): Job[] {
+  list(options: ListJobsOptions = {}): Job[] {
     return this.store.list(options);
   }
 
