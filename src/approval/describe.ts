@@ -77,9 +77,11 @@ export function describeArguments(params: Record<string, unknown>, secrets: read
 }
 
 function collect(value: unknown, path: string, rank: number, lines: Line[], depth: number): void {
-  const destination = rank < Number.MAX_SAFE_INTEGER;
   const rendered = render(value);
-  const push = (text: string) => lines.push({ text, destination, rank, order: lines.length });
+  // A short object shown on one line counts as a destination when one is inside it (`deliver: {url: …}`).
+  const inner = rank === Number.MAX_SAFE_INTEGER && rendered.length <= PREVIEW_CHARS ? innerDestinationRank(value, 0) : rank;
+  const destination = inner < Number.MAX_SAFE_INTEGER;
+  const push = (text: string) => lines.push({ text, destination, rank: inner, order: lines.length });
   if (destination || rendered.length <= PREVIEW_CHARS || value === null || typeof value !== 'object' || depth >= MAX_DEPTH) {
     if (destination || rendered.length <= PREVIEW_CHARS) push(`${path}: ${rendered}`);
     else push(`${path}: ${formatCount(typeof value === 'string' ? value.length : rendered.length)} characters: ${rendered.slice(0, PREVIEW_CHARS)}…`);
@@ -91,6 +93,15 @@ function collect(value: unknown, path: string, rank: number, lines: Line[], dept
     : Object.entries(value).map(([key, item]) => [`${path}.${segment(key)}`, item, Math.min(rank, rankOf(key))]);
   if (entries.length === 0) push(`${path}: ${rendered}`);
   for (const [childPath, item, childRank] of entries) collect(item, childPath, childRank, lines, depth + 1);
+}
+
+/** The best rank of a destination key anywhere inside `value` (MAX_SAFE_INTEGER when there is none). */
+function innerDestinationRank(value: unknown, depth: number): number {
+  if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) return Number.MAX_SAFE_INTEGER;
+  let best = Number.MAX_SAFE_INTEGER;
+  const items: Array<[string | undefined, unknown]> = Array.isArray(value) ? value.map((item) => [undefined, item]) : Object.entries(value);
+  for (const [key, item] of items) best = Math.min(best, key === undefined ? Number.MAX_SAFE_INTEGER : rankOf(key), innerDestinationRank(item, depth + 1));
+  return best;
 }
 
 /** JSON, so quotes and line breaks cannot fake another line, with invisible characters spelt out. */
