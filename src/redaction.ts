@@ -32,8 +32,13 @@ export function secretVariants(secret: string): string[] {
   add(secret);
   const json = JSON.stringify(secret).slice(1, -1);
   add(json);
-  // JSON text inside a JSON string (a tool call's arguments, stored or logged as a string).
-  add(JSON.stringify(json).slice(1, -1));
+  // JSON text inside a JSON string (a tool call's arguments, stored or logged as a string), and once more (an
+  // API that returns such text inside its own JSON, pretty-printed again by the http tool).
+  let nested = json;
+  for (let level = 2; level <= 3; level += 1) {
+    nested = JSON.stringify(nested).slice(1, -1);
+    add(nested);
+  }
   // Serialisers that escape every non-ASCII character (Python's json.dumps).
   add(json.replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`));
   for (const encoded of [encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), safeEncodeUri(secret)]) {
@@ -42,7 +47,10 @@ export function secretVariants(secret: string): string[] {
   }
   const bytes = Buffer.from(secret, 'utf8');
   for (const encoding of ['base64', 'base64url'] as const) {
+    // Padded and not: the padding goes with the secret, so `Basic [REDACTED]` is left, not `[REDACTED]==`.
+    add(bytes.toString(encoding));
     add(bytes.toString(encoding).replace(/=+$/, ''));
+    if (encoding === 'base64url') add(bytes.toString('base64').replace(/\+/g, '-').replace(/\//g, '_'));
     // Inside a longer base64 text the secret starts at any of three byte offsets within a 3-byte group; the
     // characters of the groups it fills alone are the same whatever surrounds it.
     for (let skip = 0; skip < 3; skip += 1) {
