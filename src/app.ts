@@ -98,7 +98,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
 
   const clock = new ZonedClock(config.timezone);
   const memory = new MemoryStore(config.memory_dir, db);
-  const conversations = new ConversationStore(db);
+  const conversations = new ConversationStore(db, { secrets: loaded.secrets });
   const llmReady = options.llm !== undefined || llmConfigured(config.llm);
   const llm = options.llm ?? createLlmClient({ config: config.llm, log: log.child({ component: 'llm' }) });
   const auditInsert = db.prepare(
