@@ -35,13 +35,12 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     ...(redactor.empty ? {} : {
       hooks: {
         logMethod(args: unknown[], method: (...args: unknown[]) => void) {
-          let changed = false;
-          const clean = args.map((arg) => {
-            const redacted = redactor.value(arg);
-            if (redacted !== arg) changed = true;
-            return redacted;
-          });
-          method.apply(this, changed ? clean : args);
+          let clean: unknown[] | undefined;
+          for (let index = 0; index < args.length; index += 1) {
+            const redacted = redactor.value(args[index]);
+            if (redacted !== args[index]) (clean ??= [...args])[index] = redacted;
+          }
+          method.apply(this, clean ?? args);
         },
       },
     }),

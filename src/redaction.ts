@@ -115,17 +115,21 @@ export function createRedactor(secrets: readonly string[]): Redactor {
       const redacted = redactValue(json, depth + 1);
       return redacted === json ? value : redacted;
     }
-    let changed = false;
-    const entries: Array<[string, unknown]> = [];
-    for (const key of Object.keys(value)) {
+    // Copy-on-write: most objects hold no secret, and are returned as they are without any allocation but the keys.
+    const keys = Object.keys(value);
+    let entries: Array<[string, unknown]> | undefined;
+    for (let index = 0; index < keys.length; index += 1) {
+      const key = keys[index] as string;
       const item = (value as Record<string, unknown>)[key];
       const cleanKey = text(key);
       const cleanItem = redactValue(item, depth + 1);
-      if (cleanKey !== key || cleanItem !== item) changed = true;
-      entries.push([cleanKey, cleanItem]);
+      if (!entries && (cleanKey !== key || cleanItem !== item)) {
+        entries = keys.slice(0, index).map((earlier) => [earlier, (value as Record<string, unknown>)[earlier]]);
+      }
+      entries?.push([cleanKey, cleanItem]);
     }
     // fromEntries defines properties, so a key such as "__proto__" stays a key and never sets a prototype.
-    return changed ? Object.fromEntries(entries) : value;
+    return entries ? Object.fromEntries(entries) : value;
   };
   return { empty: false, text, value: <T>(value: T): T => redactValue(value, 0) as T };
 }
