@@ -41,7 +41,9 @@ export function secretVariants(secret: string): string[] {
   }
   // Serialisers that escape every non-ASCII character (Python's json.dumps).
   add(json.replace(/[^\x20-\x7e]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`));
-  for (const encoded of [encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), safeEncodeUri(secret)]) {
+  // Once and twice (a URL inside a query parameter).
+  const component = encodeURIComponent(secret);
+  for (const encoded of [component, new URLSearchParams({ s: secret }).toString().slice(2), safeEncodeUri(secret), encodeURIComponent(component)]) {
     add(encoded);
     add(encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
   }
@@ -162,6 +164,9 @@ function errorObject(error: Error): Record<string, unknown> {
     if (key !== 'cause') out[key] = (error as unknown as Record<string, unknown>)[key];
   }
   if (error.cause !== undefined) out.cause = error.cause;
+  // AggregateError keeps its errors in a property serialisers print but Object.keys does not list.
+  const errors = (error as { errors?: unknown }).errors;
+  if (Array.isArray(errors)) out.errors = errors;
   return out;
 }
 

@@ -83,7 +83,7 @@ function collect(value: unknown, path: string, rank: number, lines: Line[], dept
   const destination = inner < Number.MAX_SAFE_INTEGER;
   const push = (text: string) => lines.push({ text, destination, rank: inner, order: lines.length });
   if (destination || rendered.length <= PREVIEW_CHARS || value === null || typeof value !== 'object' || depth >= MAX_DEPTH) {
-    if (destination || rendered.length <= PREVIEW_CHARS) push(`${path}: ${rendered}`);
+    if (destination || rendered.length <= PREVIEW_CHARS) push(`${path}: ${rendered}${typeof value === 'string' ? hostNote(value) : ''}`);
     else push(`${path}: ${formatCount(typeof value === 'string' ? value.length : rendered.length)} characters: ${rendered.slice(0, PREVIEW_CHARS)}…`);
     return;
   }
@@ -93,6 +93,25 @@ function collect(value: unknown, path: string, rank: number, lines: Line[], dept
     : Object.entries(value).map(([key, item]) => [`${path}.${segment(key)}`, item, Math.min(rank, rankOf(key))]);
   if (entries.length === 0) push(`${path}: ${rendered}`);
   for (const [childPath, item, childRank] of entries) collect(item, childPath, childRank, lines, depth + 1);
+}
+
+/** The host as a person reads it: after `://`, up to the first `/`, `?` or `#`, after the last `@`. */
+const URL_START = /^\s*[a-z][a-z0-9+.-]*:\/\/(?:[^/?#]*@)?([^/?#@]*)/i;
+
+/**
+ * For a URL whose host, once parsed, is not what it looks like — a look-alike letter (`exаmple.com`, shown as its
+ * `xn--` form), a number (`2130706433` is 127.0.0.1), a backslash or `@` trick —, the host it really goes to.
+ */
+function hostNote(value: string): string {
+  const written = URL_START.exec(value);
+  if (!written) return '';
+  let host: string;
+  try {
+    host = new URL(value.trim()).host;
+  } catch {
+    return '';
+  }
+  return host !== '' && host !== (written[1] ?? '').toLowerCase() ? ` (goes to host ${escapeInvisible(host)})` : '';
 }
 
 /** The best rank of a destination key anywhere inside `value` (MAX_SAFE_INTEGER when there is none). */

@@ -30,6 +30,7 @@ const PAIRING_TEXT = (code: string): string =>
 const WELCOME_TEXT = 'Welcome! The owner invited you, so you are in: write to me any time.';
 
 const REPLY_CAP = 600;
+const FULL_WARNING_INTERVAL_MS = 60_000;
 
 /** A message cut by a crash is answered after the restart only if it came in at most this long ago. */
 export const REPLAY_WINDOW_MS = 3600 * 1000;
@@ -56,6 +57,8 @@ export class ChannelRouter {
   private readonly outbox = new Map<string, Promise<void>>();
   /** Messages being handled, until their reply is sent and recorded: shutdown waits for them (`settle`). */
   private readonly active = new Set<Promise<void>>();
+  /** When each channel last warned that its pairing codes are all taken. */
+  private readonly fullWarnedAt = new Map<string, number>();
 
   constructor(options: ChannelRouterOptions) {
     this.app = options.app;
@@ -196,7 +199,11 @@ export class ChannelRouter {
     }
     const outcome = this.pairing.request({ channel: update.channel, userId: update.userId, userName, chatId: update.chatId });
     if (outcome.kind === 'full') {
-      log.warn({ userId: update.userId, userName }, `unknown user not given a pairing code: ${MAX_PENDING_PER_CHANNEL} codes are already pending on this channel (familiar pairing list; familiar pairing invite lets someone in regardless)`);
+      // A flood of strangers must not flood the log too: one warning a minute per channel, the rest at debug.
+      const now = Date.now();
+      const loud = now - (this.fullWarnedAt.get(update.channel) ?? 0) >= FULL_WARNING_INTERVAL_MS;
+      if (loud) this.fullWarnedAt.set(update.channel, now);
+      log[loud ? 'warn' : 'debug']({ userId: update.userId, userName }, `unknown user not given a pairing code: ${MAX_PENDING_PER_CHANNEL} codes are already pending on this channel (familiar pairing list; familiar pairing invite lets someone in regardless)`);
       return;
     }
     if (outcome.kind === 'person_limit') {

@@ -1,11 +1,13 @@
 /** Query parameter names whose values are credentials (`?api_key=…`, `?access_token=…`, `?sig=…`). */
 const SECRET_PARAMETER = /^(?:.*[-_])?(?:key|apikey|token|secret|password|passwd|pass|pwd|auth|sig|signature|credential|credentials|session|code)$/i;
 const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i;
+const TOKEN_SEGMENT = /^[A-Za-z0-9_:~-]{20,}$/;
 
 /**
  * The credentials a configured URL carries, as they must be redacted: the password of `user:password@` (as
- * written and decoded), `user:password` (what a Basic header encodes, so its base64 form is caught too), and the
- * values of secret-looking query parameters. Contract: never throws; text that is not a URL yields nothing.
+ * written and decoded), `user:password` (what a Basic header encodes, so its base64 form is caught too), the
+ * values of secret-looking query parameters, and token-like path segments (20+ letters and digits, both present).
+ * Contract: never throws; text that is not a URL yields nothing.
  */
 export function urlSecrets(text: string): string[] {
   const trimmed = text.trim();
@@ -27,6 +29,12 @@ export function urlSecrets(text: string): string[] {
   }
   for (const [name, value] of url.searchParams) {
     if (SECRET_PARAMETER.test(name) && value !== '') out.push(value);
+  }
+  // Webhook-style URLs carry their token in the path (`/services/T0/B0/XXXX…`, `/bot123:AA…/`): a long segment
+  // of letters and digits is treated as one. A short word such as `api` or `v1` never is.
+  for (const segment of url.pathname.split('/')) {
+    const decoded = safeDecode(segment);
+    if (TOKEN_SEGMENT.test(decoded) && /[0-9]/.test(decoded) && /[A-Za-z]/.test(decoded)) out.push(segment, decoded);
   }
   return out;
 }

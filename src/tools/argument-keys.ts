@@ -1,9 +1,10 @@
 /**
  * Keys that change how JavaScript reads an object rather than being data: `__proto__` sets the prototype when
  * assigned (so a copy loses it while the original still carries it), `constructor` and `prototype` reach the
- * classes behind a value. A call whose arguments carry one at any depth is refused, never half-shown and sent.
+ * classes behind a value, and the legacy accessor helpers define getters and setters. A call whose arguments carry
+ * one at any depth is refused, never half-shown and sent.
  */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
 
 /** Tool arguments are small; a deeper structure is refused rather than walked without end. */
 const MAX_DEPTH = 64;

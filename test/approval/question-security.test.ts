@@ -85,15 +85,24 @@ describe('the approval question', () => {
     expect(question.split('\n').filter((line) => line.startsWith('✅'))).toEqual([]);
   });
 
+  it('names the host a URL really goes to when it is not the one it seems to name', async () => {
+    const [question = ''] = await ask({ url: 'https://exаmple.com/login', to: 'http://2130706433/', cc: 'https://evil.test\\@good.example/' });
+    expect(question).toContain('url: "https://exаmple.com/login" (goes to host xn--exmple-4nf.com)');
+    expect(question).toContain('to: "http://2130706433/" (goes to host 127.0.0.1)');
+    expect(question).toContain('cc: "https://evil.test\\\\@good.example/" (goes to host evil.test)');
+    expect((await ask({ url: 'https://example.org/a@b' }))[0]).toContain('url: "https://example.org/a@b"\n');
+  });
+
   it('refuses __proto__, constructor and prototype keys at any depth: nothing is asked or run, the model is told what to fix', async () => {
     const attempts = [
       '{"to":"anna@example.org","__proto__":{"to":"x@evil.test"}}',
       '{"to":"anna@example.org","options":{"list":[{"constructor":{"url":"https://evil.test"}}]}}',
       '{"to":"anna@example.org","prototype":"x"}',
+      '{"to":"anna@example.org","headers":{"__defineGetter__":"x"}}',
     ];
     for (const raw of attempts) {
       expect(await ask(raw)).toEqual([]);
-      expect(lastToolMessage(fake)).toMatch(/Arguments for post_data refused: the key "(__proto__|constructor|prototype)" \(at [\w.[\]]+\) is not accepted in tool arguments/);
+      expect(lastToolMessage(fake)).toMatch(/Arguments for post_data refused: the key "(__proto__|constructor|prototype|__defineGetter__)" \(at [\w.[\]]+\) is not accepted in tool arguments/);
     }
     expect(received).toEqual([]);
     // The audit keeps what was sent, the forbidden key included.

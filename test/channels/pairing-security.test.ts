@@ -1,5 +1,7 @@
 // Strangers cannot exhaust pairing or lock the owner out, and the names they choose cannot smuggle terminal
 // escapes, reordering or extra lines into the pairing list, the logs or approval messages.
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_CODES_PER_PERSON_PER_DAY, MAX_INVITE_ATTEMPTS_PER_DAY, MAX_PENDING_PER_CHANNEL } from '../../src/channels/pairing.js';
 import { runCli } from '../../src/cli/run.js';
@@ -54,6 +56,16 @@ describe('pairing and names from chat platforms', () => {
     const logs = rig.t.logs.filter((line) => line.includes('pairing code issued'));
     expect(logs).toHaveLength(2);
     for (const line of logs) expect(line).not.toMatch(/\\u001b|\\u0007|\\u202e|\\u200b|\\n/i);
+  });
+
+  it('stores and describes a sent file under a name without reordering or invisible characters', async () => {
+    rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, caption: 'my invoice', document: { content: 'x', fileName: 'invoice\u202Efdp.exe\u200B', mimeType: 'application/pdf' } });
+    await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG)[0]);
+    const conversation = rig.app.conversations.resolve('telegram', String(OWNER_TG));
+    const files = readdirSync(path.join(rig.app.config.data_dir, 'workspaces', conversation, 'uploads'));
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/-invoicefdp\.exe$/);
+    expect(JSON.stringify(rig.llm.requests[0]?.body.messages)).not.toMatch(/\\u202e|\u202E/i);
   });
 
   it("shows the presser's name in an approval outcome without escapes", async () => {

@@ -98,9 +98,10 @@ describe('redaction of configured secrets', () => {
     log.info({ raw: secret, nested: { deeper: [`x ${secret} y`] }, json: JSON.stringify({ secret }), encoded: encodeURIComponent(secret) }, `message with ${secret}`);
     log.warn({ err: new Error(`failed for ${secret}`), form: new URLSearchParams({ secret }).toString() }, 'with an error');
     log.info('formatted %s and %j', secret, { secret });
+    log.error({ err: new AggregateError([new Error(`inner ${secret}`)], 'several failed') }, 'aggregate');
     log.info({ basic: `Basic ${BASIC}`, base64: Buffer.from(secret).toString('base64url') }, 'encoded');
-    const lines = t.logs.slice(-4);
-    expect(lines).toHaveLength(4);
+    const lines = t.logs.slice(-5);
+    expect(lines).toHaveLength(5);
     for (const line of lines) {
       expect(() => JSON.parse(line)).not.toThrow();
       expectClean('a log line', line);
@@ -151,7 +152,10 @@ describe('credentials in any configured URL are secrets', () => {
     const configPath = writeTestConfig(dir, undefined, {
       llm: { base_url: 'https://llm-user:llm-pass-1@llm.invalid/v1' },
       tools: {
-        http: { presets: { nas: { base_url: 'http://admin:nas%20pass%2B2@nas.lan:5000/api' } } },
+        http: { presets: {
+          nas: { base_url: 'http://admin:nas%20pass%2B2@nas.lan:5000/api' },
+          hook: { base_url: 'https://hooks.example.org/services/T0123/B0456/abcdEFGH1234ijkl5678mnop' },
+        } },
         web_search: { provider: 'searxng', base_url: 'https://search.invalid/?token=searx-token-3&lang=en' },
         mcp: { servers: {
           remote: { url: 'https://mcp.invalid/mcp?api_key=mcp-key-4' },
@@ -163,7 +167,8 @@ describe('credentials in any configured URL are secrets', () => {
     for (const expected of ['llm-pass-1', 'llm-user:llm-pass-1', 'nas pass+2', 'nas%20pass%2B2', 'admin:nas pass+2', 'searx-token-3', 'mcp-key-4', 'upstream-pass-5', 'bot:upstream-pass-5']) {
       expect(secrets).toContain(expected);
     }
-    expect(secrets).not.toContain('en');
-    expect(secrets).not.toContain('llm-user');
+    // A webhook's token in the path is one; short path segments are not.
+    expect(secrets).toContain('abcdEFGH1234ijkl5678mnop');
+    for (const ordinary of ['en', 'llm-user', 'services', 'T0123', 'api', 'v1', 'mcp']) expect(secrets).not.toContain(ordinary);
   });
 });
