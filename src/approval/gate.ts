@@ -66,13 +66,6 @@ export class Approvals {
     };
   }
 
-  /** The question shown to the person (see `question`); throws when the call cannot be shown whole. */
-  describe(request: ApprovalRequest, maxChars?: number): string {
-    const question = this.question(request, maxChars);
-    if (!question.success) throw new Error(question.error);
-    return question.value;
-  }
-
   /**
    * The question shown to the person: the tool, then its arguments with where the call goes first and whole
    * (`describe.ts`), then for a tainted turn its outside sources, then the deadline. Secrets are redacted and

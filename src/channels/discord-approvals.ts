@@ -4,8 +4,8 @@ import {
 import type { ApprovalPrompter } from '../approval/prompter.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { cleanName } from './display-name.js';
 import { OUTCOME, buttonData, parseButtonData, wholeQuestion, withOutcome, type PendingApprovals } from './approval-pending.js';
+import { cleanName } from './display-name.js';
 import { DISCORD_LIMIT, type DiscordChannel } from './discord.js';
 
 export interface DiscordPrompterOptions {

@@ -2,8 +2,8 @@ import type { Context } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import type { ApprovalPrompter } from '../approval/prompter.js';
 import type { Logger } from '../log.js';
-import { cleanName } from './display-name.js';
 import { OUTCOME, buttonData, parseButtonData, wholeQuestion, withOutcome, type PendingApprovals } from './approval-pending.js';
+import { cleanName } from './display-name.js';
 import { TELEGRAM_LIMIT, type TelegramChannel } from './telegram.js';
 
 export interface TelegramPrompterOptions {
