@@ -411,9 +411,9 @@ export class Scheduler {
     }
   }
 
+  /** Names no other ids: this message can reach a chat, which may see only its own jobs (`ownership.ts`). */
   private unknown(id: string): { ok: false; error: string } {
-    const known = this.store.list().map((job) => job.id);
-    return { ok: false, error: `No job with id "${id}". ${known.length > 0 ? `Jobs: ${known.slice(0, 20).join(', ')}.` : 'There are no jobs.'}` };
+    return { ok: false, error: `No job with id "${id}"; list the jobs to see the ids.` };
   }
 }
 
