@@ -117,7 +117,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     audit: createAuditWriter(db),
   });
 
-  const conversations = new ConversationStore(db);
+  const conversations = new ConversationStore(db, { secrets: loaded.secrets });
   const usage = createUsagePart({ config, db, ...(options.now ? { now: options.now } : {}) });
   const agent = new Agent({
     config, db, llm, tools, memory: memory.store, conversations, clock, log: log.child({ component: 'agent' }), gates: [usage.gate],

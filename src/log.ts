@@ -1,12 +1,16 @@
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { createRedactor, redactorFor } from './lib/redaction.js';
 
 export type { Logger } from 'pino';
 
 export interface CreateLoggerOptions {
   level: string;
   format: 'auto' | 'json' | 'pretty';
-  /** Secret values from config: replaced by [REDACTED] in every line, whatever key they sit under. */
+  /**
+   * Secret values from config: replaced by [REDACTED] in every line, whatever key they sit under, in every form
+   * `redaction.ts` knows (JSON-escaped, URL-encoded, base64).
+   */
   secrets: readonly string[];
   /** Defaults to stderr so that `familiar ask` keeps stdout for the reply. */
   destination?: DestinationStream;
@@ -21,29 +25,58 @@ export const REDACT_PATHS = [
 
 /** The one root logger; components take child loggers (`{component}`, `{conversation, turn}`, `{tool, callId}`). */
 export function createLogger(options: CreateLoggerOptions): Logger {
-  const secrets = options.secrets.filter((value) => value.length >= 4).sort((a, b) => b.length - a.length);
+  const redactor = createRedactor(options.secrets);
   const pinoOptions: LoggerOptions = {
     level: options.level,
     base: { pid: process.pid },
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
-    hooks: secrets.length > 0 ? { streamWrite: (line) => redactSecrets(line, secrets) } : {},
+    // On the values, before pino serialises them: a secret with a `"` or `\` in it is still whole there. The
+    // hook runs only for enabled levels, and leaves arguments without secrets as they are (no copies).
+    ...(redactor.empty ? {} : {
+      hooks: {
+        logMethod(args: unknown[], method: (...args: unknown[]) => void) {
+          let clean: unknown[] | undefined;
+          for (let index = 0; index < args.length; index += 1) {
+            const redacted = redactor.value(args[index]);
+            if (redacted !== args[index]) (clean ??= [...args])[index] = redacted;
+          }
+          method.apply(this, clean ?? args);
+        },
+      },
+    }),
   };
   const pretty = options.format === 'pretty' || (options.format === 'auto' && process.stderr.isTTY === true);
-  if (options.destination) return pino(pinoOptions, options.destination);
-  if (pretty) {
+  let logger: Logger;
+  if (options.destination) logger = pino(pinoOptions, options.destination);
+  else if (pretty) {
     // Loaded only for a terminal: daemons under Docker or systemd log JSON without paying for it.
     const require = createRequire(import.meta.url);
     const prettyFactory = require('pino-pretty') as (opts: object) => DestinationStream;
-    return pino(pinoOptions, prettyFactory({ destination: 2, sync: true, ignore: 'pid,hostname' }));
-  }
-  return pino(pinoOptions, pino.destination({ dest: 2, sync: true }));
+    logger = pino(pinoOptions, prettyFactory({ destination: 2, sync: true, ignore: 'pid,hostname' }));
+  } else logger = pino(pinoOptions, pino.destination({ dest: 2, sync: true }));
+  if (!redactor.empty) redactChildBindings(logger, redactor.value);
+  return logger;
 }
 
-/** Replaces every known secret value in `text`. Contract: never throws. */
+/**
+ * Child bindings (`log.child({url})`) are serialised once, when the child is made, and pino's `bindings`
+ * formatter is not applied to children: the root's `child` is wrapped instead. Children are created from the
+ * root by prototype, so their own `child` calls find this wrapper too.
+ */
+function redactChildBindings(root: Logger, clean: <T>(value: T) => T): void {
+  const child = root.child;
+  const wrapped = function (this: Logger, bindings: Record<string, unknown>, options?: Parameters<Logger['child']>[1]) {
+    return child.call(this, clean(bindings), options);
+  };
+  Object.defineProperty(root, 'child', { value: wrapped, writable: true, configurable: true });
+}
+
+/** Replaces every known secret value in `text`, in all its encoded forms. Contract: never throws. */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[REDACTED]');
-  }
-  return out;
+  return redactorFor(secrets).text(text);
+}
+
+/** A copy of `value` with every string in it redacted (the same reference when nothing changed). */
+export function redactSecretValues<T>(value: T, secrets: readonly string[]): T {
+  return redactorFor(secrets).value(value);
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { ChatMessage } from '../llm/types.js';
+import { redactorFor, type Redactor } from '../lib/redaction.js';
 
 export interface StoredMessage {
   id: number;
@@ -25,12 +26,15 @@ interface CachedHistory {
 }
 
 const HISTORY_ROWS = 2000;
+const NO_SECRETS: readonly string[] = [];
 const CACHED_CONVERSATIONS = 64;
 
 /**
  * Conversations and their messages in SQLite. A chat has one active conversation; `/reset` archives it
  * (history kept) and the next message starts a new one. The newest messages of recently active
  * conversations are also kept parsed in memory (a bounded LRU), so a turn does not re-read its history.
+ * Configured secrets are redacted from every message before it is stored (and so from later history too): a
+ * user who pastes a token, or a model that repeats one, does not put it in the database.
  */
 export class ConversationStore {
   private readonly db: Database;
@@ -39,9 +43,11 @@ export class ConversationStore {
   private readonly insertMessage;
   private readonly selectRecent;
   private readonly appendRows;
+  private readonly redactor: Redactor;
 
-  constructor(db: Database) {
+  constructor(db: Database, options: { secrets?: readonly string[] } = {}) {
     this.db = db;
+    this.redactor = redactorFor(options.secrets ?? NO_SECRETS);
     this.insertMessage = db.prepare('INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)');
     this.selectRecent = db.prepare('SELECT body, tokens FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?');
     // Prepared once: building a transaction function per call costs more than the inserts it wraps.
@@ -92,7 +98,10 @@ export class ConversationStore {
    * `within` runs first in the same transaction (the agent records its turn row with the messages: one commit).
    */
   append(conversationId: string, turnId: string, messages: readonly ChatMessage[], within?: () => void): void {
-    const entries = messages.map((message) => ({ message, tokens: estimateTokens(message) }));
+    const entries = messages.map((original) => {
+      const message = this.redactor.value(original);
+      return { message, tokens: estimateTokens(message) };
+    });
     this.appendRows(conversationId, turnId, entries, within);
     const cached = this.cache.get(conversationId);
     if (cached) {

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import { stripInvisible } from '../lib/invisible.js';
 import type { InboundAttachment } from './types.js';
 
 /** A file on the platform, fetched only once the sender is known to be allowed. */
@@ -77,9 +78,12 @@ export function describeAttachments(saved: readonly InboundAttachment[], skipped
   return lines.join('\n');
 }
 
-/** Keeps a platform file name readable but harmless: no path separators, no leading dots, bounded length. */
+/**
+ * Keeps a platform file name readable but harmless: no path separators, no leading dots, no control, reordering or
+ * invisible characters (`invoice\u202Efdp.exe` would show as "invoiceexe.pdf"), bounded length.
+ */
 export function safeFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
+  const base = stripInvisible(name.split(/[\\/]/).pop() ?? '');
   const cleaned = base.replace(/[\u0000-\u001f<>:"|?*]/g, '_').replace(/^\.+/, '').trim().slice(-120);
   return cleaned === '' ? 'file' : cleaned;
 }

@@ -8,6 +8,7 @@ import type { Config } from '../config/schema.js';
 import { AppError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RemoteAttachment } from './attachments.js';
+import { cleanName } from './display-name.js';
 import type { ChannelRouter, ChatIo, InboundUpdate } from './router.js';
 import { splitMessage } from './split.js';
 import type { ChannelAdapter, OutboundReply } from './types.js';
@@ -141,7 +142,8 @@ export class DiscordChannel implements ChannelAdapter {
       channel: this.name,
       chatId: message.channelId,
       userId: message.author.id,
-      userName: message.author.username,
+      // Names are the sender's to choose: stripped of control and reordering characters before anything prints them.
+      userName: cleanName(message.author.username),
       text,
       attachments: [...message.attachments.values()].map((attachment): RemoteAttachment => {
         const mimeType = attachment.contentType ?? 'application/octet-stream';

@@ -75,7 +75,7 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
   }
   // Approval questions with buttons, answered outside the chat queue (see approvals.ts).
   if (buttons.telegram || buttons.discord) {
-    const approvals = (await import('./approvals.js')).createChatApprovals({ approvals: deps.approvals, router, channels: buttons, log: deps.log });
+    const approvals = (await import('./approvals.js')).createChatApprovals({ approvals: deps.approvals, channels: buttons, log: deps.log });
     if (approvals) parts.push(approvals);
   }
   return { router, parts };

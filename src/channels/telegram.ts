@@ -6,6 +6,7 @@ import { AppError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Artifact } from '../tools/types.js';
 import type { RemoteAttachment } from './attachments.js';
+import { cleanName } from './display-name.js';
 import type { ChannelRouter, ChatIo, InboundUpdate } from './router.js';
 import { telegramRetry } from './telegram-retry.js';
 import { renderTelegramParts, TELEGRAM_TEXT_LIMIT, type TelegramPart } from './telegram-text.js';
@@ -159,7 +160,8 @@ export class TelegramChannel implements ChannelAdapter {
       channel: this.name,
       chatId,
       userId: String(message.from.id),
-      userName: message.from.username ?? [message.from.first_name, message.from.last_name].filter(Boolean).join(' '),
+      // Names are the sender's to choose: stripped of control and reordering characters before anything prints them.
+      userName: cleanName(message.from.username ?? [message.from.first_name, message.from.last_name].filter(Boolean).join(' ')),
       text: isDirect ? rawText : this.stripMention(rawText),
       attachments: this.attachmentsOf(message),
       platformMessageId: String(message.message_id),

@@ -5,6 +5,7 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { ZodError } from 'zod/v3';
 import { ConfigError } from '../errors.js';
 import { configSchema, type Config } from './schema.js';
+import { urlSecrets } from './url-secrets.js';
 
 export interface LoadedConfig {
   config: Config;
@@ -12,7 +13,10 @@ export interface LoadedConfig {
   path: string;
   /** `example` when no config file existed and config.example.yaml's defaults were used. */
   source: 'file' | 'example';
-  /** Every secret value found in the config, for redaction in logs and tool results. */
+  /**
+   * Every secret value found in the config, for redaction in logs, tool results, the database and approval
+   * questions: values under secret-looking keys and in `headers`/`env`, and the credentials in any URL.
+   */
   secrets: string[];
 }
 
@@ -109,6 +113,8 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, keyPath: string[]):
 function collectSecrets(value: unknown, parentKey = '', insideHeaders = false, out: string[] = []): string[] {
   if (typeof value === 'string') {
     if ((insideHeaders || SECRET_KEY.test(parentKey)) && value.length >= 4) out.push(value);
+    // Any URL: a preset's base_url, an MCP url, SearXNG, the LLM's base_url, an argument in an MCP command.
+    for (const secret of urlSecrets(value)) if (secret.length >= 4) out.push(secret);
     // A header like "Bearer abc123" also leaks as its bare token.
     const bearer = /^(?:bearer|token|basic)\s+(\S{4,})$/i.exec(value);
     if (bearer?.[1] && insideHeaders) out.push(bearer[1]);

@@ -207,4 +207,29 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE turns ADD COLUMN runner TEXT;
     `,
   },
+  {
+    name: '008-trust-boundaries',
+    sql: `
+      -- Codes the owner hands out (familiar pairing invite): whoever sends one in a direct chat is let in, however
+      -- many strangers are waiting for codes of their own.
+      CREATE TABLE pairing_invites (
+        code TEXT PRIMARY KEY,
+        channel TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_by TEXT,
+        used_at INTEGER
+      );
+      -- Wrong invite codes sent by unknown users, so guessing is limited per person.
+      CREATE TABLE pairing_attempts (
+        channel TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX pairing_attempts_user ON pairing_attempts (channel, user_id, at);
+      CREATE INDEX pairing_codes_status ON pairing_codes (channel, status);
+      -- A chat lists only its own jobs.
+      CREATE INDEX jobs_origin ON jobs (origin_channel, origin_chat);
+    `,
+  },
 ];

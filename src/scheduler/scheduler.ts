@@ -3,7 +3,7 @@ import { parseTarget } from '../lib/target.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CallOrigin } from '../tools/types.js';
-import type { JobStore } from './store.js';
+import type { JobStore, ListJobsOptions } from './store.js';
 import { latestOccurrence, nextOccurrence, resolveSchedule, type Resolved, type Schedule, type ScheduleInput } from './timing.js';
 import type { CatchUp, Job, JobKind, JobRun, JobSource, RunOutcome, RunTrigger } from './types.js';
 
@@ -175,7 +175,7 @@ export class Scheduler {
   }
 
   /** Read-only: listing never moves a job's next run, even an overdue one. */
-  list(options: { includeDone?: boolean; idPrefix?: string } = {}): Job[] {
+  list(options: ListJobsOptions = {}): Job[] {
     return this.store.list(options);
   }
 
@@ -411,9 +411,9 @@ export class Scheduler {
     }
   }
 
+  /** Names no other ids: this message can reach a chat, which may see only its own jobs (`ownership.ts`). */
   private unknown(id: string): { ok: false; error: string } {
-    const known = this.store.list().map((job) => job.id);
-    return { ok: false, error: `No job with id "${id}". ${known.length > 0 ? `Jobs: ${known.slice(0, 20).join(', ')}.` : 'There are no jobs.'}` };
+    return { ok: false, error: `No job with id "${id}"; list the jobs to see the ids.` };
   }
 }
 

@@ -48,6 +48,12 @@ export interface Advance {
 
 export const OUTPUT_EXCERPT_CHARS = 2000;
 
+export interface ListJobsOptions {
+  includeDone?: boolean;
+  idPrefix?: string;
+  origin?: { channel: string; chatId: string };
+}
+
 /**
  * Jobs and the run ledger in SQLite. The ledger's UNIQUE (job_id, scheduled_for) plus a compare-and-set
  * on `next_run_at` make a scheduled time claimable once, by one process, even when timers race.
@@ -83,11 +89,23 @@ export class JobStore {
     return row ? toJob(row) : undefined;
   }
 
-  /** `idPrefix` limits the list to one owner's jobs (skills: `skill-`) without reading every row. */
-  list(options: { includeDone?: boolean; idPrefix?: string } = {}): Job[] {
-    const where = [options.includeDone ? undefined : 'done_at IS NULL', options.idPrefix !== undefined ? "id >= ? AND id < ? || char(1114111)" : undefined].filter(Boolean);
+  /**
+   * `idPrefix` limits the list to one owner's jobs (skills: `skill-`) without reading every row; `origin` to the
+   * jobs made in one chat (what that chat may see).
+   */
+  list(options: ListJobsOptions = {}): Job[] {
+    const where: string[] = [];
+    const parameters: string[] = [];
+    if (!options.includeDone) where.push('done_at IS NULL');
+    if (options.idPrefix !== undefined) {
+      where.push('id >= ? AND id < ? || char(1114111)');
+      parameters.push(options.idPrefix, options.idPrefix);
+    }
+    if (options.origin !== undefined) {
+      where.push("source = 'chat' AND origin_channel = ? AND origin_chat = ?");
+      parameters.push(options.origin.channel, options.origin.chatId);
+    }
     const sql = `SELECT * FROM jobs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY COALESCE(next_run_at, 9e15), id`;
-    const parameters = options.idPrefix !== undefined ? [options.idPrefix, options.idPrefix] : [];
     return (this.db.prepare(sql).all(...parameters) as JobRow[]).map(toJob);
   }
 

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, lstatSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import { KeyedMutex } from '../lib/atomic-write.js';
 import type { Logger } from '../log.js';
 import type { SandboxRun } from '../tools/context.js';
+import { OWNER_CHANNELS } from '../scheduler/ownership.js';
 import { createPolicy } from '../tools/policy.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
 import type { StartTurn } from '../turns/types.js';
@@ -37,9 +39,15 @@ export interface SkillRunResult {
   denied: string[];
 }
 
-/** The conversation (and sandbox workspace) of a skill's runs. */
-export function skillConversation(id: string): string {
-  return `skill-${id}`;
+/**
+ * The conversation (and sandbox workspace) of a skill's runs: the owner's (terminal, tests, unattended runs
+ * without a chat) is `skill-<id>`; a chat's runs have their own, so one chat never reads another's run history
+ * or files (`skill-<id>--<channel>-<hash of the chat>`).
+ */
+export function skillConversation(id: string, origin?: CallOrigin): string {
+  if (!origin || OWNER_CHANNELS.has(origin.channel) || origin.channel === 'scheduler') return `skill-${id}`;
+  const chat = createHash('sha256').update(`${origin.channel}:${origin.chatId}`).digest('hex').slice(0, 16);
+  return `skill-${id}--${origin.channel.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 20)}-${chat}`;
 }
 
 export const SANDBOX_REQUIRED = 'its scripts run only in the sandbox, and the sandbox is not available here (configure tools.sandbox with a running Docker engine; see familiar doctor)';
@@ -121,7 +129,7 @@ export class SkillRunner {
       return { ...result, runId };
     };
 
-    const conversationId = skillConversation(skill.id);
+    const conversationId = skillConversation(skill.id, request.origin);
     const dir = store.folder(skill.id);
     const scripts = hasScripts(dir);
     if (scripts) {

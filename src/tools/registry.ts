@@ -1,11 +1,12 @@
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { randomUUID } from 'node:crypto';
-import { redactSecrets } from '../log.js';
+import { redactSecrets, redactSecretValues } from '../log.js';
 import { errorMessage } from '../errors.js';
 import { ALLOW_ALL, type ToolPolicy } from './policy.js';
 import { fail, type AnyTool, type CallOrigin, type FunctionSchema, type Risk, type ToolCallContext, type ToolContext, type ToolResult } from './types.js';
 import { compareCodePoints } from '../lib/compare.js';
 import { maskJsonText, maskSecretKeys } from '../lib/mask.js';
+import { checkArgumentKeys } from './argument-keys.js';
 
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -189,10 +190,11 @@ export class ToolRegistry {
   async execute(request: CallRequest): Promise<CallOutcome> {
     const started = performance.now();
     const callId = request.callId ?? randomUUID();
+    /** `input` is what the audit row keeps: the arguments as sent when refused early, else as executed. */
     const finish = (tool: string | undefined, result: ToolResult, input: unknown, decision?: string): CallOutcome => {
       const capped = this.finalize(result);
       const durationMs = performance.now() - started;
-      this.record({ callId, request, tool: tool ?? request.name, input, result: capped, durationMs, decision });
+      this.record({ callId, request, tool: tool ?? request.name, input: input instanceof AuditInput ? input.text : this.auditText(input), result: capped, durationMs, decision });
       return { callId, tool, result: capped, durationMs, ...(decision ? { decision } : {}) };
     };
 
@@ -210,8 +212,8 @@ export class ToolRegistry {
     if (approval && !approval.approved) {
       return finish(tool.name, fail(`The call to ${tool.functionName} was not approved: ${approval.reason}. Do not retry it; tell the person what you wanted to do.`), params.value, approval.decision);
     }
-    const result = await this.run(tool, params.value, request, context, callId, started);
-    return finish(tool.name, result, params.value, approval?.decision);
+    const { result, executed } = await this.run(tool, params.value, request, context, callId, started);
+    return finish(tool.name, result, executed, approval?.decision);
   }
 
   /** The tool by name or alias, if the call's policy allows it; else a failure listing the valid names. */
@@ -224,12 +226,22 @@ export class ToolRegistry {
     return { success: false, error: fail(`${reason} Valid tools: ${valid || '(none)'}.`) };
   }
 
-  /** The model's JSON text as one object (a copy, when the caller passed an object). */
+  /**
+   * The model's JSON text as one object (a copy, when the caller passed an object). Keys such as `__proto__` are
+   * refused: dropped by a copy, they would be sent without being shown (see argument-keys.ts).
+   */
   private parse(entry: RegisteredTool, raw: CallRequest['arguments']): { success: true; value: Record<string, unknown> } | { success: false; error: ToolResult } {
-    if (typeof raw !== 'string') return { success: true, value: structuredClone(raw) };
-    const parsed = parseArguments(raw);
-    if (parsed.success) return parsed;
-    return { success: false, error: fail(`Arguments for ${entry.functionName} are not valid JSON (${parsed.error}). Send one JSON object that matches the tool's schema.`) };
+    let params: Record<string, unknown>;
+    if (typeof raw !== 'string') {
+      params = structuredClone(raw);
+    } else {
+      const parsed = parseArguments(raw);
+      if (!parsed.success) return { success: false, error: fail(`Arguments for ${entry.functionName} are not valid JSON (${parsed.error}). Send one JSON object that matches the tool's schema.`) };
+      params = parsed.value;
+    }
+    const keys = checkArgumentKeys(params);
+    if (!keys.success) return { success: false, error: fail(`Arguments for ${entry.functionName} refused: ${keys.error}.`) };
+    return { success: true, value: params };
   }
 
   /** ajv against the tool's JSON Schema (compiled on first use); a failure names what to fix. */
@@ -261,7 +273,7 @@ export class ToolRegistry {
    * `tool:before` hooks, then the tool raced against its deadline and the turn's cancellation, then `tool:after`
    * hooks. A thrown tool or hook becomes a failed result or a logged warning, never an exception.
    */
-  private async run(entry: RegisteredTool, params: Record<string, unknown>, request: CallRequest, context: ToolContext, callId: string, started: number): Promise<ToolResult> {
+  private async run(entry: RegisteredTool, params: Record<string, unknown>, request: CallRequest, context: ToolContext, callId: string, started: number): Promise<{ result: ToolResult; executed: AuditInput | Record<string, unknown> }> {
     const timeoutMs = this.timeoutFor(entry);
     const controller = new AbortController();
     const onTurnAbort = () => controller.abort(request.signal?.reason);
@@ -281,7 +293,7 @@ export class ToolRegistry {
     try {
       for (const hook of this.beforeHooks) {
         const verdict = await hook({ tool: entry.name, params, ctx: callContext });
-        if (verdict && 'block' in verdict) return fail(verdict.block);
+        if (verdict && 'block' in verdict) return { result: fail(verdict.block), executed: params };
       }
       const deadline = new Promise<ToolResult>((resolve) => {
         timer = setTimeout(() => {
@@ -295,6 +307,8 @@ export class ToolRegistry {
         onCancelled = () => resolve(fail('The turn was cancelled.'));
         request.signal?.addEventListener('abort', onCancelled, { once: true });
       });
+      // The audit row keeps the arguments as they go to the tool (after defaults, approval and hooks).
+      const executed = new AuditInput(this.auditText(params));
       let result: ToolResult;
       try {
         result = await Promise.race([entry.tool.execute(params, callContext), deadline, cancelled]);
@@ -312,7 +326,7 @@ export class ToolRegistry {
           callContext.log.warn({ err: error }, 'tool:after hook failed');
         }
       }
-      return result;
+      return { result, executed };
     } finally {
       if (timer) clearTimeout(timer);
       request.signal?.removeEventListener('abort', onTurnAbort);
@@ -351,17 +365,26 @@ export class ToolRegistry {
     }
   }
 
-  private record(entry: { callId: string; request: CallRequest; tool: string; input: unknown; result: ToolResult; durationMs: number; decision: string | undefined }): void {
-    if (!this.options.audit) return;
+  /**
+   * Arguments as the audit keeps them: secret values redacted before serialising (so a secret with a quote in it
+   * is still found) and secret-looking keys masked, as displayed: a password that is in the arguments only (not in
+   * the config) is not kept. Raw text from the model is kept as sent, parsed when it is JSON.
+   */
+  private auditText(input: unknown): string {
+    if (!this.options.audit) return '';
     const secrets = this.context?.secrets ?? [];
-    // Stored masked, as displayed: a password that is in the arguments only (not in the config) is not kept.
-    const input = typeof entry.input === 'string' ? maskJsonText(entry.input, []) : JSON.stringify(maskSecretKeys(entry.input ?? null));
+    if (typeof input === 'string') return maskJsonText(input, secrets);
+    return JSON.stringify(maskSecretKeys(redactSecretValues(input ?? null, secrets))) ?? 'null';
+  }
+
+  private record(entry: { callId: string; request: CallRequest; tool: string; input: string; result: ToolResult; durationMs: number; decision: string | undefined }): void {
+    if (!this.options.audit) return;
     const record: AuditRecord = {
       callId: entry.callId,
       conversationId: entry.request.conversationId,
       turnId: entry.request.turnId,
       tool: entry.tool,
-      input: redactSecrets(input, secrets).slice(0, 8000),
+      input: entry.input.slice(0, 8000),
       output: entry.result.output.slice(0, 8000),
       error: entry.result.success ? undefined : entry.result.output.slice(0, 2000),
       success: entry.result.success,
@@ -371,6 +394,11 @@ export class ToolRegistry {
     if (entry.request.deferAudit) entry.request.deferAudit.push(record);
     else this.writeAudit([record]);
   }
+}
+
+/** Arguments already serialised for the audit (taken when the call ran). */
+class AuditInput {
+  constructor(readonly text: string) {}
 }
 
 export function functionSafeName(name: string): string {

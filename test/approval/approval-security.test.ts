@@ -134,7 +134,7 @@ describe('untrusted content gating', () => {
     await app.turns.start({ text: 'leak', origin, source: 'chat', approve: askWith(app, prompter) });
     const prompt = prompter.prompts[0]?.text ?? '';
     expect(prompt).toContain('the key is [REDACTED]');
-    expect(prompt).toContain('"password": "[MASKED]"');
+    expect(prompt).toContain('password: "[MASKED]"');
     expect(prompt).not.toContain(secret);
     expect(prompt).not.toContain('hunter2-not-configured');
     const audit = app.db.prepare("SELECT input, output, decision FROM audit WHERE tool = 'test_email_send'").get() as Record<string, string>;

@@ -32,6 +32,7 @@ export function httpRisk(params: { method?: unknown }): Risk {
 
 export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams> {
   const { config } = options;
+  const presetOrigins = presetOriginsOf(config);
   const presetNames = Object.keys(config.presets);
   const presetLines = presetNames.map((name) => `- ${describePreset(name, config.presets[name] as HttpConfig['presets'][string])}`);
   const guardNote = config.allow_private
@@ -86,13 +87,12 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
       }
       headers.accept ??= 'application/json, text/html;q=0.9, text/*;q=0.8, */*;q=0.5';
 
-      const hostsAllowed = [...config.allow_hosts, ...presetHosts(config)];
       let response;
       try {
         response = await fetchGuarded(
           { method, url, headers, ...(body ? { body } : {}), ...(scoped ? { scoped } : {}) },
           {
-            policy: { allowPrivate: config.allow_private, allowHosts: hostsAllowed },
+            policy: { allowPrivate: config.allow_private, allowHosts: config.allow_hosts, allowOrigins: presetOrigins },
             timeoutMs: config.timeout_s * 1000,
             maxBytes: config.max_bytes,
             maxRedirects: config.max_redirects,
@@ -130,17 +130,20 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
   };
 }
 
-/** The hosts of preset base URLs: the operator named them, so the private-address guard lets them through. */
-export function presetHosts(config: HttpConfig): string[] {
-  const hosts: string[] = [];
+/**
+ * The origins of preset base URLs: the operator named them, so the private-address guard lets requests to
+ * exactly those origins through (scheme, host and port; not the host's other ports).
+ */
+export function presetOriginsOf(config: HttpConfig): string[] {
+  const origins: string[] = [];
   for (const preset of Object.values(config.presets)) {
     try {
-      hosts.push(new URL(preset.base_url).hostname);
+      origins.push(new URL(preset.base_url).origin);
     } catch {
       // Validated by the config schema; nothing to add.
     }
   }
-  return hosts;
+  return origins;
 }
 
 function fetchHint(error: HttpFetchError, allowPrivate: boolean): string {
