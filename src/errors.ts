@@ -11,13 +11,35 @@ export class AppError extends Error {
   }
 }
 
-/** A bad or missing config value. The CLI exits with status 2 and prints `message` alone. */
+/** One thing wrong in the config: the key path (empty for the file as a whole) and what is wrong with it. */
+export interface ConfigProblem {
+  keyPath: string;
+  reason: string;
+}
+
+/**
+ * A bad or missing config value — or several, found together. The CLI exits with status 2 and prints `message`
+ * alone: one line per problem, `config: <key path>: <reason>`.
+ */
 export class ConfigError extends AppError {
   readonly keyPath: string;
-  constructor(keyPath: string, reason: string, options?: { cause?: unknown }) {
-    super('CONFIG_INVALID', `config: ${keyPath || '(root)'}: ${reason}`, options);
+  readonly problems: readonly ConfigProblem[];
+  constructor(keyPath: string, reason: string, options?: { cause?: unknown; more?: readonly ConfigProblem[] }) {
+    const problems = [{ keyPath, reason }, ...(options?.more ?? [])];
+    super('CONFIG_INVALID', problems.map(formatProblem).join('\n'), options);
     this.keyPath = keyPath;
+    this.problems = problems;
   }
+
+  /** All the problems in one error (at least one). */
+  static of(problems: readonly ConfigProblem[], options?: { cause?: unknown }): ConfigError {
+    const [first, ...more] = problems;
+    return new ConfigError(first?.keyPath ?? '', first?.reason ?? 'invalid', { ...options, more });
+  }
+}
+
+function formatProblem(problem: ConfigProblem): string {
+  return problem.keyPath ? `config: ${problem.keyPath}: ${problem.reason}` : `config: ${problem.reason}`;
 }
 
 /** The LLM provider failed after retries and fallbacks. */
