@@ -13,6 +13,7 @@ import { createLlmClient, llmConfigured } from './llm/client.js';
 import type { LlmClient } from './llm/types.js';
 import { createLogger, type Logger } from './log.js';
 import { MemoryStore } from './memory/store.js';
+import { seedFolder } from './ops/seed-folders.js';
 import { createMemoryTools } from './memory/tools.js';
 import { ToolRegistry } from './tools/registry.js';
 import { INSTALLERS } from './modules.js';
@@ -90,7 +91,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   const { loaded } = options;
   const config = loaded.config;
   const log = options.log ?? createLogger({ level: config.log.level, format: config.log.format, secrets: loaded.secrets });
-  mkdirSync(config.memory_dir, { recursive: true });
+  seedFolder('memory', config.memory_dir, log);
   mkdirSync(path.join(config.data_dir, 'workspaces'), { recursive: true });
   const db = openDatabase(config.data_dir);
   // A turn still "running" in the database was cut by a crash or kill.

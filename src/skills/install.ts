@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { App, DoctorLine } from '../app.js';
 import type { Installer } from '../modules.js';
+import { seedFolder } from '../ops/seed-folders.js';
 import { createSkillJobExecutor, isSkillJob, SkillScheduling } from './schedule.js';
 import { SkillService } from './service.js';
 import { SkillStore } from './store.js';
@@ -18,7 +18,7 @@ const CHANNEL_WAIT_MS = 30_000;
  */
 export const installSkills: Installer = async (app: App) => {
   const log = app.log.child({ component: 'skills' });
-  mkdirSync(app.config.skills_dir, { recursive: true });
+  seedFolder('skills', app.config.skills_dir, log);
   const store = new SkillStore({ dir: app.config.skills_dir, db: app.db, timeZone: app.config.timezone });
   const scheduler = app.context.scheduler;
   let daemon = false;
