@@ -42,12 +42,17 @@ function formatProblem(problem: ConfigProblem): string {
   return problem.keyPath ? `config: ${problem.keyPath}: ${problem.reason}` : `config: ${problem.reason}`;
 }
 
-/** The LLM provider failed after retries and fallbacks. */
+/**
+ * The LLM provider failed after retries and fallbacks. `transient` says whether waiting can help (rate limit,
+ * server error, timeout); otherwise the message says what to check (the key, the URL, the model).
+ */
 export class LlmError extends AppError {
   readonly status: number | undefined;
-  constructor(message: string, status: number | undefined, options?: { cause?: unknown }) {
+  readonly transient: boolean;
+  constructor(message: string, status: number | undefined, options?: { cause?: unknown; transient?: boolean }) {
     super('LLM_FAILED', message, options);
     this.status = status;
+    this.transient = options?.transient ?? false;
   }
 }
 

@@ -177,10 +177,13 @@ export class Agent {
         } catch (error) {
           if (signal.aborted) throw error;
           const reason = error instanceof LlmError ? error.message : errorMessage(error);
-          log().error({ err: error }, 'llm failed');
+          // On the terminal (ask, chat) the reply below is the report; the log line would only repeat it.
+          log()[input.source === 'cli' ? 'debug' : 'error']({ err: error }, `llm failed: ${reason}`);
           result.status = 'llm_error';
           result.error = reason;
-          result.text = `Sorry, I could not answer: ${reason}. Please try again in a moment.`;
+          // "Try again" only where waiting helps; a wrong key or URL needs the fix the reason names.
+          const transient = !(error instanceof LlmError) || error.transient;
+          result.text = `Sorry, I could not answer: ${reason}.${transient ? ' Please try again in a moment.' : ''}`;
           break;
         }
         result.usage.promptTokens += response.usage.promptTokens;
