@@ -56,12 +56,13 @@ export function configFilePath(options: LoadConfigOptions = {}): { file: string;
  */
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const cwd = options.cwd ?? process.cwd();
-  let { file, explicit } = configFilePath(options);
+  const where = configFilePath(options);
+  let file = where.file;
   let source: LoadedConfig['source'] = 'file';
   // `.env` sits beside config.yaml, also while config.yaml does not exist yet (the example's defaults).
   const envFile = path.join(path.dirname(file), '.env');
   if (!existsSync(file)) {
-    if (explicit) throw new ConfigError('', `config file ${file} does not exist (make one with: familiar init --config ${file})`);
+    if (where.explicit) throw new ConfigError('', `config file ${file} does not exist (make one with: familiar init --config ${file})`);
     file = EXAMPLE_CONFIG_PATH;
     source = 'example';
   }
