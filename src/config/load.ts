@@ -23,6 +23,8 @@ export interface LoadedConfig {
   unset?: UnsetReference[];
   /** Folders configured inside Familiar's own installation, used from `data_dir` instead (see folders.ts). */
   relocated?: Relocation[];
+  /** Whether `timezone` was written in the config or is the machine's (the default). */
+  timezoneSource?: 'config' | 'machine';
 }
 
 export interface UnsetReference {
@@ -76,8 +78,9 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   // Relative folders are relative to the config file, or to the working directory for the built-in defaults.
   const base = source === 'file' ? path.dirname(file) : cwd;
   const folders = resolveFolders(config, base);
+  const timezoneSource = Object.hasOwn(parsed as object, 'timezone') ? 'config' : 'machine';
   return {
-    config, path: file, source, secrets, unset,
+    config, path: file, source, secrets, unset, timezoneSource,
     ...(dotenv.file !== undefined ? { envFile: dotenv.file } : {}),
     ...(folders.length > 0 ? { relocated: folders } : {}),
   };
