@@ -1,4 +1,5 @@
 import { tuneHeapForDaemon } from '../ops/heap.js';
+import { readinessChecks, readinessMessage } from '../ops/readiness.js';
 import type { Command } from './context.js';
 
 /** `familiar start`: run until SIGINT/SIGTERM, then stop taking work, drain, close; exit 0. */
@@ -12,6 +13,8 @@ export const startCommand: Command = async (context) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   await app.start();
+  // No LLM key, no channel, an unset variable: said now, each with its next step, not discovered at the first message.
+  for (const line of readinessChecks(app.loaded)) if (line.status !== 'ok') app.log.warn(readinessMessage(line));
   app.log.info({ tools: app.tools.list().length, modules: app.modules.map((module) => module.name), ms: Math.round(performance.now()) }, 'familiar is ready');
   const signal = await stopped;
   app.log.info({ signal }, 'shutting down');
