@@ -8,6 +8,8 @@ import { describeLlmFailure } from './failure.js';
 export interface ProbeOptions {
   /** Also make one tiny completion with the model (what `familiar init` does to test key and model for real). */
   complete?: boolean;
+  /** Only list the models (no completion, even when the server has no list). */
+  listOnly?: boolean;
   timeoutMs?: number;
 }
 
@@ -29,6 +31,7 @@ export async function probeLlm(config: LlmConfig, options: ProbeOptions = {}): P
     // Some servers have no /models endpoint: the completion below tells the same.
     if (!(error instanceof APIError) || error.status !== 404) return { status: 'fail', label, detail: describeLlmFailure(error, context).reason };
   }
+  if (options.listOnly === true) return { status: 'ok', label, models };
   if (models.length > 0 && !models.includes(config.model)) {
     return { status: 'warn', label, detail: `the server does not list ${config.model}`, fix: `set llm.model to one of: ${models.slice(0, 8).join(', ')}`, models };
   }
