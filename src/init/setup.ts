@@ -5,6 +5,7 @@ import { readEnvFile } from '../config/env-file.js';
 import { EXAMPLE_CONFIG_PATH } from '../config/load.js';
 import { isValidTimeZone, systemTimeZone } from '../config/timezone.js';
 import { chooseDiscord, chooseTelegram, type ExistingChannel } from './channel-steps.js';
+import { composeSetup } from './compose-env.js';
 import { checkDocker } from './docker-check.js';
 import { changeOf, writeAtomically, type PlannedFile } from './files.js';
 import type { SetupFlags } from './flags.js';
@@ -37,10 +38,17 @@ export async function runSetup(options: SetupOptions): Promise<number> {
   try {
     const existing = readExisting(options.configFile, envFile);
     const choices = await collect(ui, flags, existing);
-    return await writeFiles(ui, flags, [
+    const compose = composeSetup(options.configFile, choices.sandbox !== undefined);
+    if (compose) {
+      Object.assign(choices.env, compose.env);
+      ui.info(`Compose: .env gets the variables docker-compose.yml reads (${Object.keys(compose.env).join(', ')})${compose.notes.length > 0 ? `; ${compose.notes.join('; ')}` : ''}.`);
+    }
+    const written = await writeFiles(ui, flags, [
       { path: options.configFile, text: renderConfig(existing.configText ?? readFileSync(EXAMPLE_CONFIG_PATH, 'utf8'), choices), mode: 0o644, secret: false },
       { path: envFile, text: renderEnv(existing.envText ?? '', choices.env), mode: 0o600, secret: true },
     ], choices);
+    if (written === 0) compose?.prepare();
+    return written;
   } catch (error) {
     if (error instanceof SetupCancelled) {
       ui.outro('Set-up cancelled; nothing was written.');

@@ -106,6 +106,21 @@ describe('familiar init --yes (for scripts)', () => {
     expect(readFileSync(path.join(dir, '.env'), 'utf8')).toBe(`# mine\nTAVILY_API_KEY=tvly-secret-123456\nLLM_API_KEY=${llm.apiKey}\n`);
   });
 
+  it('beside docker-compose.yml, writes the variables Compose reads; with the sandbox, the override and the host path', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'docker-compose.yml'), 'services: {}\n');
+    const io = captureIo();
+    const code = await runCli(['init', '--config', path.join(dir, 'config.yaml'), '--yes', ...llmFlags(), '--sandbox'], io);
+    expect(code, io.out() + io.err()).toBe(0);
+    const env = readFileSync(path.join(dir, '.env'), 'utf8');
+    const uid = process.getuid?.() === 0 ? 1000 : statSync(dir).uid;
+    expect(env).toContain(`FAMILIAR_UID=${uid}\n`);
+    expect(env).toContain('COMPOSE_FILE=docker-compose.yml:docker-compose.sandbox.yml\n');
+    expect(env).toContain(`FAMILIAR_HOST_DIR=${dir}\n`);
+    if (process.getuid?.() === 0) expect(statSync(path.join(dir, 'data')).uid).toBe(1000);
+    expect(readFileSync(path.join(dir, 'config.yaml'), 'utf8')).toMatch(/sandbox:\n\s+image: familiar-sandbox:latest/);
+  });
+
   it('refuses to ask questions without a terminal, and bad flags, with a usage line', async () => {
     const io = captureIo();
     expect(await runCli(['init', '--config', path.join(tempDir(), 'c.yaml')], io)).toBe(2);
