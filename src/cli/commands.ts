@@ -22,7 +22,7 @@ export const HELP = `familiar — a self-hosted personal assistant daemon
 
 Usage: familiar <command> [--config FILE] [--log-level LEVEL]
 
-  init [--yes …]        guided set-up: writes config.yaml and .env (familiar init --help)
+  init [--yes …]        guided set-up: writes config.yaml and .env (its flags: README, Quick start)
   start                 run the daemon until SIGINT/SIGTERM
   chat                  talk to the assistant in the terminal (history kept)
   ask "text"            one turn; the reply on stdout (--conversation NAME, --new)

@@ -6,10 +6,6 @@ import type { Command } from './context.js';
 
 /** `familiar init`: the guided set-up (src/init/). Interactive on a terminal; `--yes` with flags for scripts. */
 export const initCommand: Command = async (context) => {
-  if (context.args.includes('--help') || context.args.includes('-h')) {
-    context.io.stdout.write(INIT_USAGE);
-    return 0;
-  }
   const flags = parseSetupFlags(context.args);
   if (!flags.success) {
     context.io.stderr.write(`familiar init: ${flags.error}\n${INIT_USAGE}`);
@@ -17,7 +13,7 @@ export const initCommand: Command = async (context) => {
   }
   const terminal = (context.io.stdin as NodeJS.ReadStream).isTTY === true;
   if (!flags.value.yes && !terminal) {
-    context.io.stderr.write('familiar init: asks questions on a terminal; from a script, pass --yes with flags (familiar init --help)\n');
+    context.io.stderr.write(`familiar init: asks questions on a terminal; from a script, pass --yes with flags\n${INIT_USAGE}`);
     return 2;
   }
   const ui = createSetupUi({ input: context.io.stdin, output: context.io.stdout, interactive: !flags.value.yes });

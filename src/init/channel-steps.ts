@@ -119,6 +119,6 @@ async function keepOrAsk(ui: SetupUi, variable: string, current: string | undefi
     if (!ui.interactive) return current;
     if (await ui.confirm({ message: `Keep the ${variable} already in .env (…${current.slice(-4)})?`, initialValue: true })) return current;
   }
-  if (!ui.interactive) throw new SetupFailed(`${variable} is not set: pass it as a flag (familiar init --help)`);
+  if (!ui.interactive) throw new SetupFailed(`${variable} is not set: pass the token with --${variable.startsWith('TELEGRAM') ? 'telegram' : 'discord'}-token`);
   return ui.password({ message: question, validate: (value) => (value.trim() === '' ? 'a token is needed (or press Ctrl-C to stop)' : undefined) });
 }

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { maskEnv } from './render.js';
@@ -30,12 +30,30 @@ export function changeOf(file: PlannedFile): FileChange {
  */
 export function writeAtomically(file: PlannedFile): void {
   mkdirSync(path.dirname(file.path), { recursive: true });
+  // A config the person made private stays private; a secret file is never wider than 0600.
+  const mode = file.secret ? file.mode : existingMode(file.path) ?? file.mode;
   const temporary = `${file.path}.init-${process.pid}`;
   try {
-    writeFileSync(temporary, file.text, { mode: file.mode });
-    chmodSync(temporary, file.mode);
+    writeFileSync(temporary, file.text, { mode });
+    chmodSync(temporary, mode);
     renameSync(temporary, file.path);
   } finally {
     rmSync(temporary, { force: true });
+  }
+}
+
+/** Narrows a secret file that exists with a wider mode (e.g. a hand-made .env); true when it changed it. */
+export function narrowMode(file: PlannedFile): boolean {
+  const mode = existingMode(file.path);
+  if (!file.secret || mode === undefined || (mode & 0o077) === 0) return false;
+  chmodSync(file.path, file.mode);
+  return true;
+}
+
+function existingMode(file: string): number | undefined {
+  try {
+    return statSync(file).mode & 0o777;
+  } catch {
+    return undefined;
   }
 }

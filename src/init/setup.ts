@@ -7,7 +7,7 @@ import { isValidTimeZone, systemTimeZone } from '../config/timezone.js';
 import { chooseDiscord, chooseTelegram, type ExistingChannel } from './channel-steps.js';
 import { composeSetup } from './compose-env.js';
 import { checkDocker } from './docker-check.js';
-import { changeOf, writeAtomically, type PlannedFile } from './files.js';
+import { changeOf, narrowMode, writeAtomically, type PlannedFile } from './files.js';
 import type { SetupFlags } from './flags.js';
 import { chooseLlm, SetupFailed } from './llm-step.js';
 import { presetForUrl } from './presets.js';
@@ -158,7 +158,7 @@ async function writeFiles(ui: SetupUi, flags: SetupFlags, files: PlannedFile[], 
 function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices): number {
   for (const { file, change } of changes) {
     if (change.kind === 'same') {
-      ui.info(`${file.path}: unchanged`);
+      ui.info(`${file.path}: unchanged${narrowMode(file) ? ' (now mode 0600: it holds secrets)' : ''}`);
       continue;
     }
     writeAtomically(file);
