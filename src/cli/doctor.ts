@@ -68,7 +68,7 @@ function summary(stdout: NodeJS.WritableStream, lines: readonly DoctorLine[]): n
   const failed = lines.filter((line) => line.status === 'fail').length;
   const warned = lines.filter((line) => line.status === 'warn').length;
   const warnings = `${warned} warning${warned === 1 ? '' : 's'} (!)`;
-  if (failed > 0) stdout.write(`${failed} check(s) failed${warned > 0 ? `, ${warnings}` : ''}.\n`);
+  if (failed > 0) stdout.write(`${failed} check(s) failed.${warned > 0 ? ` And ${warnings}.` : ''}\n`);
   else stdout.write(warned > 0 ? `No check failed; ${warnings} above.\n` : 'All checks passed.\n');
   return failed === 0 ? 0 : 1;
 }
