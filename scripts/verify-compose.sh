@@ -101,6 +101,8 @@ fi
 for file in docker-compose.yml docker-compose.sandbox.yml Dockerfile .dockerignore; do
   cp "$repo/$file" "$work/$file"
 done
+# The sandbox image's build context (docker-compose.sandbox.yml builds it; the main image does not need it).
+(cd "$repo" && cp -R --parents docker/sandbox "$work/")
 [ -f "$work/package.json" ] && [ -d "$work/src" ] || die "the copied project has no package.json or src/"
 
 # The one change to the file under test: the image tag, so the run never replaces a real familiar:latest.
@@ -114,8 +116,6 @@ EOF
 cat >"$work/config.yaml" <<'EOF'
 # Minimal config for scripts/verify-compose.sh: config.example.yaml's defaults, no channels.
 data_dir: ./data
-memory_dir: ./memory
-skills_dir: ./skills
 log:
   level: info
   format: json
@@ -125,7 +125,7 @@ llm:
   model: gpt-4o-mini
 http:
   listen: ${FAMILIAR_HTTP_LISTEN}
-  token: ${FAMILIAR_HTTP_TOKEN}
+  token: ${FAMILIAR_HTTP_TOKEN:-}
 EOF
 cat >"$work/.env" <<EOF
 # Written by scripts/verify-compose.sh: no secrets; what familiar init writes for Compose (run as root here).
