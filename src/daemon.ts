@@ -108,7 +108,6 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const llmReady = options.llm !== undefined || llmConfigured(config.llm);
   const llm = options.llm ?? createLlmClient({ config: config.llm, log: log.child({ component: 'llm' }) });
-  if (!llmReady) log.info('llm: no llm.api_key set for api.openai.com; turns will fail until OPENAI_API_KEY (or llm.api_key) is set');
 
   const tools = new ToolRegistry({
     defaultTimeoutMs: config.tools.timeout_s * 1000,

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { createRedactor, redactorFor } from './lib/redaction.js';
+import { AppError } from './errors.js';
 
 export type { Logger } from 'pino';
 
@@ -29,6 +30,7 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   const pinoOptions: LoggerOptions = {
     level: options.level,
     base: { pid: process.pid },
+    serializers: { err: errorSerializer(options.level === 'debug' || options.level === 'trace') },
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     // On the values, before pino serialises them: a secret with a `"` or `\` in it is still whole there. The
     // hook runs only for enabled levels, and leaves arguments without secrets as they are (no copies).
@@ -79,4 +81,34 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 /** A copy of `value` with every string in it redacted (the same reference when nothing changed). */
 export function redactSecretValues<T>(value: T, secrets: readonly string[]): T {
   return redactorFor(secrets).value(value);
+}
+
+/** Errors of the world, not of the code: a config, connection or authentication problem, said by its message. */
+const OPERATIONAL_NAMES = new Set([
+  'APIError', 'APIConnectionError', 'APIConnectionTimeoutError', 'AuthenticationError', 'PermissionDeniedError', 'NotFoundError',
+  'RateLimitError', 'InternalServerError', 'BadRequestError', 'ConflictError', 'UnprocessableEntityError',
+  'GrammyError', 'HttpError', 'DiscordAPIError', 'HTTPError', 'ConnectTimeoutError', 'SocketError',
+]);
+
+/** True for what the operator fixes by reading the message (an AppError, a refused connection, a 401), not a bug. */
+export function isOperationalError(error: unknown): boolean {
+  if (error instanceof AppError) return true;
+  if (!(error instanceof Error)) return false;
+  if (OPERATIONAL_NAMES.has(error.name) || OPERATIONAL_NAMES.has(error.constructor.name)) return true;
+  const code = (error as NodeJS.ErrnoException).code;
+  return typeof code === 'string' && /^(E[A-Z]+|ERR_[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(code);
+}
+
+/**
+ * pino's error serializer (type, message with its causes, own fields), without the stack for operational errors
+ * unless the level is debug or trace: a wrong port or a rejected token is one line on the terminal, and the stack
+ * is there for whoever runs with --log-level debug. Bugs keep their stacks.
+ */
+function errorSerializer(keepStacks: boolean): (error: unknown) => unknown {
+  return (error) => {
+    if (!(error instanceof Error)) return error;
+    const serialized = pino.stdSerializers.err(error) as { stack?: string };
+    if (!keepStacks && isOperationalError(error)) delete serialized.stack;
+    return serialized;
+  };
 }

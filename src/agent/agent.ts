@@ -211,9 +211,12 @@ class Turn {
     } catch (error) {
       if (this.signal.aborted) throw error;
       const reason = error instanceof LlmError ? error.message : errorMessage(error);
-      this.log().error({ err: error }, 'llm failed');
+      // On the terminal (ask, chat) the reply is the report; the log line would only repeat it.
+      this.log()[this.input.source === 'cli' ? 'debug' : 'error']({ err: error }, `llm failed: ${reason}`);
       this.result.error = reason;
-      this.stop('llm_error', `Sorry, I could not answer: ${reason}. Please try again in a moment.`);
+      // "Try again" only where waiting helps; a wrong key or URL needs the fix the reason names.
+      const transient = !(error instanceof LlmError) || error.transient;
+      this.stop('llm_error', `Sorry, I could not answer: ${reason}.${transient ? ' Please try again in a moment.' : ''}`);
       return undefined;
     }
     const { usage } = this.result;

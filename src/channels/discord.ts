@@ -84,7 +84,8 @@ export class DiscordChannel implements ChannelAdapter {
 
   async doctor(): Promise<DoctorLine[]> {
     try {
-      const rest = new REST({ api: this.options.config.api_url.replace(/\/+$/, '') }).setToken(this.options.config.token);
+      // No retries: a check answers in seconds and logs nothing.
+      const rest = new REST({ api: this.options.config.api_url.replace(/\/+$/, ''), retries: 0, timeout: 10_000 }).setToken(this.options.config.token);
       const me = (await rest.get(Routes.user())) as { username?: string };
       return [{ status: 'ok', label: 'discord', detail: me.username ?? 'ok' }];
     } catch (error) {

@@ -2,6 +2,7 @@ import type { Command } from './context.js';
 
 /** Commands are loaded on use, so `familiar start` does not parse the code of every other command. */
 export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
+  ['init', async () => (await import('./init.js')).initCommand],
   ['start', async () => (await import('./start.js')).startCommand],
   ['chat', async () => (await import('./chat.js')).chatCommand],
   ['ask', async () => (await import('./ask.js')).askCommand],
@@ -21,6 +22,7 @@ export const HELP = `familiar — a self-hosted personal assistant daemon
 
 Usage: familiar <command> [--config FILE] [--log-level LEVEL]
 
+  init [--yes …]        guided set-up: writes config.yaml and .env (its flags: README, Quick start)
   start                 run the daemon until SIGINT/SIGTERM
   chat                  talk to the assistant in the terminal (history kept)
   ask "text"            one turn; the reply on stdout (--conversation NAME, --new)

@@ -203,8 +203,10 @@ export const configSchema = z.strictObject({
     .default(() => systemTimeZone())
     .refine(isValidTimeZone, { message: 'not an IANA time zone (e.g. Europe/Paris)' }),
   data_dir: z.string().default('./data'),
-  memory_dir: z.string().default('./memory'),
-  skills_dir: z.string().default('./skills'),
+  /** Empty = the default, resolved by config/folders.ts: `<data_dir>/memory` (an existing `./memory` beside the config is kept). */
+  memory_dir: z.string().default(''),
+  /** Empty = the default, resolved by config/folders.ts: `<data_dir>/skills`. */
+  skills_dir: z.string().default(''),
   log: logSchema.default({}),
   llm: llmSchema.default({}),
   agent: agentSchema.default({}),

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../log.js';
+import { seedFolder } from '../ops/seed-folders.js';
 import type { ChatCommand, Part } from '../part.js';
 import { MemoryHistory } from './history.js';
 import { MemoryStore } from './store.js';
@@ -17,7 +17,8 @@ export interface MemoryPart {
  * the hand-edit guard, and `/memory` and `/undo`.
  */
 export function createMemoryPart(deps: { memoryDir: string; db: Database; log: Logger }): MemoryPart {
-  mkdirSync(deps.memoryDir, { recursive: true });
+  // The starter memory (the package's memory/) is copied in on first use: the person's files are theirs.
+  seedFolder('memory', deps.memoryDir, deps.log);
   const store = new MemoryStore(deps.memoryDir, deps.db);
   const history = new MemoryHistory(store, deps.db, deps.log.child({ component: 'memory-history' }));
   history.attach();
