@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type Docker from 'dockerode';
 import type { Config } from '../config/schema.js';
@@ -98,8 +98,7 @@ export class ContainerPool {
     this.config = options.config;
     this.workspaces = options.workspaces;
     this.log = options.log;
-    this.poolDir = path.join(options.dataDir, 'sandbox', 'pool');
-    mkdirSync(this.poolDir, { recursive: true });
+    this.poolDir = options.workspaces.poolDir;
     // Containers are this daemon's when they carry the hash of its data folder: a second daemon
     // (or a test) on the same engine keeps its own.
     this.owner = createHash('sha256').update(realpathSync(options.dataDir)).digest('hex').slice(0, 16);
@@ -122,7 +121,7 @@ export class ContainerPool {
     const known = new Set(this.live.keys());
     const stale = leftovers.filter((info) => !known.has(info.Id));
     await Promise.all(stale.map((info) => this.remove(this.docker.getContainer(info.Id))));
-    for (const entry of this.listPoolDirs()) if (!this.warm.some((box) => box.dir === entry)) rmSync(entry, { recursive: true, force: true });
+    for (const entry of this.listPoolDirs()) if (!this.warm.some((box) => box.dir === entry)) await this.workspaces.removeWarm(entry);
     return stale.length;
   }
 
@@ -194,15 +193,15 @@ export class ContainerPool {
       if (again) return again;
       if (this.closed) throw new Error('the sandbox is shutting down');
       let box: Box | undefined;
-      let warm = existsSync(dir) ? undefined : this.warm.shift();
+      let warm = this.workspaces.exists(conversationId) ? undefined : this.warm.shift();
       // Just after start the pool is still filling: waiting for that container beats creating one more beside it.
-      if (!warm && !existsSync(dir) && this.creating > 0) {
+      if (!warm && !this.workspaces.exists(conversationId) && this.creating > 0) {
         warm = await new Promise<Box | undefined>((resolve) => this.waiters.push(resolve));
         if (this.closed) throw new Error('the sandbox is shutting down');
       }
       if (warm?.dir) {
         try {
-          renameSync(warm.dir, dir);
+          await this.workspaces.adoptWarm(conversationId, warm.dir);
           box = { container: warm.container, id: warm.id };
         } catch (error) {
           // e.g. EXDEV when workspaces/ is another filesystem: fall back to a fresh container.
@@ -211,8 +210,13 @@ export class ContainerPool {
         }
       }
       if (!box) {
-        this.workspaces.ensureUnlocked(dir);
-        box = await this.createBox(dir, 'session');
+        // Held open while the container is made: its mount cannot be taken away in between.
+        const held = await this.workspaces.holdUnlocked(conversationId);
+        try {
+          box = await this.createBox(dir, 'session');
+        } finally {
+          await held.close();
+        }
       }
       const created: Session = { box, conversationId, lastUsed: Date.now(), busy: 0, oomKills: 0 };
       this.sessions.set(conversationId, created);
@@ -255,6 +259,7 @@ export class ContainerPool {
     } catch (error) {
       this.log.warn({ err: error }, 'sandbox: could not list containers while closing');
     }
+    await this.workspaces.unmountAll();
   }
 
   /** For tests and status: the container id serving a conversation, if any. */
@@ -335,13 +340,12 @@ export class ContainerPool {
 
   private async createWarm(): Promise<Box> {
     const dir = path.join(this.poolDir, randomBytes(6).toString('hex'));
-    mkdirSync(dir);
-    this.workspaces.giveToSandbox(dir);
+    await this.workspaces.createWarm(dir);
     try {
       const box = await this.createBox(dir, 'warm');
       return { ...box, dir };
     } catch (error) {
-      rmSync(dir, { recursive: true, force: true });
+      await this.workspaces.removeWarm(dir);
       throw error;
     }
   }
@@ -387,7 +391,7 @@ export class ContainerPool {
 
   private async removeBox(box: Box): Promise<void> {
     await this.remove(box.container);
-    if (box.dir) rmSync(box.dir, { recursive: true, force: true });
+    if (box.dir) await this.workspaces.removeWarm(box.dir);
   }
 
   /** Force-removes (kills) a container. Contract: never throws; a container already gone is fine. */
@@ -404,7 +408,9 @@ export class ContainerPool {
 
   private listPoolDirs(): string[] {
     try {
-      return readdirSync(this.poolDir).map((name) => path.join(this.poolDir, name));
+      // A warm folder and its image (`<name>.img`) go together.
+      const names = new Set(readdirSync(this.poolDir).map((name) => name.replace(/\.img$/, '')));
+      return [...names].map((name) => path.join(this.poolDir, name));
     } catch {
       return [];
     }

@@ -1,47 +1,78 @@
-import { lstat, readdir } from 'node:fs/promises';
-import path from 'node:path';
+import { kindOf, type EntryKind, type PinnedDir } from './pinned-dir.js';
 
 export interface WalkEntry {
   /** Relative to the walk's root, with `/` separators. */
   relative: string;
-  absolute: string;
-  kind: 'file' | 'dir' | 'link' | 'other';
+  kind: EntryKind;
   size: number;
   mtimeMs: number;
   ino: number;
 }
 
+export interface WalkOptions {
+  /** Stop after this many entries. */
+  limit?: number;
+  /** Folders deeper than this are listed but not entered (a hostile tree can be thousands deep). */
+  maxDepth?: number;
+  /** Called for each regular file while its folder is held open, e.g. to read it (grep). */
+  onFile?: (dir: PinnedDir, name: string, entry: WalkEntry) => Promise<void>;
+}
+
+export const WALK_LIMIT = 20_000;
+export const WALK_DEPTH = 64;
+
 /**
- * Every entry under `root`, depth first, never following symbolic links (a link is listed, not entered),
- * stopping after `limit` entries. Unreadable folders are skipped.
+ * Every entry under `root`, depth first, through pinned folders (see PinnedDir): links are listed, never
+ * entered; a folder swapped for a link between listing and entering is skipped; at most `maxDepth` folders
+ * are held open at once. `truncated` says the limit or the depth cut the walk short. Unreadable folders are skipped.
  */
-export async function walk(root: string, limit = 20_000): Promise<{ entries: WalkEntry[]; truncated: boolean }> {
+export async function walk(root: PinnedDir, options: WalkOptions = {}): Promise<{ entries: WalkEntry[]; truncated: boolean }> {
+  const limit = options.limit ?? WALK_LIMIT;
+  const maxDepth = options.maxDepth ?? WALK_DEPTH;
   const entries: WalkEntry[] = [];
-  const pending: string[] = [''];
-  while (pending.length > 0) {
-    const relativeDir = pending.pop() ?? '';
+  let truncated = false;
+
+  async function visit(dir: PinnedDir, prefix: string, depth: number): Promise<boolean> {
     let names: string[];
     try {
-      names = (await readdir(path.join(root, relativeDir))).sort();
+      names = await dir.names();
     } catch {
-      continue;
+      return true;
     }
     for (const name of names) {
-      if (entries.length >= limit) return { entries, truncated: true };
-      const relative = relativeDir === '' ? name : `${relativeDir}/${name}`;
-      const absolute = path.join(root, relative);
-      let stats;
+      if (entries.length >= limit) {
+        truncated = true;
+        return false;
+      }
+      const stats = await dir.lstat(name).catch(() => undefined);
+      if (!stats) continue;
+      const entry: WalkEntry = { relative: `${prefix}${name}`, kind: kindOf(stats), size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+      entries.push(entry);
+      if (entry.kind === 'file' && options.onFile) await options.onFile(dir, name, entry);
+      if (entry.kind !== 'dir') continue;
+      if (depth + 1 >= maxDepth) {
+        truncated = true;
+        continue;
+      }
+      let child: PinnedDir;
       try {
-        stats = await lstat(absolute);
+        child = await dir.openDir(name);
       } catch {
         continue;
       }
-      const kind = stats.isSymbolicLink() ? 'link' : stats.isDirectory() ? 'dir' : stats.isFile() ? 'file' : 'other';
-      entries.push({ relative, absolute, kind, size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino });
-      if (kind === 'dir') pending.push(relative);
+      let more: boolean;
+      try {
+        more = await visit(child, `${entry.relative}/`, depth + 1);
+      } finally {
+        await child.close();
+      }
+      if (!more) return false;
     }
+    return true;
   }
-  return { entries, truncated: false };
+
+  await visit(root, '', 0);
+  return { entries, truncated };
 }
 
 /**

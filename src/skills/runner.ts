@@ -1,9 +1,10 @@
-import { cpSync, existsSync, lstatSync, rmSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { App } from '../app.js';
 import { errorMessage } from '../errors.js';
 import { KeyedMutex } from '../memory/atomic-write.js';
 import type { ContainerPool, RunResult } from '../sandbox/pool.js';
+import { stageFolder } from '../sandbox/stage.js';
 import { createPolicy } from '../tools/policy.js';
 import type { ApprovalHandler } from '../tools/registry.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
@@ -49,23 +50,11 @@ export function hasScripts(dir: string): boolean {
 
 /**
  * Copies the skill's `scripts/` into its sandbox workspace (`/workspace/scripts`), replacing an older
- * copy, so a run always sees the files as they are now. The host only copies; nothing runs here.
+ * copy, so a run always sees the files as they are now. The host only copies, through pinned folders
+ * (the container may be hostile; see src/sandbox/stage.ts); nothing runs here.
  */
 export async function stageScripts(pool: ContainerPool, conversationId: string, skillDir: string): Promise<void> {
-  const workspace = await pool.workspaces.ensure(conversationId);
-  const target = path.join(workspace, 'scripts');
-  rmSync(target, { recursive: true, force: true });
-  const source = path.join(skillDir, 'scripts');
-  if (!existsSync(source)) return;
-  const copied: string[] = [];
-  cpSync(source, target, {
-    recursive: true, dereference: false,
-    filter: (from, to) => {
-      copied.push(to);
-      return !lstatSync(from).isSymbolicLink();
-    },
-  });
-  pool.workspaces.giveAll([target, ...copied.filter((file) => existsSync(file))]);
+  await stageFolder(pool.workspaces, conversationId, path.join(skillDir, 'scripts'), 'scripts');
 }
 
 /** Runs a skill's `test` command in its sandbox workspace. Contract: never throws. */

@@ -107,14 +107,15 @@ describeDocker('sandbox_exec', () => {
   });
 
   it('hands a warm container to a new conversation and refills the pool', async () => {
-    await expect.poll(() => app.context.pool?.warmCount).toBe(1);
+    // A warm container is an image made and mounted plus a container started: seconds on a loaded machine.
+    await expect.poll(() => app.context.pool?.warmCount, { timeout: 15_000 }).toBe(1);
     await exec('conv-fresh', { command: 'true' });
     const info = await docker.getContainer(app.context.pool?.containerOf('conv-fresh') ?? '').inspect();
     expect(info.Config.Labels?.['familiar.sandbox.role']).toBe('warm');
     const write = await exec('conv-fresh', { command: 'echo hello > handed.txt' });
     expect(write.success).toBe(true);
     expect(readFileSync(path.join(t.dir, 'data', 'workspaces', 'conv-fresh', 'handed.txt'), 'utf8')).toBe('hello\n');
-    await expect.poll(() => app.context.pool?.warmCount).toBe(1);
+    await expect.poll(() => app.context.pool?.warmCount, { timeout: 15_000 }).toBe(1);
   });
 
   it('refuses network: true unless tools.sandbox.allow_network is set', async () => {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { errorMessage } from '../../errors.js';
 import { wrapExternal } from '../external.js';
 import { fail, ok, type NativeTool, type ToolCallContext, type ToolResult } from '../types.js';
+import { openWorkspace } from '../../sandbox/uploads.js';
 import { loadAttachments, MAX_RECIPIENTS, parseRecipients, planReply } from './compose.js';
 import { EmailError } from './errors.js';
 import { formatDate, formatMessage, formatPage, formatSize, oneLine } from './format.js';
@@ -188,7 +189,7 @@ export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
     if (to.value.length === 0) return fail('Not sent: "to" has no address.');
     if (to.value.length + cc.value.length + bcc.value.length > MAX_RECIPIENTS) return fail(`Not sent: more than ${MAX_RECIPIENTS} recipients.`);
     const workspace = path.join(ctx.config.data_dir, 'workspaces', ctx.conversationId);
-    const attachments = await loadAttachments(workspace, params.attachments ?? []);
+    const attachments = await loadAttachments(() => openWorkspace(ctx.pool?.workspaces, ctx.conversationId, workspace, { create: false }), params.attachments ?? []);
     if (!attachments.success) return fail(`Not sent: ${attachments.error}.`);
     const subject = oneLine(params.subject ?? '', 500);
     const sent = await gate.smtp.send({ to: to.value, cc: cc.value, bcc: bcc.value, subject, text: params.body ?? '', attachments: attachments.value }, ctx.signal);
