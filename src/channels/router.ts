@@ -229,7 +229,7 @@ export class ChannelRouter {
       await previous;
       const conversationId = this.app.conversations.resolve(update.channel, update.chatId);
       const stored = await storeAttachments({
-        attachments: update.attachments, dataDir: this.app.config.data_dir, conversationId, maxBytes: this.maxAttachmentBytes, log,
+        attachments: update.attachments, dataDir: this.app.config.data_dir, conversationId, maxBytes: this.maxAttachmentBytes, log, workspaces: this.app.context.pool?.workspaces,
       });
       const message: InboundMessage = { ...update, attachments: stored.saved };
       const text = [message.text.trim(), describeAttachments(stored.saved, stored.skipped)].filter((part) => part !== '').join('\n\n');

@@ -70,7 +70,7 @@ export const installSandbox: Installer = async (app: App) => {
   }
   // The pool and the tools are loaded only when the sandbox is on.
   const [{ ContainerPool }, { createSandboxTools }, { Workspaces }] = await Promise.all([import('./pool.js'), import('./tools.js'), import('./workspace.js')]);
-  const workspaces = new Workspaces(app.config.data_dir, config.user);
+  const workspaces = new Workspaces(app.config.data_dir, config.user, { limitMb: config.workspace_mb, log });
   const pool = new ContainerPool({ docker, config, dataDir: app.config.data_dir, workspaces, log });
   app.context.pool = pool;
   for (const tool of createSandboxTools(workspaces, config)) app.tools.register(tool);
