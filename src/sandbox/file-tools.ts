@@ -18,6 +18,7 @@ const GREP_FILE_MS = 1000;
 // (a+)+$ would otherwise block the daemon's event loop, and no deadline can interrupt synchronous code.
 const MATCH_LINES = new vm.Script('(() => { const hits = []; for (let i = 0; i < lines.length; i += 1) if (re.test(lines[i])) hits.push(i); return hits; })()');
 const EMPTY = 'The workspace is empty (no files yet). Create files with write or sandbox_exec.';
+const PARTIAL = '(only part of the workspace was searched: it has too many files, or folders nested too deep; narrow the path)';
 const PATH_HINT = 'Use a path relative to the workspace (the folder sandbox_exec sees as /workspace), e.g. "src/main.py".';
 
 /** One call's workspace and path: the open workspace, the path's names, and the path as the model should see it. */
@@ -150,10 +151,10 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
         const matcher = globToRegExp(params.pattern.replace(/^\.\//, ''));
         const { entries, truncated } = await files.withFolder(names, (dir) => walk(dir));
         const hits = entries.filter((entry) => entry.kind !== 'dir' && matcher.test(entry.relative)).sort((a, b) => b.mtimeMs - a.mtimeMs);
-        if (hits.length === 0) return ok(`No file matches ${params.pattern}${params.path ? ` under ${relative}` : ''}.${truncated ? ' (The workspace is too large or too deep to search whole; narrow the path.)' : ''}`);
+        if (hits.length === 0) return ok(`No file matches ${params.pattern}${params.path ? ` under ${relative}` : ''}.${truncated ? ` ${PARTIAL}` : ''}`);
         const prefix = relative === '.' ? '' : `${relative}/`;
         const shown = hits.slice(0, MAX_RESULTS).map((entry) => `${prefix}${entry.relative}`);
-        const notes = [hits.length > MAX_RESULTS ? `(${hits.length - MAX_RESULTS} more matches not shown; narrow the pattern)` : '', truncated ? '(the workspace has too many files or folders too deep; only part was searched)' : ''].filter(Boolean);
+        const notes = [hits.length > MAX_RESULTS ? `(${hits.length - MAX_RESULTS} more matches not shown; narrow the pattern)` : '', truncated ? PARTIAL : ''].filter(Boolean);
         return ok([...shown, ...notes].join('\n'));
       });
     },
@@ -223,9 +224,9 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
           await files.inParent(names, false, (dir, name) => search(dir, name, relative));
         }
         if (slow !== undefined) return fail(`The pattern took too long on ${slow} (it backtracks too much); simplify it, e.g. avoid nested quantifiers like (a+)+.`);
-        if (lines.length === 0) return ok(`No line matches /${params.pattern}/.${truncated ? ' (Only part of the workspace was searched: too many files or folders too deep.)' : ''}`);
+        if (lines.length === 0) return ok(`No line matches /${params.pattern}/.${truncated ? ` ${PARTIAL}` : ''}`);
         if (more > 0) lines.push(`(${more} more matching lines not shown; narrow the pattern, path or include)`);
-        if (truncated) lines.push('(only part of the workspace was searched: too many files or folders too deep)');
+        if (truncated) lines.push(PARTIAL);
         return ok(lines.join('\n'));
       });
     },
@@ -252,8 +253,9 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
         const rows = entries
           .sort((a, b) => Number(b.kind === 'dir') - Number(a.kind === 'dir') || a.relative.localeCompare(b.relative))
           .map((entry) => `${entry.relative}${entry.kind === 'dir' ? '/' : entry.kind === 'link' ? ' (link)' : entry.kind === 'other' ? ' (special file)' : ''}\t${entry.kind === 'dir' ? '-' : `${entry.size} bytes`}\t${new Date(entry.mtimeMs).toISOString()}`);
-        const more = entries.length >= LIST_MAX ? `\n(only the first ${LIST_MAX} entries are shown)` : '';
-        return ok(`${relative} (name, size, modified):\n${rows.join('\n')}${more}`);
+        // Said first: a long listing is cut at tools.output_chars.
+        const more = entries.length >= LIST_MAX ? ` (only the first ${LIST_MAX} entries are shown; use glob to find files)` : '';
+        return ok(`${relative} (name, size, modified)${more}:\n${rows.join('\n')}`);
       });
     },
   };

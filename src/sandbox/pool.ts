@@ -108,6 +108,8 @@ export class ContainerPool {
   async start(): Promise<void> {
     const removed = await this.removeLeftovers();
     if (removed > 0) this.log.info({ removed }, 'sandbox: removed containers left by a previous run');
+    // Decided (and, when the size limit cannot be enforced, said in one warning) at start, not at first use.
+    await this.workspaces.volumeSupport();
     const interval = Math.min(30_000, Math.max(250, (this.config.idle_s * 1000) / 4));
     this.reaper = setInterval(() => {
       this.reapIdle().catch((error: unknown) => this.log.warn({ err: error }, 'sandbox: idle reclaim failed'));

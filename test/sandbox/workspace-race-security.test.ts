@@ -1,7 +1,8 @@
 // The sandbox boundary under a hostile container, against the real engine: whatever uid 1000 does inside the
 // container (planting links, swapping folders between the daemon's check and its use, FIFOs), the daemon's
 // host-side file work on the workspace never reaches a host file, never blocks, and keeps serving.
-import { chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chownSync, linkSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { lookup } from 'node:dns/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,18 +34,36 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-describeDocker('a hostile container racing the daemon', () => {
+// The same attacks with each workspace its own filesystem (the default) and as a plain folder (workspace_mb: 0,
+// or a daemon that cannot mount): the boundary must not depend on the size limit.
+const MODES: Array<[string, number]> = [
+  ['with the size limit (own filesystem)', 1024],
+  ['without a size limit (plain folder)', 0],
+];
+
+for (const [mode, limitMb] of MODES) describeDocker(`a hostile container racing the daemon, ${mode}`, () => {
   let fake: FakeOpenAI;
   let t: TestApp;
   let app: App;
   let host: string;
+  let agentTarget: string;
 
   beforeAll(async () => {
     fake = await startOpenAiServer();
-    t = await makeTestApp(fake, { tools: { sandbox: { image: TEST_IMAGE, pool_size: 0, labels: { [TEST_LABEL]: 'race' } } } });
+    host = tempDir('familiar-host-');
+    agentTarget = path.join(host, 'agent-target');
+    hostSecret(agentTarget, 'host-only-name.txt');
+    t = await makeTestApp(fake, {
+      tools: {
+        sandbox: {
+          image: TEST_IMAGE, pool_size: 0, workspace_mb: limitMb, labels: { [TEST_LABEL]: 'race' },
+          // A hostile "coding agent": it plants a link to a host folder and a deep tree for the change listing.
+          code_agent: { command: 'sh /workspace/agent.sh', network: 'none', env: { AGENT_KEY: 'unused' } },
+        },
+      },
+    });
     app = t.app;
     await app.start();
-    host = tempDir('familiar-host-');
   });
 
   afterAll(async () => {
@@ -132,7 +151,7 @@ describeDocker('a hostile container racing the daemon', () => {
     await stageScripts(pool, conversation, skillDir);
     await hostileLoop(conversation, `shutil.rmtree('scripts', ignore_errors=True)\nos.symlink(${JSON.stringify(target)}, 'scripts.l')\nos.replace('scripts.l', 'scripts')`);
     try {
-      for (let round = 0; round < ROUNDS / 2; round += 1) await stageScripts(pool, conversation, skillDir).catch(() => undefined);
+      for (let round = 0; round < ROUNDS; round += 1) await stageScripts(pool, conversation, skillDir).catch(() => undefined);
     } finally {
       await pool.release(conversation);
     }
@@ -177,9 +196,61 @@ describeDocker('a hostile container racing the daemon', () => {
     }, 60_000);
   });
 
-  it('stores nothing outside when lstat of the workspace shows the mount untouched', () => {
-    // The host folders used above are still exactly as the test made them.
-    for (const name of readdirSync(host)) expect(lstatSync(path.join(host, name)).isDirectory()).toBe(true);
-    expect(existsSync(path.join(host, 'parent', 'file.txt'))).toBe(false);
-  });
+  it('refuses device nodes, FIFOs and hard links planted next to real files, in every tool that reads', async () => {
+    const conversation = 'planted';
+    await call('write', { path: 'real.txt', content: 'real\n' }, conversation);
+    const workspace = path.join(t.dir, 'data', 'workspaces', conversation);
+    // Made from the host (the container has no CAP_MKNOD): what a variant of the attack could leave behind.
+    execFileSync('mknod', [path.join(workspace, 'zero.pdf'), 'c', '1', '5']);
+    execFileSync('mkfifo', [path.join(workspace, 'pipe.txt')]);
+    const secret = hostSecret(path.join(host, 'planted'));
+    let hardLinked = true;
+    try {
+      linkSync(secret, path.join(workspace, 'hard.txt'));
+    } catch (error) {
+      // Each workspace its own filesystem: a hard link to a host file cannot exist in it at all.
+      expect((error as NodeJS.ErrnoException).code).toBe('EXDEV');
+      hardLinked = false;
+    }
+    expect(hardLinked).toBe(limitMb === 0);
+    for (const name of ['zero.pdf', 'pipe.txt', ...(hardLinked ? ['hard.txt'] : [])]) {
+      const read = await within(call('read', { path: name }, conversation), 20_000, `read ${name}`);
+      expect(read.success, name).toBe(false);
+      expect(read.output, name).toMatch(/not a regular file|hard links/);
+      const edit = await within(call('edit', { path: name, old: 'a', new: 'b' }, conversation), 20_000, `edit ${name}`);
+      expect(edit.success, name).toBe(false);
+    }
+    const grep = await within(call('grep', { pattern: 'secret|real' }, conversation), 20_000, 'grep');
+    expect(grep.output).toBe('real.txt:1: real');
+    // Overwriting the hard-linked name replaces that name only: the host file keeps its content and owner.
+    if (hardLinked) expect((await call('write', { path: 'hard.txt', content: 'mine\n' }, conversation)).success).toBe(true);
+    expect(readFileSync(secret, 'utf8')).toBe('host secret\n');
+    expect(statSync(secret).uid).toBe(0);
+  }, 60_000);
+
+  it('walks a tree 2000 folders deep with bounded depth, and keeps working in it', async () => {
+    const conversation = 'deep';
+    const made = await call('sandbox_exec', { command: "python3 -c \"import os\nfor i in range(2000):\n  os.mkdir('d'); os.chdir('d')\nopen('bottom.txt', 'w').write('bottom')\nos.chdir('/workspace')\nfor i in range(3000): open('wide-%d.txt' % i, 'w').write('w')\nprint('made')\"" }, conversation);
+    expect(made.output).toContain('made');
+    const glob = await call('glob', { pattern: '**/bottom.txt' }, conversation);
+    expect(glob.success).toBe(true);
+    expect(glob.output).toContain('only part of the workspace was searched');
+    const grep = await call('grep', { pattern: 'bottom' }, conversation);
+    expect(grep.success).toBe(true);
+    const listing = await call('listdir', {}, conversation);
+    expect(listing.output).toContain('d/');
+    expect(listing.output).toContain('only the first 1000 entries are shown');
+    expect((await call('write', { path: 'd/d/d/new.txt', content: 'deep write\n' }, conversation)).success).toBe(true);
+    expect((await call('read', { path: 'd/d/d/new.txt' }, conversation)).output).toBe('1\tdeep write');
+  }, 120_000);
+
+  it('lists a hostile coding agent\'s changes without entering a link to a host folder', async () => {
+    const conversation = 'agent';
+    await call('write', { path: 'agent.sh', content: `ln -s ${agentTarget} hostlink\nmkdir -p a/b/c && echo x > a/b/c/made.txt\necho done\n` }, conversation);
+    const result = await call('opencode', { task: 'anything' }, conversation);
+    expect(result.output).toContain('created  hostlink');
+    expect(result.output).toContain('created  a/b/c/made.txt');
+    expect(result.output).not.toContain('host-only-name.txt');
+    expect(readdirSync(agentTarget)).toEqual(['host-only-name.txt']);
+  }, 60_000);
 });
