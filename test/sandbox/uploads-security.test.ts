@@ -6,9 +6,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OWNER_TG, startChannelRig, userTexts, type ChannelRig } from '../helpers/channels.js';
 import { tempDir } from '../helpers/app.js';
-import { TEST_IMAGE, TEST_LABEL, describeDocker } from '../helpers/docker.js';
+import { TEST_IMAGE, TEST_LABEL } from '../helpers/docker.js';
+import { describeDockerVolumes } from '../helpers/volumes.js';
 
-describeDocker('uploads into a workspace the sandbox controls', () => {
+describeDockerVolumes('uploads into a workspace the sandbox controls', () => {
   let rig: ChannelRig;
   let conversation: string;
   let workspace: string;

@@ -9,13 +9,14 @@ import { storeAttachments } from '../../src/channels/attachments.js';
 import { isMountPoint } from '../../src/sandbox/volumes.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, tempDir, writeTestConfig, type TestApp } from '../helpers/app.js';
-import { TEST_IMAGE, TEST_LABEL, describeDocker } from '../helpers/docker.js';
+import { TEST_IMAGE, TEST_LABEL } from '../helpers/docker.js';
+import { describeDockerVolumes } from '../helpers/volumes.js';
 
 const origin = { channel: 'cli', chatId: 'quota', userId: 'owner' };
 const MIB = 1024 * 1024;
 const sandbox = (limitMb: number) => ({ image: TEST_IMAGE, pool_size: 1, workspace_mb: limitMb, labels: { [TEST_LABEL]: 'quota' } });
 
-describeDocker('workspace size limit', () => {
+describeDockerVolumes('workspace size limit', () => {
   let fake: FakeOpenAI;
   let t: TestApp;
   let app: App;

@@ -11,6 +11,7 @@ import { stageScripts } from '../../src/skills/runner.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, tempDir, type TestApp } from '../helpers/app.js';
 import { TEST_IMAGE, TEST_LABEL, describeDocker } from '../helpers/docker.js';
+import { describeDockerVolumes } from '../helpers/volumes.js';
 
 const origin = { channel: 'cli', chatId: 'race', userId: 'owner' };
 const approve = async () => ({ approved: true as const, by: 'test' });
@@ -41,7 +42,7 @@ const MODES: Array<[string, number]> = [
   ['without a size limit (plain folder)', 0],
 ];
 
-for (const [mode, limitMb] of MODES) describeDocker(`a hostile container racing the daemon, ${mode}`, () => {
+for (const [mode, limitMb] of MODES) (limitMb > 0 ? describeDockerVolumes : describeDocker)(`a hostile container racing the daemon, ${mode}`, () => {
   let fake: FakeOpenAI;
   let t: TestApp;
   let app: App;
