@@ -183,7 +183,7 @@ export class Workspaces {
         await createImage(`${dir}.img`, this.limitMb, this.owner);
         await mountImage(`${dir}.img`, dir);
       }
-      await using(await PinnedDir.openTrusted(dir), (pinned) => pinned.giveToSandbox(this.ownership()));
+      await this.giveRoot(dir);
     } catch (error) {
       await this.removeWarm(dir);
       throw error;
@@ -234,6 +234,11 @@ export class Workspaces {
     }
   }
 
+  /** Hands a new workspace's root folder to the sandbox user (its image may already have it, by root_owner). */
+  private async giveRoot(dir: string): Promise<void> {
+    await using(await PinnedDir.openTrusted(dir), (pinned) => pinned.giveToSandbox(this.ownership()));
+  }
+
   /**
    * Makes sure the workspace exists (with `create`) and is mounted when the limit is enforced. The value
    * says whether the limit applies to it. Contract: never throws.
@@ -259,7 +264,7 @@ export class Workspaces {
         if (existsSync(dir)) return { success: true, value: false };
         if (!create) return { success: false, error: 'the workspace does not exist yet (it is empty)' };
         await mkdir(dir);
-        await using(await PinnedDir.openTrusted(dir), (pinned) => pinned.giveToSandbox(this.ownership()));
+        await this.giveRoot(dir);
         return { success: true, value: false };
       }
       if (existsSync(image)) {
@@ -281,6 +286,7 @@ export class Workspaces {
       await createImage(image, this.limitMb, this.owner);
       await mkdir(dir, { mode: 0o755 });
       await mountImage(image, dir);
+      await this.giveRoot(dir);
       this.sized.add(conversationId);
       return { success: true, value: true };
     } catch (error) {
@@ -304,6 +310,7 @@ export class Workspaces {
     await createImage(image, this.limitMb, this.owner);
     await mkdir(dir, { mode: 0o755 });
     await mountImage(image, dir);
+    await this.giveRoot(dir);
     this.sized.add(conversationId);
     const legacy = await PinnedDir.openTrusted(this.legacyDir);
     await using(legacy, async () => {
