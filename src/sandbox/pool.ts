@@ -106,10 +106,9 @@ export class ContainerPool {
 
   /** Removes containers left by a previous run (a crash), arms the idle reaper, fills the pool in the background. */
   async start(): Promise<void> {
-    const removed = await this.removeLeftovers();
+    // Whether the size limit can be enforced is decided (and, if not, said in one warning) now, not at first use.
+    const [removed] = await Promise.all([this.removeLeftovers(), this.workspaces.volumeSupport()]);
     if (removed > 0) this.log.info({ removed }, 'sandbox: removed containers left by a previous run');
-    // Decided (and, when the size limit cannot be enforced, said in one warning) at start, not at first use.
-    await this.workspaces.volumeSupport();
     const interval = Math.min(30_000, Math.max(250, (this.config.idle_s * 1000) / 4));
     this.reaper = setInterval(() => {
       this.reapIdle().catch((error: unknown) => this.log.warn({ err: error }, 'sandbox: idle reclaim failed'));

@@ -64,6 +64,25 @@ describeDockerVolumes('uploads into a workspace the sandbox controls', () => {
     expect(readdirSync(hostDir)).toEqual([]);
   }, 60_000);
 
+  it('picks another name when the container planted FIFOs at the names the next uploads would take', async () => {
+    // Uploads are named <milliseconds in base 36>-<name>: plant a FIFO at each name of the next 10 seconds.
+    const planted = await exec(`rm -rf uploads; mkdir uploads && python3 -c "
+import os, time
+def b36(n):
+  s = ''
+  while n: n, r = divmod(n, 36); s = '0123456789abcdefghijklmnopqrstuvwxyz'[r] + s
+  return s
+now = int(time.time() * 1000)
+for i in range(10000): os.mkfifo('uploads/%s-planned.txt' % b36(now + i))
+print('planted')"`);
+    expect(planted.output).toContain('planted');
+    const prompt = await send('planned.txt', 'the real file');
+    const stored = /- planned\.txt \(text\/plain, 13 B\): (\S+)/.exec(prompt)?.[1] ?? '';
+    expect(lstatSync(stored).isFile()).toBe(true);
+    expect(readFileSync(stored, 'utf8')).toBe('the real file');
+    await exec('rm -rf uploads');
+  }, 60_000);
+
   it('tells the model the file was not saved when the workspace is full', async () => {
     // Small blocks, so the filesystem is full to the last kilobyte.
     await exec('dd if=/dev/zero of=fill bs=4k status=none; true');
