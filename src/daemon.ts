@@ -150,7 +150,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const web = createWebPart({ config, log, ...(options.resolve ? { resolve: options.resolve } : {}) });
   const email = config.tools.email
-    ? await import('./tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir, log }))
+    ? await import('./tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir, log, workspaces: sandbox.sandbox?.workspaces }))
     : (log.info('email: no tools.email section; the email tool is off'), undefined);
   const skills = createSkillsPart({
     config, db, clock, log, tools, llm, sandbox: sandbox.sandbox, startTurn: turns.start, delivery,
@@ -175,6 +175,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   if (mode === 'daemon') {
     const channelsPart = await import('./channels/part.js').then(({ createChannelsPart }) => createChannelsPart({
       config, db, log, hub: channels, startTurn: turns.start, conversations, commands, approvals, turns, startedAt,
+      workspaces: sandbox.sandbox?.workspaces,
     }));
     router = channelsPart.router;
     chats.push(...channelsPart.parts);

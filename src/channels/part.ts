@@ -3,6 +3,7 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../log.js';
 import type { ChatCommands, Part } from '../part.js';
+import type { Workspaces } from '../workspace/workspace.js';
 import type { StartTurn } from '../turns/types.js';
 import { createBuiltinCommands } from './commands.js';
 import type { DiscordChannel } from './discord.js';
@@ -25,6 +26,8 @@ export interface ChannelsPartDeps {
   approvals: { registerPrompter(channel: string, prompter: ApprovalPrompter): void };
   turns: { active(): number };
   startedAt: number;
+  /** The sandbox's workspaces, when it is on: uploads go in through them (pinned folders, the size limit). */
+  workspaces: Workspaces | undefined;
 }
 
 /**
@@ -44,7 +47,7 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
   const commands = new Map(deps.commands);
   const router = new ChannelRouter({
     db: deps.db, log: deps.log, dataDir: config.data_dir, vision: config.llm.vision, commands,
-    conversations: deps.conversations, startTurn: deps.startTurn, allowedUsers,
+    conversations: deps.conversations, startTurn: deps.startTurn, allowedUsers, workspaces: deps.workspaces,
   });
   const builtins = createBuiltinCommands({
     config, db: deps.db, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,

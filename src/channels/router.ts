@@ -2,6 +2,7 @@ import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChatCommands } from '../part.js';
+import type { Workspaces } from '../workspace/workspace.js';
 import type { StartTurn } from '../turns/types.js';
 import { storeAttachments, describeAttachments, type RemoteAttachment } from './attachments.js';
 import { ChannelInbox, type ReplayableMessage } from './inbox.js';
@@ -29,6 +30,8 @@ export interface ChannelRouterOptions {
   commands: ChatCommands;
   conversations: { resolve(channel: string, chatId: string): string };
   startTurn: StartTurn;
+  /** The workspaces (pinned, size-limited) that uploads go into; undefined: plain folders under `dataDir`. */
+  workspaces?: Workspaces | undefined;
   /** `channels.<name>.allowed_users` from the config; paired users are read from SQLite per message. */
   allowedUsers: ReadonlyMap<string, ReadonlySet<string>>;
   typingIntervalMs?: number;
@@ -275,7 +278,7 @@ export class ChannelRouter {
       await previous;
       const conversationId = this.deps.conversations.resolve(update.channel, update.chatId);
       const stored = await storeAttachments({
-        attachments: update.attachments, dataDir: this.deps.dataDir, conversationId, maxBytes: this.maxAttachmentBytes, log,
+        attachments: update.attachments, dataDir: this.deps.dataDir, conversationId, maxBytes: this.maxAttachmentBytes, log, workspaces: this.deps.workspaces,
       });
       const message: InboundMessage = { ...update, attachments: stored.saved };
       const text = [message.text.trim(), describeAttachments(stored.saved, stored.skipped)].filter((part) => part !== '').join('\n\n');

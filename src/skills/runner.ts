@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, rmSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import { KeyedMutex } from '../lib/atomic-write.js';
 import type { Logger } from '../log.js';
 import type { SandboxRun } from '../tools/context.js';
 import { OWNER_CHANNELS } from '../scheduler/ownership.js';
+import { stageFolder } from '../workspace/stage.js';
+import type { Workspaces } from '../workspace/workspace.js';
 import { createPolicy } from '../tools/policy.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
 import type { StartTurn } from '../turns/types.js';
@@ -14,7 +16,7 @@ import type { SkillRunTrigger, SkillStore } from './store.js';
 
 /** The sandbox as skills use it: the conversation's workspace folder and commands in its container. */
 export interface SkillSandbox {
-  readonly workspaces: { ensure(conversationId: string): Promise<string>; giveAll(paths: readonly string[]): void };
+  readonly workspaces: Workspaces;
   readonly config: { timeout_s: number };
   run(conversationId: string, request: { command: string; timeoutMs: number; signal?: AbortSignal }): Promise<SandboxRun>;
 }
@@ -64,23 +66,11 @@ export function hasScripts(dir: string): boolean {
 
 /**
  * Copies the skill's `scripts/` into its sandbox workspace (`/workspace/scripts`), replacing an older
- * copy, so a run always sees the files as they are now. The host only copies; nothing runs here.
+ * copy, so a run always sees the files as they are now. The host only copies, through pinned folders
+ * (the container may be hostile; see src/sandbox/stage.ts); nothing runs here.
  */
 export async function stageScripts(pool: SkillSandbox, conversationId: string, skillDir: string): Promise<void> {
-  const workspace = await pool.workspaces.ensure(conversationId);
-  const target = path.join(workspace, 'scripts');
-  rmSync(target, { recursive: true, force: true });
-  const source = path.join(skillDir, 'scripts');
-  if (!existsSync(source)) return;
-  const copied: string[] = [];
-  cpSync(source, target, {
-    recursive: true, dereference: false,
-    filter: (from, to) => {
-      copied.push(to);
-      return !lstatSync(from).isSymbolicLink();
-    },
-  });
-  pool.workspaces.giveAll([target, ...copied.filter((file) => existsSync(file))]);
+  await stageFolder(pool.workspaces, conversationId, path.join(skillDir, 'scripts'), 'scripts');
 }
 
 /** Runs a skill's `test` command in its sandbox workspace. Contract: never throws. */

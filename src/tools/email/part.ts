@@ -2,6 +2,7 @@ import type { Config } from '../../config/schema.js';
 import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { DoctorLine, Part } from '../../part.js';
+import type { Workspaces } from '../../workspace/workspace.js';
 import { EmailError } from './errors.js';
 import type { ImapSession } from './imap.js';
 import type { SmtpSender } from './send.js';
@@ -12,7 +13,7 @@ import { resolveEmailSettings, type EmailSettings } from './settings.js';
  * Nothing connects here: the IMAP login happens on the first call, and imapflow, mailparser and nodemailer are
  * loaded only then. The tool's own modules are loaded only when the section is there.
  */
-export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger }): Promise<Part | undefined> {
+export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger; workspaces?: Workspaces | undefined }): Promise<Part | undefined> {
   const resolved = resolveEmailSettings(deps.config.tools.email, deps.configDir);
   const log = deps.log.child({ component: 'email' });
   if (!resolved.enabled) {
@@ -31,7 +32,7 @@ export async function createEmailPart(deps: { config: Config; configDir: string;
   );
   return {
     name: 'email',
-    tools: [createEmailTool({ settings, session, sender })],
+    tools: [createEmailTool({ settings, session, sender, workspaces: deps.workspaces })],
     async close() {
       sender?.close();
       await session.close();
