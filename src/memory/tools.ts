@@ -1,4 +1,6 @@
 import { errorMessage } from '../errors.js';
+import { wrapExternal } from '../tools/external.js';
+import type { MemoryStore } from './store.js';
 import { fail, ok, type AnyTool } from '../tools/types.js';
 
 const MAX_WRITE_CHARS = 200_000;
@@ -23,6 +25,9 @@ export function createMemoryTools(): AnyTool[] {
       }
       try {
         const content = ctx.memory.read(params.path);
+        // A file saved from outside (a web page kept as a note) is outside content wherever it is read.
+        const source = ctx.memory.outsideSource(normalise(ctx, params.path), content);
+        if (source !== undefined) return ok(wrapExternal(source, content), { externalSource: source });
         return ok(content === '' ? `${params.path} is empty.` : content);
       } catch (error) {
         const message = errorMessage(error);
@@ -75,9 +80,28 @@ export function createMemoryTools(): AnyTool[] {
     async execute(params: { query: string; limit: number }, ctx) {
       const hits = ctx.memory.search(params.query, params.limit);
       if (hits.length === 0) return ok(`No memory file mentions "${params.query}".`);
-      return ok(hits.map((hit, index) => `${index + 1}. ${hit.path}: ${hit.snippet.replace(/\s+/g, ' ')}`).join('\n'));
+      let outside: string | undefined;
+      const lines = hits.map((hit, index) => {
+        const snippet = hit.snippet.replace(/\s+/g, ' ');
+        let source: string | undefined;
+        try {
+          source = ctx.memory.outsideSource(hit.path, ctx.memory.read(hit.path));
+        } catch {
+          source = undefined;
+        }
+        if (source === undefined) return `${index + 1}. ${hit.path}: ${snippet}`;
+        outside ??= source;
+        return `${index + 1}. ${hit.path}:\n${wrapExternal(source, snippet)}`;
+      });
+      return ok(lines.join('\n'), outside !== undefined ? { externalSource: outside } : {});
     },
   };
 
   return [memoryRead, memoryWrite, memorySearch];
+}
+
+/** The folder-relative path a labeler knows the file by ("./notes//a.md" → "notes/a.md"). */
+function normalise(ctx: { memory: MemoryStore }, requested: string): string {
+  const resolved = ctx.memory.resolve(requested);
+  return resolved.success ? resolved.relative : requested;
 }
