@@ -7,6 +7,7 @@ import { installMemoryHistory } from './memory/history-install.js';
 import { installReach } from './tools/reach-install.js';
 import { installScheduler } from './scheduler/install.js';
 import { installSkills } from './skills/install.js';
+import { installNotes } from './notes/install.js';
 import { installSandbox } from './sandbox/install.js';
 import { installEmail } from './tools/email/install.js';
 import { installUsage } from './usage/budget.js';
@@ -35,4 +36,6 @@ export const INSTALLERS: readonly Installer[] = [
   installScheduler,
   // After the scheduler: active cron skills are put on it, and its runs of skill jobs are handed to skills.
   installSkills,
+  // After the scheduler (task reminders are its jobs) and email (/email reads its mailbox).
+  installNotes,
 ];

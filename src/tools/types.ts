@@ -8,6 +8,7 @@ import type { SkillService } from '../skills/service.js';
 import type { MemoryStore } from '../memory/store.js';
 import type { ContainerPool } from '../sandbox/pool.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
+import type { ImapSession } from './email/imap.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -52,6 +53,8 @@ export interface ToolContext {
   pool?: ContainerPool;
   /** Cron and one-shot jobs (the `schedule` tool); set by the scheduler's installer. */
   scheduler?: Scheduler;
+  /** The email tool's IMAP session (one connection for the daemon) and its account; set when tools.email is configured. */
+  mailbox?: { session: ImapSession; account: string };
 }
 
 /** Where a call comes from: the chat that started the turn, or an unattended job or skill run. */

@@ -27,6 +27,7 @@ export const installEmail: Installer = async (app: App) => {
     ? new SmtpSender({ endpoint: settings.smtp, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log })
     : undefined;
   app.tools.register(createEmailTool({ settings, session, sender }));
+  app.context.mailbox = { session, account: settings.imap.user };
   app.modules.push({
     name: 'email',
     async close() {
