@@ -27,7 +27,12 @@ export function createMemoryTools(): AnyTool[] {
         const content = ctx.memory.read(params.path);
         // A file saved from outside (a web page kept as a note) is outside content wherever it is read.
         const source = ctx.memory.outsideSource(normalise(ctx, params.path), content);
-        if (source !== undefined) return ok(wrapExternal(source, content), { externalSource: source });
+        if (source !== undefined) {
+          // Cut before wrapping, so the output cap never removes the end marker.
+          const room = Math.max(500, ctx.config.tools.output_chars - 1000);
+          const shown = content.length > room ? `${content.slice(0, room)}\n…[cut: the file is longer]` : content;
+          return ok(wrapExternal(source, shown), { externalSource: source });
+        }
         return ok(content === '' ? `${params.path} is empty.` : content);
       } catch (error) {
         const message = errorMessage(error);

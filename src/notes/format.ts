@@ -51,9 +51,11 @@ export function tasksByDue(tasks: readonly Task[], today: string): string {
  * A note's text for the model: as it is, or — for a note saved from a page (it has a `source`) — wrapped as
  * outside content, with that source for the turn's taint.
  */
-export function noteText(note: Note, text: string): { text: string; externalSource?: string } {
+export function noteText(note: Note, text: string, maxChars = Number.POSITIVE_INFINITY): { text: string; externalSource?: string } {
   if (note.source === undefined) return { text };
-  return { text: wrapExternal(note.source, text), externalSource: note.source };
+  // Cut before wrapping: the registry's output cap must never cut the end marker off.
+  const shown = text.length > maxChars ? `${text.slice(0, Math.max(500, maxChars))}\n…[cut: the note is longer]` : text;
+  return { text: wrapExternal(note.source, shown), externalSource: note.source };
 }
 
 export function noteHeader(note: Note): string {

@@ -52,10 +52,10 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
     aliases: ['noteRead'],
     description: 'Read a whole note (front matter and body). Notes saved from web pages come back marked as outside content.',
     parameters: { type: 'object', properties: { note: NOTE_REF }, required: ['note'], additionalProperties: false },
-    async execute(params: { note: string }) {
+    async execute(params: { note: string }, ctx) {
       const found = notes.find(params.note);
       if (!found.success) return fail(found.error);
-      const shown = noteText(found.value, found.value.raw);
+      const shown = noteText(found.value, found.value.raw, ctx.config.tools.output_chars - 1000);
       return { success: true, output: `${noteHeader(found.value)}\n${shown.text}`, ...(shown.externalSource ? { externalSource: shown.externalSource } : {}) };
     },
   };

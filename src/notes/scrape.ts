@@ -132,6 +132,7 @@ export async function extract(htmlText: string, base: URL): Promise<Omit<Scraped
   }
   const meta = (name: string) => document.querySelector(`meta[property="${name}"], meta[name="${name}"]`)?.getAttribute('content')?.trim() || undefined;
   const pageTitle = document.querySelector('title')?.textContent?.replace(/\s+/g, ' ').trim();
+  const heading = clean(document.querySelector('h1')?.textContent);
   const timeElement = document.querySelector('article time[datetime], time[datetime]')?.getAttribute('datetime') ?? undefined;
   for (const element of [...document.querySelectorAll('[id], [class], [role], [aria-modal]')]) {
     const role = element.getAttribute('role');
@@ -146,7 +147,7 @@ export async function extract(htmlText: string, base: URL): Promise<Omit<Scraped
   const byline = clean(article?.byline ?? meta('author'));
   if (article?.content && (article.textContent ?? '').trim().length > 0) {
     return {
-      title: clean(article.title) ?? pageTitle ?? base.hostname,
+      title: articleTitle(clean(article.title) ?? pageTitle, heading, clean(meta('og:title'))) ?? base.hostname,
       byline, published: clean(published), siteName: clean(article.siteName ?? meta('og:site_name')),
       excerpt: clean(article.excerpt), markdown: tidy(turndown(article.content)), wholePage: false,
     };
@@ -156,6 +157,14 @@ export async function extract(htmlText: string, base: URL): Promise<Omit<Scraped
     title: pageTitle ?? base.hostname, byline, published: clean(published), siteName: clean(meta('og:site_name')), excerpt: undefined,
     markdown: tidy(turndown(body?.innerHTML ?? htmlText)), wholePage: true,
   };
+}
+
+/** "Title | Site" as the <title> has it: the page's own heading or og:title when the title starts with it. */
+function articleTitle(title: string | undefined, heading: string | undefined, ogTitle: string | undefined): string | undefined {
+  for (const candidate of [heading, ogTitle]) {
+    if (candidate !== undefined && title !== undefined && title !== candidate && title.startsWith(candidate) && /^\s*[|\-–—·:]/.test(title.slice(candidate.length))) return candidate;
+  }
+  return title ?? heading ?? ogTitle;
 }
 
 function clean(value: string | null | undefined): string | undefined {

@@ -5,18 +5,22 @@ import type { ScrapedPage } from './scrape.js';
 import type { NotesServices } from './services.js';
 import { failure, success, type Result } from './types.js';
 
-/** How much of a page the model gets in one result (the saved note keeps all of it). */
+/** How much of a page the model gets at most (the saved note keeps all of it). */
 const SHOWN_CHARS = 20_000;
+/** Room left in a tool result for the facts, the note line and the outside-content markers. */
+const FRAME_CHARS = 1500;
 /** Obsidian Web Clipper's tag for clipped pages. */
 export const CLIPPING_TAG = 'clippings';
 
 /** A page's facts and text as the model reads them: the text wrapped as outside content. */
-export function pageForModel(page: ScrapedPage): string {
+export function pageForModel(page: ScrapedPage, maxChars = SHOWN_CHARS): string {
   const facts = [`Title: ${page.title}`, page.byline ? `By: ${page.byline}` : undefined, page.published ? `Published: ${page.published}` : undefined, `URL: ${page.url}`]
     .filter(Boolean)
     .join('\n');
-  const cut = page.markdown.length > SHOWN_CHARS;
-  const text = `${cut ? page.markdown.slice(0, SHOWN_CHARS) : page.markdown}${cut || page.truncated ? '\n…[the rest of the page is left out]' : ''}`;
+  // Cut here, before the registry's output cap would cut the end marker off.
+  const limit = Math.max(500, Math.min(SHOWN_CHARS, maxChars));
+  const cut = page.markdown.length > limit;
+  const text = `${cut ? page.markdown.slice(0, limit) : page.markdown}${cut || page.truncated ? '\n…[the rest of the page is left out]' : ''}`;
   return `${wrapExternal(page.url, `${facts}\n\n${text}`)}${page.wholePage ? '\n(No article stood out on this page; this is the text of the whole page.)' : ''}`;
 }
 
@@ -58,7 +62,7 @@ export function createWebScrapeTool(services: NotesServices): AnyTool {
         const note = await savePage(services, page.value, { ...(params.title !== undefined ? { title: params.title } : {}), tags: params.tags ?? [], conversationId: ctx.conversationId });
         saved = note.success ? `Saved as ${note.value.path} ([[${note.value.name}]]).\n` : `Not saved: ${note.error}\n`;
       }
-      return { success: true, output: `${saved}${pageForModel(page.value)}`, externalSource: page.value.url };
+      return { success: true, output: `${saved}${pageForModel(page.value, ctx.config.tools.output_chars - FRAME_CHARS)}`, externalSource: page.value.url };
     },
   };
 }
