@@ -86,7 +86,8 @@ function text(value: unknown): string | undefined {
 
 /** A file name for a title: characters Obsidian cannot link removed, at most 100 characters. */
 export function fileNameFor(title: string): string {
-  const cleaned = title.replace(UNSAFE_NAME, ' ').replace(/\s+/g, ' ').trim().replace(/^\.+/, '').slice(0, 100).trim();
+  // No leading dot: the memory folder's listing skips hidden files, and '..' must never come of a title.
+  const cleaned = title.replace(UNSAFE_NAME, ' ').replace(/\s+/g, ' ').replace(/^[.\s]+/, '').slice(0, 100).trim();
   return cleaned === '' ? 'Untitled' : cleaned;
 }
 
