@@ -114,11 +114,18 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   };
   const tools: AnyTool[] = [...createNoteTools(services), ...createTaskTools(services), ...createGoalTools(services), createWebScrapeTool(services)];
   if (scanner) tools.push(createEmailTasksTool(services, scanner));
+  // Hand edits are seen on the next turn: before any of this part's tools or commands runs, reminders are
+  // brought in line with the files if a task file changed (a stat per file; the watch catches the rest).
+  const follow = async () => {
+    await reminders?.check();
+  };
+  const followed = tools.map((tool): AnyTool => ({ ...tool, execute: async (params: unknown, ctx) => (await follow(), tool.execute(params, ctx)) }));
+  const commands = new Map([...createNotesCommands(services, deps.conversation ?? {})].map(([name, command]) => [name, { ...command, run: async (input: Parameters<NotesCommand['run']>[0]) => (await follow(), command.run(input)) }]));
 
   return {
     name: 'notes',
-    tools,
-    commands: createNotesCommands(services, deps.conversation ?? {}),
+    tools: followed,
+    commands,
     services,
     async start() {
       reminders?.start();

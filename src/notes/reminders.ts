@@ -61,6 +61,8 @@ export class TaskReminders {
   private timer: NodeJS.Timeout | undefined;
   private signature = '';
   private running: Promise<void> | undefined;
+  /** Only a started daemon has channels coming up to wait for; a one-off command does not wait. */
+  private daemon = false;
 
   constructor(deps: ReminderDeps) {
     this.deps = deps;
@@ -104,8 +106,15 @@ export class TaskReminders {
     return counts;
   }
 
-  /** Runs `reconcile` (and the next occurrence of recurring tasks ticked by hand) when a task file changed. */
-  async check(): Promise<void> {
+  /** Runs `reconcile` (and the next occurrence of recurring tasks ticked by hand) when a task file changed. One at a time. */
+  check(): Promise<void> {
+    this.running ??= this.checkNow().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async checkNow(): Promise<void> {
     const signature = this.filesSignature();
     if (signature === this.signature) return;
     this.signature = signature;
@@ -119,6 +128,7 @@ export class TaskReminders {
   }
 
   start(): void {
+    this.daemon = true;
     void this.tick();
     this.timer = setInterval(() => void this.tick(), WATCH_MS);
     this.timer.unref();
@@ -130,11 +140,11 @@ export class TaskReminders {
   }
 
   private async tick(): Promise<void> {
-    if (this.running) return;
-    this.running = this.check().finally(() => {
-      this.running = undefined;
-    });
-    await this.running;
+    try {
+      await this.check();
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'checking task files for hand edits failed');
+    }
   }
 
   private filesSignature(): string {
@@ -190,7 +200,7 @@ export class TaskReminders {
 
   /** Runs the scheduler's reminder jobs of tasks. Contract: never throws. */
   executor(): JobExecutor {
-    return async (job, _run, signal): Promise<RunOutcome> => {
+    return async (job, run, signal): Promise<RunOutcome> => {
       const task = this.deps.tasks.files.all().find((entry) => reminderJobId(entry) === job.id);
       if (!task || !task.open) {
         this.deps.scheduler.remove(job.id);
@@ -203,7 +213,8 @@ export class TaskReminders {
         this.deps.scheduler.remove(job.id);
         return { status: 'ok', output: 'not sent: the task has no ⏰ any more' };
       }
-      if (at - this.now() > MOVED_MS) {
+      // A scheduled fire well before the task's ⏰: the time was moved by hand and the job not re-timed yet.
+      if (run.trigger !== 'manual' && at - this.now() > MOVED_MS) {
         this.apply(task, undefined);
         return { status: 'ok', output: `not sent: the reminder was moved to ${new Date(at).toISOString()}` };
       }
@@ -213,7 +224,7 @@ export class TaskReminders {
         this.deps.log.warn({ jobId: job.id, text }, 'task reminder not delivered: it was made outside a chat and scheduler.default_chat is not set');
         return { status: 'ok', output: text, error: 'not delivered: no chat (set scheduler.default_chat)' };
       }
-      const deadline = this.now() + (this.deps.channelWaitMs ?? 30_000);
+      const deadline = this.now() + (this.daemon ? (this.deps.channelWaitMs ?? 30_000) : 0);
       for (;;) {
         try {
           await this.deps.deliver(target, text);
