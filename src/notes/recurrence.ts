@@ -1,9 +1,15 @@
-import rrulePackage from 'rrule';
+import { createRequire } from 'node:module';
+import type * as RRulePackage from 'rrule';
 import { dayToUtc, utcToDay } from './dates.js';
 
-// rrule ships CommonJS for Node; its named exports are on the default object.
-const { RRule } = rrulePackage;
-type Options = ReturnType<typeof RRule.parseText>;
+// rrule is needed only when a task recurs: loaded then, not with the daemon.
+const requireCjs = createRequire(import.meta.url);
+let rruleModule: typeof RRulePackage | undefined;
+function rrule(): typeof RRulePackage.RRule {
+  rruleModule ??= requireCjs('rrule') as typeof RRulePackage;
+  return rruleModule.RRule;
+}
+type Options = ReturnType<typeof RRulePackage.RRule.parseText>;
 
 /**
  * Recurrence as Obsidian Tasks writes it (`🔁 every month on the 1st`, `every 2 weeks`, `every weekday`,
@@ -29,7 +35,7 @@ export function parseRecurrence(text: string): Recurrence | undefined {
 
 function parse(text: string): Options | undefined {
   try {
-    const options = RRule.parseText(text);
+    const options = rrule().parseText(text);
     return options.freq === undefined ? undefined : options;
   } catch {
     return undefined;
@@ -38,6 +44,7 @@ function parse(text: string): Options | undefined {
 
 /** The first occurrence strictly after `from` (a day), with the rule anchored at `anchor` (default `from`). */
 export function nextOccurrence(recurrence: Recurrence, from: string, anchor = from): string | undefined {
+  const RRule = rrule();
   const rule = new RRule({ ...recurrence.options, dtstart: dayToUtc(anchor) });
   const next = rule.after(dayToUtc(from), false);
   return next ? utcToDay(next) : undefined;
@@ -45,6 +52,7 @@ export function nextOccurrence(recurrence: Recurrence, from: string, anchor = fr
 
 /** The first occurrence on or after `from`: the due date of a new recurring task. */
 export function firstOccurrence(recurrence: Recurrence, from: string): string | undefined {
+  const RRule = rrule();
   const rule = new RRule({ ...recurrence.options, dtstart: dayToUtc(from) });
   const first = rule.after(dayToUtc(from), true);
   return first ? utcToDay(first) : undefined;
