@@ -194,7 +194,9 @@ export class TaskReminders {
       if (!updated.ok) this.deps.log.warn({ jobId: id, error: updated.error }, 'task reminder not re-timed');
       return updated.ok ? 'updated' : 'unchanged';
     }
-    if (!samePrompt) scheduler.update(id, { prompt });
+    // The ⏰ moved into the past (or the job already fired): nothing to send late; only the text follows.
+    if (samePrompt) return 'unchanged';
+    scheduler.update(id, { prompt });
     return 'updated';
   }
 

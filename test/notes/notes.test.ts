@@ -36,6 +36,22 @@ describe('notes in memory/notes/', () => {
     expect(text).toMatch(/---\nTomatoes.\n\nBasil too.\n$/);
   });
 
+  it('an append lands on the version saved by hand in between, which is kept', async () => {
+    await h.call('note_create', { title: 'Journal', body: 'Monday.' });
+    const memory = h.app.memory;
+    const original = memory.write.bind(memory);
+    let raced = false;
+    memory.write = async (file, content, options) => {
+      if (!raced && file === 'notes/Journal.md') {
+        raced = true;
+        h.write('notes/Journal.md', h.read('notes/Journal.md').replace('Monday.', 'Monday. Typed in my editor.'));
+      }
+      return original(file, content, options);
+    };
+    expect((await h.call('note_update', { note: 'Journal', append: 'Tuesday.' })).success).toBe(true);
+    expect(h.read('notes/Journal.md')).toMatch(/\nMonday\. Typed in my editor\.\n\nTuesday\.\n$/);
+  });
+
   it('searches title, tags and body, best first, with snippets and filters', async () => {
     await h.call('note_create', { title: 'Sourdough', body: 'Feed the starter with flour and water.', tags: ['baking'] });
     await h.call('note_create', { title: 'Shopping', body: 'flour, eggs' });
