@@ -85,6 +85,9 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
       }
       if (params.append !== undefined && params.body !== undefined) return fail('Give either append or body, not both.');
       const updated = await notes.update(params.note, (note) => {
+        if (note.file.invalid !== undefined && params.body !== undefined) {
+          return { success: false, error: `${note.path} has front matter I cannot read (${note.file.invalid}); replacing its body would lose it. Append instead, or fix the front matter by hand first.` };
+        }
         const set: Record<string, unknown> = {};
         if (params.title !== undefined) set.title = params.title.replace(/\s+/g, ' ').trim();
         if (params.tags !== undefined || params.add_tags !== undefined || params.remove_tags !== undefined) {
