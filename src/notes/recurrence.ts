@@ -33,10 +33,14 @@ export function parseRecurrence(text: string): Recurrence | undefined {
   return { text: clean, whenDone, options };
 }
 
-function parse(text: string): Options | undefined {
+function parse(text: string, keepTime = false): Options | undefined {
   try {
     const options = rrule().parseText(text);
-    return options.freq === undefined ? undefined : options;
+    if (options.freq === undefined) return undefined;
+    if (keepTime) return options;
+    // Tasks recur on days: a time of day in the text ("at 7pm") must not make "the next day" the same day.
+    const { byhour: _hour, byminute: _minute, bysecond: _second, ...days } = options;
+    return days;
   } catch {
     return undefined;
   }
@@ -53,7 +57,8 @@ export function nextOccurrence(recurrence: Recurrence, from: string, anchor = fr
 /** The first occurrence on or after `from`: the due date of a new recurring task. */
 export function firstOccurrence(recurrence: Recurrence, from: string): string | undefined {
   const RRule = rrule();
-  const rule = new RRule({ ...recurrence.options, dtstart: dayToUtc(from) });
+  // The interval counts from the first occurrence: "every 2 weeks on Friday" starts this Friday, not in a fortnight.
+  const rule = new RRule({ ...recurrence.options, interval: 1, dtstart: dayToUtc(from) });
   const first = rule.after(dayToUtc(from), true);
   return first ? utcToDay(first) : undefined;
 }
@@ -67,18 +72,20 @@ export function firstOccurrence(recurrence: Recurrence, from: string): string | 
 export function extractRecurrence(input: string): { recurrence: Recurrence; rest: string } | undefined {
   let text = input
     .replace(/\beach\b/gi, 'every')
+    .replace(/\bevery other (day|week|month|year)\b/gi, 'every 2 $1s')
     .replace(/\b(?:on\s+)?the\s+(\d{1,2}(?:st|nd|rd|th))\s+(?:day\s+)?of\s+every\s+month\b/i, 'every month on the $1')
     .replace(/\b(daily|weekly|monthly|yearly|annually)\b/i, (word) => `every ${{ daily: 'day', weekly: 'week', monthly: 'month', yearly: 'year', annually: 'year' }[word.toLowerCase() as 'daily']}`);
   const at = text.search(/\bevery\b/i);
   if (at < 0) return undefined;
   const tail = text.slice(at);
-  const whole = parse(tail);
+  // Compared with the time kept, so "every Monday at 7pm" is one phrase and "at 7pm" does not stay behind.
+  const whole = parse(tail, true);
   if (!whole) return undefined;
   const wanted = JSON.stringify(whole);
   const words = tail.split(/\s+/);
   for (let count = 2; count <= words.length; count += 1) {
     let phrase = words.slice(0, count).join(' ');
-    const options = parse(phrase);
+    const options = parse(phrase, true);
     if (!options || JSON.stringify(options) !== wanted) continue;
     const after = words.slice(count);
     if (after[0]?.toLowerCase() === 'when' && after[1]?.toLowerCase() === 'done') {

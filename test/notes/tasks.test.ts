@@ -36,6 +36,12 @@ describe('tasks in memory/tasks.md', () => {
     expect(done).toBe(`- [x] Pay rent 🔁 every month on the 1st 📅 2030-01-01 ⏰ 2030-01-01 09:00 🆔 rent01 ✅ ${h.today}`);
   });
 
+  it('a recurrence with a time of day still moves on by whole days', async () => {
+    h.write('tasks.md', '- [ ] Gym 🔁 every day at 7am 📅 2030-01-01 🆔 gym001\n');
+    await h.call('task_complete', { task: 'gym001' });
+    expect(h.read('tasks.md').split('\n')[0]).toMatch(/^- \[ \] Gym 🔁 every day at 7am 📅 2030-01-02 🆔/);
+  });
+
   it('finds tasks by status, due range, list and tag, reading hand edits at once', async () => {
     h.write('tasks.md', `- [ ] Soon 📅 ${addDays(h.today, 2)}\n- [x] Old ✅ 2020-01-01\n- [ ] Later #work 📅 ${addDays(h.today, 40)}\n- [ ] Undated\n`);
     h.write('tasks/shopping.md', '- [ ] Eggs\n');
@@ -112,6 +118,18 @@ describe('/task in plain words', () => {
     const plain = parseTaskText('submit the report by Friday !high #work', now, 'Europe/Paris');
     expect(plain).toMatchObject({ description: 'submit the report #work', due: '2026-11-27', priority: 'high' });
     expect(plain.reminder).toBeUndefined();
+  });
+
+  it('reads the usual ways of saying it', () => {
+    const zone = 'Europe/Paris';
+    expect(parseTaskText('remind me every Monday to take out the trash', now, zone)).toMatchObject({ description: 'take out the trash', recurrence: 'every Monday', due: '2026-11-23', reminder: '2026-11-23 09:00' });
+    expect(parseTaskText('take out the trash every Monday at 7pm', now, zone)).toMatchObject({ description: 'take out the trash', recurrence: 'every Monday', reminder: '2026-11-23 19:00' });
+    expect(parseTaskText('gym every day at 7am', now, zone)).toMatchObject({ description: 'gym', recurrence: 'every day', due: '2026-11-23', reminder: '2026-11-23 07:00' });
+    expect(parseTaskText('call mum every other week', now, zone)).toMatchObject({ description: 'call mum', recurrence: 'every 2 weeks' });
+    expect(parseTaskText('review notes every 2 weeks on Friday', now, zone)).toMatchObject({ due: '2026-11-27' });
+    expect(parseTaskText('renew insurance on the 15th of every month remind me', now, zone)).toMatchObject({ description: 'renew insurance', due: '2026-12-15', reminder: '2026-12-15 09:00' });
+    expect(parseTaskText('remind me in 2 hours to call Bob', now, zone)).toMatchObject({ description: 'call Bob', reminder: '2026-11-22 12:00' });
+    expect(parseTaskText('file taxes by April 15 every year', now, zone)).toMatchObject({ description: 'file taxes', recurrence: 'every year', due: '2027-04-15' });
   });
 
   it('keeps Obsidian Tasks fields typed by hand', () => {
