@@ -63,6 +63,8 @@ export class TaskReminders {
   private running: Promise<void> | undefined;
   /** Only a started daemon has channels coming up to wait for; a one-off command does not wait. */
   private daemon = false;
+  /** Open recurring tasks at the last check: only these, ticked by hand since, get their next occurrence. */
+  private openRecurring = new Set<string>();
 
   constructor(deps: ReminderDeps) {
     this.deps = deps;
@@ -119,11 +121,12 @@ export class TaskReminders {
     if (signature === this.signature) return;
     this.signature = signature;
     try {
-      await this.deps.tasks.followHandTicks();
+      await this.deps.tasks.followHandTicks(this.openRecurring);
     } catch (error) {
       this.deps.log.warn({ err: error }, 'next occurrences of recurring tasks ticked by hand could not be written');
     }
     this.reconcile();
+    this.openRecurring = this.deps.tasks.openRecurring();
     this.signature = this.filesSignature();
   }
 

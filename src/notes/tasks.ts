@@ -246,15 +246,17 @@ export class TaskService {
 
   /**
    * Recurring tasks ticked by hand in an editor that does not know the recurrence (no ✅ date was added) get
-   * their next occurrence, unless one is already there (Obsidian Tasks makes its own). Returns what was added.
+   * their next occurrence, unless one is already there (Obsidian Tasks makes its own). Only tasks seen open
+   * before (`wasOpen`: `path NUL ref`) count, so old ticked lines found in a file are never followed up.
    */
-  async followHandTicks(): Promise<Task[]> {
+  async followHandTicks(wasOpen: ReadonlySet<string>): Promise<Task[]> {
     const added: Task[] = [];
+    if (wasOpen.size === 0) return added;
     for (const path of this.files.paths()) {
       const file = this.files.read(path);
       if (!file) continue;
       for (const task of file.tasks) {
-        if (!task.done || task.recurrence === undefined || task.doneDate !== undefined) continue;
+        if (!task.done || task.recurrence === undefined || task.doneDate !== undefined || !wasOpen.has(`${path}\u0000${task.ref}`)) continue;
         if (hasSuccessor(task, file.tasks)) continue;
         const line = this.nextLine(task, this.today());
         if (!line?.success) continue;
@@ -268,6 +270,11 @@ export class TaskService {
     }
     if (added.length > 0) this.onChange(added, {});
     return added;
+  }
+
+  /** `path NUL ref` of the open recurring tasks: what `followHandTicks` compares with next time. */
+  openRecurring(): Set<string> {
+    return new Set(this.files.all().filter((task) => task.open && task.recurrence !== undefined).map((task) => `${task.path}\u0000${task.ref}`));
   }
 
   /** The task in the file as it is now (found again by ref after a concurrent edit). */

@@ -54,3 +54,36 @@ describe('task reminders follow the files', () => {
     expect(after).toEqual([expect.objectContaining({ prompt: 'Water plants', runAt: instantOf(addDays(day, 7), '07:00', 'Europe/Paris') })]);
   });
 });
+
+describe('recurring tasks ticked by hand', () => {
+  let h: NotesHarness;
+  beforeEach(async () => {
+    h = await notesHarness();
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('get their next occurrence when ticked after being seen open; old ticked lines are left alone', async () => {
+    h.write('tasks.md', '- [x] Old habit 🔁 every day 📅 2020-01-01\n- [ ] Stretch 🔁 every day 📅 2030-01-01 🆔 str001\n');
+    await h.call('task_search', {});
+    expect(h.read('tasks.md')).toBe('- [x] Old habit 🔁 every day 📅 2020-01-01\n- [ ] Stretch 🔁 every day 📅 2030-01-01 🆔 str001\n');
+    h.write('tasks.md', h.read('tasks.md').replace('- [ ] Stretch', '- [x] Stretch'));
+    await h.call('task_search', {});
+    const lines = h.read('tasks.md').split('\n');
+    expect(lines[0]).toBe('- [x] Old habit 🔁 every day 📅 2020-01-01');
+    expect(lines[1]).toMatch(/^- \[ \] Stretch 🔁 every day 📅 2030-01-02 🆔 [a-z0-9]{6}$/);
+    expect(lines[2]).toBe('- [x] Stretch 🔁 every day 📅 2030-01-01 🆔 str001');
+    // Seen again: not followed twice.
+    await h.command('tasks');
+    expect(h.read('tasks.md').split('\n').filter((line) => line.includes('Stretch'))).toHaveLength(2);
+  });
+
+  it('are not followed when Obsidian Tasks already wrote the next occurrence (✅ date present)', async () => {
+    h.write('tasks.md', '- [ ] Read 🔁 every day 📅 2030-01-01 🆔 rd0001\n');
+    await h.call('task_search', {});
+    h.write('tasks.md', '- [ ] Read 🔁 every day 📅 2030-01-02 🆔 rd0002\n- [x] Read 🔁 every day 📅 2030-01-01 🆔 rd0001 ✅ 2030-01-01\n');
+    await h.call('task_search', {});
+    expect(h.read('tasks.md').split('\n').filter((line) => line.includes('Read'))).toHaveLength(2);
+  });
+});
