@@ -25,6 +25,7 @@ import type { LlmClient } from './llm/types.js';
 import type { Logger } from './log.js';
 import type { McpManager } from './mcp/manager.js';
 import { createMemoryPart } from './memory/part.js';
+import { createNotesPart } from './notes/part.js';
 import type { MemoryHistory } from './memory/history.js';
 import type { MemoryStore } from './memory/store.js';
 import type { ChatCommand, ChatCommands, Part } from './part.js';
@@ -157,10 +158,28 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     scheduler: scheduler.scheduler, baseDir: configDir,
   });
   const mcp = await createMcpPart(config, tools, log);
+  const notes = createNotesPart({
+    memory: memory.store, db, log: log.child({ component: 'notes' }), timeZone: config.timezone, http: config.tools.http,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+    scheduler: scheduler.scheduler,
+    deliver: (target, text) => channels.deliver(target, { text }),
+    ...(config.scheduler.default_chat !== undefined ? { defaultChat: config.scheduler.default_chat } : {}),
+    channelWaitMs: mode === 'daemon' ? CHANNEL_WAIT_MS : 0,
+    ...(email ? { mail: email.recent } : {}),
+    ...(llmReady ? { llm } : {}),
+    conversation: {
+      converse: async ({ text, origin, conversationId }) => {
+        const result = await turns.start({ text, origin, conversationId, source: origin.channel === 'cli' ? 'cli' : 'chat' });
+        return { text: result.text };
+      },
+      lastAnswer: (conversationId) => conversations.lastAnswer(conversationId),
+      remember: (conversationId, turnId, messages) => conversations.append(conversationId, turnId, messages),
+    },
+  });
 
   // Parts in start order; each one's tools and chat commands are registered before anything starts.
-  const early: Part[] = [memory.part, usage.part, ...(mcp ? [mcp.part] : []), web, ...(email ? [email] : []), ...(sandbox.part ? [sandbox.part] : [])];
-  const late: Part[] = [scheduler.part, skills.part];
+  const early: Part[] = [memory.part, usage.part, ...(mcp ? [mcp.part] : []), web, ...(email ? [email.part] : []), ...(sandbox.part ? [sandbox.part] : [])];
+  const late: Part[] = [scheduler.part, skills.part, notes];
   const commands = collectCommands([...early, ...late]);
   for (const part of [...early, ...late]) for (const tool of part.tools ?? []) tools.register(tool);
 

@@ -168,6 +168,16 @@ export class ConversationStore {
     return cached;
   }
 
+  /** The assistant's last answer in a conversation (not a step that called tools), if there is one. */
+  lastAnswer(conversationId: string): string | undefined {
+    const entries = this.load(conversationId).entries;
+    for (let index = entries.length - 1; index >= 0; index -= 1) {
+      const message = entries[index]?.message;
+      if (message?.role === 'assistant' && typeof message.content === 'string' && message.content.trim() !== '' && !message.tool_calls?.length) return message.content;
+    }
+    return undefined;
+  }
+
   count(conversationId: string): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ?').get(conversationId) as { n: number }).n;
   }

@@ -36,7 +36,9 @@ export const chatCommand: Command = async (context) => {
       if (line === '') continue;
       if (line === '/exit' || line === '/quit') break;
       if (line === '/help') {
-        stdout.write(CHAT_HELP);
+        // The chat commands every channel answers (/task, /tasks, /save, …), then the terminal's own.
+        const commands = [...app.commands.entries()].filter(([name]) => name !== 'help' && name !== 'reset');
+        stdout.write(`${commands.map(([name, entry]) => `/${name} — ${entry.description}`).join('\n')}\n${CHAT_HELP}`);
         continue;
       }
       if (line === '/reset') {

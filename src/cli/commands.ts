@@ -16,6 +16,8 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['pairing', async () => (await import('./pairing.js')).pairingCommand],
   ['status', async () => (await import('./status.js')).statusCommand],
   ['backup', async () => (await import('./backup.js')).backupCommand],
+  ['tasks', async () => (await import('./notes.js')).tasksCommand],
+  ['notes', async () => (await import('./notes.js')).notesCommand],
 ]);
 
 export const HELP = `familiar — a self-hosted personal assistant daemon
@@ -36,6 +38,8 @@ Usage: familiar <command> [--config FILE] [--log-level LEVEL]
   pairing list|approve CODE|deny CODE   let a new chat user in (codes the bot sent them)
   status [--ready]      a running daemon's uptime, queues, jobs, usage (needs http.listen)
   backup [--out DIR] [--tar]  copy the database, memory and skills to a timestamped folder
+  tasks list|add "text"|done REF   tasks in memory/tasks.md (and lists, plans); add understands dates and "every …"
+  notes list|show NOTE|search QUERY   notes in memory/notes/ (--tag, --type)
 
 --config defaults to $FAMILIAR_CONFIG, then ./config.yaml, then config.example.yaml's defaults.
 `;

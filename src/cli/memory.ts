@@ -43,7 +43,7 @@ export const memoryCommand: Command = async (context) => {
       }
       if (changes.length === 0) out.write('No memory changes recorded yet.\n');
       for (const change of changes) {
-        const what = change.kind === 'write' ? (change.previous === null ? 'created' : 'changed') : `${change.kind} of #${change.revertsId ?? '?'}`;
+        const what = change.kind === 'write' ? (change.previous === null ? 'created' : change.content === null ? 'removed' : 'changed') : `${change.kind} of #${change.revertsId ?? '?'}`;
         const by = change.conversationId ? `by the assistant in ${change.conversationId}` : change.kind === 'write' ? 'outside a conversation' : '';
         const undone = change.undoneAt !== null ? ' (undone)' : '';
         out.write(`#${change.id}  ${clock.format(new Date(change.createdAt))}  ${change.path}  ${what}${undone}  ${by}\n`);

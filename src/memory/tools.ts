@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors.js';
+import { wrapExternal } from '../tools/external.js';
 import { fail, ok, type AnyTool } from '../tools/types.js';
 
 const MAX_WRITE_CHARS = 200_000;
@@ -29,6 +30,14 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
       try {
         const content = ctx.memory.read(params.path);
         options.onRead?.(ctx.conversationId, params.path, content);
+        // A file saved from outside (a web page kept as a note) is outside content wherever it is read.
+        const source = ctx.memory.outsideSource(params.path, content);
+        if (source !== undefined) {
+          // Cut before wrapping, so the output cap never removes the end marker.
+          const room = Math.max(500, ctx.config.tools.output_chars - 1000);
+          const shown = content.length > room ? `${content.slice(0, room)}\n…[cut: the file is longer]` : content;
+          return ok(wrapExternal(source, shown), { externalSource: source });
+        }
         return ok(content === '' ? `${params.path} is empty.` : content);
       } catch (error) {
         const message = errorMessage(error);
@@ -81,9 +90,23 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
     async execute(params: { query: string; limit: number }, ctx) {
       const hits = ctx.memory.search(params.query, params.limit);
       if (hits.length === 0) return ok(`No memory file mentions "${params.query}".`);
-      return ok(hits.map((hit, index) => `${index + 1}. ${hit.path}: ${hit.snippet.replace(/\s+/g, ' ')}`).join('\n'));
+      let outside: string | undefined;
+      const lines = hits.map((hit, index) => {
+        const snippet = hit.snippet.replace(/\s+/g, ' ');
+        let source: string | undefined;
+        try {
+          source = ctx.memory.outsideSource(hit.path, ctx.memory.read(hit.path));
+        } catch {
+          source = undefined;
+        }
+        if (source === undefined) return `${index + 1}. ${hit.path}: ${snippet}`;
+        outside ??= source;
+        return `${index + 1}. ${hit.path}:\n${wrapExternal(source, snippet)}`;
+      });
+      return ok(lines.join('\n'), outside !== undefined ? { externalSource: outside } : {});
     },
   };
 
   return [memoryRead, memoryWrite, memorySearch];
 }
+
