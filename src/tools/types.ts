@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { CallOrigin, MemoryAccess, SandboxAccess, SchedulerAccess } from './context.js';
+import type { Effect } from './effects.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -73,6 +74,12 @@ export interface NativeTool<P = Record<string, unknown>> {
   risk?: Risk | ((params: P) => Risk);
   /** Results carry outside content (web, mail, MCP): the turn becomes tainted. */
   external?: boolean;
+  /**
+   * What a call can do beyond answering (`./effects.ts`): send data out, change what outlives the turn, install.
+   * In a turn that holds outside content the trust policy gates these by where their inputs came from. A tool that
+   * declares nothing is treated as able to send data anywhere.
+   */
+  effects?: readonly Effect[] | ((params: P) => readonly Effect[]);
   /** Deadline for one call, overriding `tools.timeout_s` (itself overridden by `tools.timeouts.<name>`). */
   timeoutMs?: number;
   execute(params: P, ctx: ToolCallContext): Promise<ToolResult>;
