@@ -9,7 +9,6 @@ import type { VoiceChats } from './chats.js';
 import type { SttEngine, TtsEngine } from './engines.js';
 import type { Ffmpeg } from './ffmpeg.js';
 import { pieceBounds, secondsOf, wavFile } from './pcm.js';
-import { speakableText } from './speech-text.js';
 import type { AudioFile, SpeakOptions, SpokenAudio, Transcript, TranscribeOptions, VoiceService } from './types.js';
 import type { VoiceUsage } from './usage.js';
 
@@ -111,6 +110,8 @@ export function createVoiceService(deps: VoiceServiceDeps, requests: SpeechReque
 
   async function speak(markdown: string, options: SpeakOptions): Promise<Result<SpokenAudio>> {
     if (!tts || !voice.tts) return failure('text to speech is not set up here (voice.tts in the config)');
+    // marked is loaded on the first answer spoken, not at start.
+    const { speakableText } = await import('./speech-text.js');
     const { text, truncated } = speakableText(markdown, voice.tts.max_chars);
     if (text === '') return failure('there are no words to say in this answer');
     const started = performance.now();
