@@ -311,6 +311,7 @@ export class ChannelRouter {
         source: 'chat',
         signal: controller.signal,
         ...(images.length > 0 ? { images } : {}),
+        ...(heard.outside.length > 0 ? { taint: heard.outside } : {}),
       });
       enqueued();
       const result = await turn;

@@ -14,6 +14,8 @@ export interface HeardAudio {
   failures: string[];
   /** At least one transcript: the person spoke (for /voice auto). */
   heard: boolean;
+  /** Outside sources among the transcripts (a forwarded voice note): the turn starts tainted by them. */
+  outside: string[];
 }
 
 /** The mark a transcript carries in the turn, so the model (and the history) know the words were spoken. */
@@ -33,7 +35,7 @@ export async function hearAudio(input: {
   signal: AbortSignal;
   log: Logger;
 }): Promise<HeardAudio> {
-  const heard: HeardAudio = { lines: [], notes: new Map(), failures: [], heard: false };
+  const heard: HeardAudio = { lines: [], notes: new Map(), failures: [], heard: false, outside: [] };
   if (input.audio.length === 0) return heard;
   const { voice } = input;
   if (!voice?.hears) {
@@ -53,6 +55,8 @@ export async function hearAudio(input: {
       heard.heard = true;
       if (input.forwarded) {
         heard.lines.push(`${TRANSCRIBED} from a forwarded ${file.label}: someone else speaking, not a request from the person)\n${wrapExternal(`forwarded ${file.label}`, result.value.text)}`);
+        // Not only marked for the model: the turn holds outside content, so its calls are gated as in any tainted turn.
+        if (!heard.outside.includes(`forwarded ${file.label}`)) heard.outside.push(`forwarded ${file.label}`);
       } else {
         heard.lines.push(`${TRANSCRIBED} ${file.label}) ${result.value.text}`);
       }
