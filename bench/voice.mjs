@@ -4,7 +4,8 @@
 // temp files); (b) with pocketsphinx as the local command, beside pocketsphinx alone on the same 16 kHz WAV (the
 // difference is Familiar's part). Text to speech: answers of 50-800 characters through `service.speak` to an
 // OGG/Opus voice message — espeak-ng as the command, beside espeak-ng alone; and the fake endpoint (WAV, instant).
-// Needs ffmpeg, espeak-ng and pocketsphinx (bash scripts/setup-voice.sh). Usage: npm run build && node bench/voice.mjs [--json]
+// Needs ffmpeg, espeak-ng and pocketsphinx (bash scripts/setup-voice.sh).
+// Usage: npm run build && node bench/voice.mjs [--json] [--repeats N] [--lengths 5,15,30,60] [--texts 50,200,800]
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,8 +17,10 @@ import { importFake, percentile, table, tempDir } from './lib.mjs';
 
 const json = process.argv.includes('--json');
 const REPEATS = Number(process.argv[process.argv.indexOf('--repeats') + 1]) || 3;
-const LENGTHS = [5, 15, 30, 60];
-const TEXTS = [50, 200, 800];
+const listed = (flag, fallback) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1].split(',').map(Number).filter((n) => n > 0) : fallback);
+// pocketsphinx's full English model runs at about real time on a loaded 2-core VM: --lengths 5,15 keeps a run short.
+const LENGTHS = listed('--lengths', [5, 15, 30, 60]);
+const TEXTS = listed('--texts', [50, 200, 800]);
 const log = createLogger({ level: 'silent', format: 'json', secrets: [] });
 
 for (const program of ['ffmpeg', 'espeak-ng', 'pocketsphinx_continuous']) {
