@@ -95,6 +95,13 @@ const SCRIPTS = [
     rows: (r) => Object.entries(r).filter(([label]) => /list (100|500) skills|200 files/.test(label)).map(([label, stats]) => [`skills, ${label}`, p(stats, 2)]),
   },
   {
+    name: 'voice', timeoutS: 900,
+    rows: (r) => [
+      ...r.stt.map((row) => [`voice, hear a ${row.seconds} s note: endpoint (instant fake) / pocketsphinx added`, `${f(row.endpointMs / row.seconds, 1)} / ${f(row.commandAddedMs / row.seconds, 1)} ms per s of audio`]),
+      ...r.tts.map((row) => [`voice, speak ${row.chars} chars (${f(row.spokenSeconds, 1)} s) to OGG/Opus: endpoint / espeak-ng added`, `${f(row.endpointMs / row.spokenSeconds, 1)} / ${f(row.commandAddedMs / row.spokenSeconds, 1)} ms per s of audio`]),
+    ],
+  },
+  {
     name: 'soak', timeoutS: 1200, flag: '--soak',
     rows: (r) => [
       [`soak ${r.chats}x${r.messages} with faults + kill -9`, `${r.pass ? 'PASS' : 'FAIL'}: ${r.total - r.missing - r.duplicates}/${r.total} answered once (${r.notices} failure notices), ${f(r.seconds, 0)} s`],

@@ -1,6 +1,6 @@
 /**
  * The composition root: the one place that knows every part. It wires them top to bottom —
- * config → log → db → memory → llm → registry → turns → approvals → scheduler → sandbox → skills → mcp → channels —
+ * config → log → db → memory → llm → registry → turns → approvals → scheduler → sandbox → skills → mcp → voice → channels —
  * handing each factory exactly what it uses and keeping what it returns. Making the daemon has no side effects
  * beyond opening the database and creating folders: nothing listens, polls, arms a timer, asks Docker or changes
  * a row until `start()`, so a one-shot command (`familiar ask`, `jobs add`, `tools list`) can build what it needs
@@ -43,6 +43,8 @@ import { createWebPart } from './tools/web/part.js';
 import { createDelivery } from './turns/delivery.js';
 import { createTurns, type Turns } from './turns/turns.js';
 import { createUsagePart } from './usage/part.js';
+import { createVoicePart } from './voice/part.js';
+import type { VoiceService } from './voice/types.js';
 
 /** `daemon`: `familiar start` (channels, the HTTP endpoint, the sandbox probed). `command`: a one-shot command. */
 export type DaemonMode = 'daemon' | 'command';
@@ -80,6 +82,8 @@ export interface Daemon {
   /** Present when `tools.sandbox` is on (in the daemon: and the engine answered with the image). */
   sandbox: Sandbox | undefined;
   mcp: McpManager | undefined;
+  /** Speech to text and text to speech, when voice.stt or voice.tts is set (the console transcribes uploads with it). */
+  voice: VoiceService | undefined;
   /** Running chat channels, for replies and for delivering job and skill results. */
   channels: ChannelHub;
   router: ChannelRouter | undefined;
@@ -183,8 +187,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
 
+  // Voice notes heard and answers spoken, for the channels (and the console): engines are only run on use.
+  const voice = createVoicePart({ config, db, log, ...(options.now ? { now: options.now } : {}) });
+
   // Parts in start order; each one's tools and chat commands are registered before anything starts.
-  const early: Part[] = [memory.part, usage.part, ...(mcp ? [mcp.part] : []), web, ...(email ? [email.part] : []), ...(sandbox.part ? [sandbox.part] : [])];
+  const early: Part[] = [memory.part, usage.part, ...(mcp ? [mcp.part] : []), web, ...(email ? [email.part] : []), ...(sandbox.part ? [sandbox.part] : []), voice.part];
   const late: Part[] = [scheduler.part, skills.part, notes];
   const commands = collectCommands([...early, ...late]);
   for (const part of [...early, ...late]) for (const tool of part.tools ?? []) tools.register(tool);
@@ -200,7 +207,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   if (mode === 'daemon') {
     const channelsPart = await import('./channels/part.js').then(({ createChannelsPart }) => createChannelsPart({
       config, db, log, hub: channels, startTurn: turns.start, conversations, commands, approvals, turns, startedAt,
-      workspaces: sandbox.sandbox?.workspaces,
+      workspaces: sandbox.sandbox?.workspaces, voice: voice.service,
     }));
     router = channelsPart.router;
     chats.push(...channelsPart.parts);
@@ -222,7 +229,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   return {
     config, loaded, log, db, clock, memory: memory.store, history: memory.history, conversations, tools, agent, turns, approvals,
-    scheduler: scheduler.scheduler, skills: skills.service, sandbox: sandbox.sandbox, mcp: mcp?.manager, channels, router,
+    scheduler: scheduler.scheduler, skills: skills.service, sandbox: sandbox.sandbox, mcp: mcp?.manager, voice: voice.service, channels, router,
     commands: router?.commands ?? commands,
     parts, llmReady, startedAt,
     failedParts: () => [...failed],

@@ -5,11 +5,13 @@ import { stripInvisible } from '../lib/invisible.js';
 import { UPLOADS, openWorkspace, storeUpload } from '../workspace/uploads.js';
 import { fullMessage } from '../workspace/workspace-files.js';
 import type { Workspaces } from '../workspace/workspace.js';
-import type { InboundAttachment } from './types.js';
+import type { AttachmentKind, InboundAttachment } from './types.js';
 
 /** A file on the platform, fetched only once the sender is known to be allowed. */
 export interface RemoteAttachment {
-  kind: 'image' | 'file';
+  kind: AttachmentKind;
+  /** For audio: "voice note", "video note", "audio file". */
+  label?: string;
   name: string;
   mimeType: string;
   /** As announced by the platform (0 when unknown). */
@@ -23,6 +25,18 @@ export interface StoredAttachments {
   skipped: Array<{ name: string; reason: string }>;
   /** Image bytes for the model when `llm.vision` is on. */
   images: Array<{ mimeType: string; data: Buffer }>;
+  /** Audio as downloaded, for transcription (also when it could not be stored: `saved` is then absent). */
+  audio: DownloadedAudio[];
+}
+
+export interface DownloadedAudio {
+  name: string;
+  label: string;
+  mimeType: string;
+  data: Buffer;
+  saved?: InboundAttachment;
+  /** Why it was not stored, when it was not. */
+  notSaved?: string;
 }
 
 /** Uploads live in the conversation's workspace, where the sandbox and file tools can reach them. */
@@ -45,7 +59,7 @@ export async function storeAttachments(input: {
   /** The sandbox's workspaces (mounted, size-limited, handed to its user); absent = a plain folder. */
   workspaces?: Workspaces | undefined;
 }): Promise<StoredAttachments> {
-  const result: StoredAttachments = { saved: [], skipped: [], images: [] };
+  const result: StoredAttachments = { saved: [], skipped: [], images: [], audio: [] };
   if (input.attachments.length === 0) return result;
   const dir = uploadsDir(input.dataDir, input.conversationId);
   for (const attachment of input.attachments) {
@@ -61,12 +75,18 @@ export async function storeAttachments(input: {
         continue;
       }
       const stored = await store(input, name, data);
+      const audio = attachment.kind === 'audio' ? { name, label: attachment.label ?? 'audio file', mimeType: attachment.mimeType, data } : undefined;
       if (!stored.success) {
         result.skipped.push({ name, reason: stored.error });
+        if (audio) result.audio.push({ ...audio, notSaved: stored.error });
         continue;
       }
-      result.saved.push({ kind: attachment.kind, name, mimeType: attachment.mimeType, size: data.length, path: path.join(dir, stored.value) });
+      const saved: InboundAttachment = {
+        kind: attachment.kind, ...(attachment.label !== undefined ? { label: attachment.label } : {}), name, mimeType: attachment.mimeType, size: data.length, path: path.join(dir, stored.value),
+      };
+      result.saved.push(saved);
       if (attachment.kind === 'image') result.images.push({ mimeType: attachment.mimeType, data });
+      if (audio) result.audio.push({ ...audio, saved });
     } catch (error) {
       input.log.warn({ err: error, file: name }, 'attachment could not be stored');
       result.skipped.push({ name, reason: `download failed: ${errorMessage(error).slice(0, 200)}` });
@@ -99,12 +119,18 @@ async function store(
   }
 }
 
-/** The note the agent reads about a message's files: path, name, type and size of each. */
-export function describeAttachments(saved: readonly InboundAttachment[], skipped: ReadonlyArray<{ name: string; reason: string }>): string {
+/**
+ * The note the agent reads about a message's files: path, name, type and size of each; `notes` adds a word to a
+ * file's line by its path (an audio file's "transcribed above").
+ */
+export function describeAttachments(saved: readonly InboundAttachment[], skipped: ReadonlyArray<{ name: string; reason: string }>, notes: ReadonlyMap<string, string> = new Map()): string {
   const lines: string[] = [];
   if (saved.length > 0) {
     lines.push('[The person sent these files; they are saved in this conversation\'s workspace:]');
-    for (const file of saved) lines.push(`- ${file.name} (${file.mimeType}, ${formatSize(file.size)}): ${file.path}`);
+    for (const file of saved) {
+      const note = notes.get(file.path);
+      lines.push(`- ${file.name} (${file.mimeType}, ${formatSize(file.size)}${note !== undefined ? `, ${note}` : ''}): ${file.path}`);
+    }
   }
   for (const file of skipped) lines.push(`[A file the person sent, ${file.name}, was not saved: ${file.reason}.]`);
   return lines.join('\n');

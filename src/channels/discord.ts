@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import {
-  Client, DiscordAPIError, Events, GatewayIntentBits, Partials, REST, Routes,
+  Client, DiscordAPIError, Events, GatewayIntentBits, MessageFlags, Partials, REST, Routes,
   type Message, type SendableChannels,
 } from 'discord.js';
 import type { DoctorLine } from '../part.js';
@@ -11,7 +11,8 @@ import type { RemoteAttachment } from './attachments.js';
 import { cleanName } from './display-name.js';
 import type { ChannelRouter, ChatIo, InboundUpdate } from './router.js';
 import { splitMessage } from './split.js';
-import type { ChannelAdapter, OutboundReply } from './types.js';
+import type { AttachmentKind, ChannelAdapter, OutboundReply, SpokenReply } from './types.js';
+import type { VoiceOut } from './voice-notes.js';
 
 export type DiscordConfig = NonNullable<Config['channels']['discord']>;
 
@@ -128,6 +129,21 @@ export class DiscordChannel implements ChannelAdapter {
         const channel = await this.client.channels.fetch(update.chatId);
         if (channel?.isSendable()) await channel.sendTyping();
       },
+      voice: this.voiceOut(async () => {
+        const channel = await this.client.channels.fetch(update.chatId);
+        if (!channel?.isSendable()) throw new AppError('CHANNEL_UNAVAILABLE', `discord: cannot send to channel ${update.chatId}`);
+        return channel;
+      }),
+    };
+  }
+
+  /** A spoken answer as an MP3 attachment: every Discord app plays it inline. */
+  private voiceOut(channelOf: () => Promise<SendableChannels>): VoiceOut {
+    return {
+      format: 'mp3',
+      send: async (audio: SpokenReply) => {
+        await (await channelOf()).send({ files: [{ attachment: audio.data, name: audio.fileName }] });
+      },
     };
   }
 
@@ -148,8 +164,11 @@ export class DiscordChannel implements ChannelAdapter {
       text,
       attachments: [...message.attachments.values()].map((attachment): RemoteAttachment => {
         const mimeType = attachment.contentType ?? 'application/octet-stream';
+        // Audio (a voice message recorded in the app, or an audio file) is transcribed when voice.stt is set.
+        const kind: AttachmentKind = mimeType.startsWith('image/') ? 'image' : mimeType.startsWith('audio/') ? 'audio' : 'file';
         return {
-          kind: mimeType.startsWith('image/') ? 'image' : 'file',
+          kind,
+          ...(kind === 'audio' ? { label: message.flags.has(MessageFlags.IsVoiceMessage) ? 'voice message' : 'audio file' } : {}),
           name: attachment.name,
           mimeType,
           size: attachment.size,
@@ -174,6 +193,10 @@ export class DiscordChannel implements ChannelAdapter {
       typing: async () => {
         if (channel.isSendable()) await channel.sendTyping();
       },
+      voice: this.voiceOut(async () => {
+        if (!channel.isSendable()) throw new AppError('CHANNEL_UNAVAILABLE', `discord: cannot send to channel ${message.channelId}`);
+        return channel;
+      }),
     });
   }
 }

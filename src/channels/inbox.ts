@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import type { AttachmentKind } from './types.js';
 
 /** How long a message id is remembered; a platform never redelivers an update older than this. */
 const KEEP_MS = 14 * 24 * 3600 * 1000;
@@ -10,8 +11,9 @@ export interface ReplayableMessage {
   text: string;
   isDirect: boolean;
   replyTo?: string;
+  forwarded?: boolean;
   /** Names and types only: the files themselves are fetched again from nowhere (see the router's replay). */
-  attachments: Array<{ kind: 'image' | 'file'; name: string; mimeType: string; size: number }>;
+  attachments: Array<{ kind: AttachmentKind; label?: string; name: string; mimeType: string; size: number }>;
 }
 
 export interface PendingMessage {

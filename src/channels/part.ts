@@ -10,6 +10,7 @@ import type { DiscordChannel } from './discord.js';
 import type { ChannelHub } from './hub.js';
 import { ChannelRouter } from './router.js';
 import type { TelegramChannel } from './telegram.js';
+import type { ChannelVoice } from './types.js';
 
 const SETTLE_MS = 5000;
 
@@ -28,6 +29,8 @@ export interface ChannelsPartDeps {
   startedAt: number;
   /** The sandbox's workspaces, when it is on: uploads go in through them (pinned folders, the size limit). */
   workspaces: Workspaces | undefined;
+  /** The voice part's service, when voice.stt or voice.tts is set: voice notes transcribed, answers spoken. */
+  voice?: ChannelVoice | undefined;
 }
 
 /**
@@ -47,7 +50,7 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
   const commands = new Map(deps.commands);
   const router = new ChannelRouter({
     db: deps.db, log: deps.log, dataDir: config.data_dir, vision: config.llm.vision, commands,
-    conversations: deps.conversations, startTurn: deps.startTurn, allowedUsers, workspaces: deps.workspaces,
+    conversations: deps.conversations, startTurn: deps.startTurn, allowedUsers, workspaces: deps.workspaces, voice: deps.voice,
   });
   const builtins = createBuiltinCommands({
     config, db: deps.db, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,

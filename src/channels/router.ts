@@ -8,7 +8,8 @@ import { storeAttachments, describeAttachments, type RemoteAttachment } from './
 import { ChannelInbox, type ReplayableMessage } from './inbox.js';
 import { cleanName } from './display-name.js';
 import { MAX_CODES_PER_PERSON_PER_DAY, MAX_PENDING_PER_CHANNEL, PairingStore } from './pairing.js';
-import type { InboundMessage, OutboundReply } from './types.js';
+import type { ChannelVoice, InboundMessage, OutboundReply } from './types.js';
+import { hearAudio, speakAnswer, type VoiceOut } from './voice-notes.js';
 
 /** An inbound message whose files are not fetched yet: nothing is downloaded for an unknown user. */
 export type InboundUpdate = Omit<InboundMessage, 'attachments'> & { attachments: RemoteAttachment[] };
@@ -17,6 +18,8 @@ export type InboundUpdate = Omit<InboundMessage, 'attachments'> & { attachments:
 export interface ChatIo {
   send(reply: OutboundReply): Promise<void>;
   typing(): Promise<void>;
+  /** How this chat plays a spoken answer; absent where nothing can be played. */
+  voice?: VoiceOut;
 }
 
 export interface ChannelRouterOptions {
@@ -34,6 +37,8 @@ export interface ChannelRouterOptions {
   workspaces?: Workspaces | undefined;
   /** `channels.<name>.allowed_users` from the config; paired users are read from SQLite per message. */
   allowedUsers: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Voice notes transcribed, answers spoken (the voice part's service); absent: audio is only stored. */
+  voice?: ChannelVoice | undefined;
   typingIntervalMs?: number;
   maxAttachmentBytes?: number;
 }
@@ -281,7 +286,23 @@ export class ChannelRouter {
         attachments: update.attachments, dataDir: this.deps.dataDir, conversationId, maxBytes: this.maxAttachmentBytes, log, workspaces: this.deps.workspaces,
       });
       const message: InboundMessage = { ...update, attachments: stored.saved };
-      const text = [message.text.trim(), describeAttachments(stored.saved, stored.skipped)].filter((part) => part !== '').join('\n\n');
+      // Only an allowed person's audio gets here (access was checked before anything was downloaded).
+      const heard = await hearAudio({
+        voice: this.deps.voice, audio: stored.audio, conversationId, forwarded: update.forwarded === true, signal: controller.signal, log,
+      });
+      const text = [message.text.trim(), ...heard.lines, describeAttachments(stored.saved, stored.skipped, heard.notes)].filter((part) => part !== '').join('\n\n');
+      if (heard.failures.length > 0) {
+        // Said at once, after the previous message's answer: the person need not wait for a turn to learn it.
+        await previousReply;
+        const others = message.text.trim() !== '' || heard.lines.length > 0 || stored.saved.some((file) => file.kind !== 'audio');
+        // Nothing else in the message: the notice is its answer, and no turn runs.
+        if (!others) this.inbox.replying(update.channel, `${update.chatId}/${update.platformMessageId}`);
+        await io.send({ text: heard.failures.join('\n') });
+        if (!others) {
+          enqueued();
+          return 'answered';
+        }
+      }
       const images = this.deps.vision ? stored.images : [];
       // `startTurn` puts the turn in the ChatQueue synchronously, so the next message may follow now.
       const turn = this.deps.startTurn({
@@ -290,6 +311,7 @@ export class ChannelRouter {
         source: 'chat',
         signal: controller.signal,
         ...(images.length > 0 ? { images } : {}),
+        ...(heard.outside.length > 0 ? { taint: heard.outside } : {}),
       });
       enqueued();
       const result = await turn;
@@ -298,6 +320,11 @@ export class ChannelRouter {
       await previousReply;
       this.inbox.replying(update.channel, `${update.chatId}/${update.platformMessageId}`);
       await io.send({ text: reply, artifacts: result.artifacts });
+      await speakAnswer({
+        voice: this.deps.voice, out: io.voice, channel: update.channel, chatId: update.chatId, turnId: result.turnId, answer: result.text,
+        answered: result.status === 'ok', heardVoice: heard.heard, conversationId, signal: controller.signal, log,
+        sendText: (line) => io.send({ text: line }),
+      });
       return 'answered';
     } catch (error) {
       log.error({ err: error }, 'turn or reply failed');
@@ -347,6 +374,7 @@ function replayable(update: InboundUpdate): ReplayableMessage {
   return {
     userId: update.userId, userName: update.userName, text: update.text, isDirect: update.isDirect,
     ...(update.replyTo !== undefined ? { replyTo: update.replyTo } : {}),
-    attachments: update.attachments.map(({ kind, name, mimeType, size }) => ({ kind, name, mimeType, size })),
+    attachments: update.attachments.map(({ kind, label, name, mimeType, size }) => ({ kind, ...(label !== undefined ? { label } : {}), name, mimeType, size })),
+    ...(update.forwarded === true ? { forwarded: true } : {}),
   };
 }

@@ -10,7 +10,7 @@ import { cleanName } from './display-name.js';
 import type { ChannelRouter, ChatIo, InboundUpdate } from './router.js';
 import { telegramRetry } from './telegram-retry.js';
 import { renderTelegramParts, TELEGRAM_TEXT_LIMIT, type TelegramPart } from './telegram-text.js';
-import type { ChannelAdapter, OutboundReply } from './types.js';
+import type { AttachmentKind, ChannelAdapter, OutboundReply, SpokenReply } from './types.js';
 
 export type TelegramConfig = NonNullable<Config['channels']['telegram']>;
 
@@ -168,6 +168,7 @@ export class TelegramChannel implements ChannelAdapter {
       platformMessageId: String(message.message_id),
       ...(message.reply_to_message ? { replyTo: String(message.reply_to_message.message_id) } : {}),
       isDirect,
+      ...(message.forward_origin ? { forwarded: true } : {}),
     };
     void this.options.router.handle(update, this.chatIo(update));
   }
@@ -180,7 +181,30 @@ export class TelegramChannel implements ChannelAdapter {
       typing: async () => {
         await this.bot.api.sendChatAction(update.chatId, 'typing');
       },
+      voice: {
+        format: 'ogg_opus',
+        send: (audio) => this.sendVoice(update.chatId, audio, replyTo),
+        recording: async () => {
+          await this.bot.api.sendChatAction(update.chatId, 'record_voice');
+        },
+      },
     };
+  }
+
+  /**
+   * A spoken answer as a voice message (OGG/Opus, played inline). Someone who does not accept voice messages (a
+   * Telegram privacy setting: VOICE_MESSAGES_FORBIDDEN) gets the same file as an audio message instead.
+   */
+  async sendVoice(chatId: string, audio: SpokenReply, replyTo?: number): Promise<void> {
+    const reply = replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } };
+    const duration = Math.max(1, Math.round(audio.seconds));
+    try {
+      await this.bot.api.sendVoice(chatId, new InputFile(audio.data, audio.fileName), { duration, ...reply });
+    } catch (error) {
+      if (!(error instanceof GrammyError && /VOICE_MESSAGES_FORBIDDEN/i.test(error.description))) throw error;
+      this.log.info('telegram: voice messages are refused in this chat; sending the spoken answer as audio');
+      await this.bot.api.sendAudio(chatId, new InputFile(audio.data, audio.fileName), { duration, title: 'Spoken answer', ...reply });
+    }
   }
 
   /** In groups: a mention of the bot, a command addressed to it, or a reply to one of its messages. */
@@ -204,20 +228,29 @@ export class TelegramChannel implements ChannelAdapter {
 
   private attachmentsOf(message: Message): RemoteAttachment[] {
     const files: RemoteAttachment[] = [];
+    const id = message.message_id;
     const largest = message.photo?.at(-1);
-    if (largest) files.push(this.remote(largest.file_id, 'image', `photo-${message.message_id}.jpg`, 'image/jpeg', largest.file_size));
-    const document = message.document ?? message.audio ?? message.video ?? message.voice;
+    if (largest) files.push(this.remote(largest.file_id, 'image', `photo-${id}.jpg`, 'image/jpeg', largest.file_size));
+    // Voice notes, audio files and round video notes carry speech: they are transcribed (voice.stt) and kept.
+    if (message.voice) files.push(this.remote(message.voice.file_id, 'audio', `voice-${id}.ogg`, message.voice.mime_type ?? 'audio/ogg', message.voice.file_size, 'voice note'));
+    if (message.video_note) files.push(this.remote(message.video_note.file_id, 'audio', `video-note-${id}.mp4`, 'video/mp4', message.video_note.file_size, 'video note'));
+    if (message.audio) {
+      const mimeType = message.audio.mime_type ?? 'audio/mpeg';
+      files.push(this.remote(message.audio.file_id, 'audio', message.audio.file_name ?? `audio-${id}.${mimeType === 'audio/ogg' ? 'ogg' : 'mp3'}`, mimeType, message.audio.file_size, 'audio file'));
+    }
+    const document = message.document ?? message.video;
     if (document) {
       const mimeType = document.mime_type ?? 'application/octet-stream';
-      const name = ('file_name' in document ? document.file_name : undefined) ?? `file-${message.message_id}`;
-      files.push(this.remote(document.file_id, mimeType.startsWith('image/') ? 'image' : 'file', name, mimeType, document.file_size));
+      const name = ('file_name' in document ? document.file_name : undefined) ?? `file-${id}`;
+      const kind: AttachmentKind = mimeType.startsWith('image/') ? 'image' : mimeType.startsWith('audio/') ? 'audio' : 'file';
+      files.push(this.remote(document.file_id, kind, name, mimeType, document.file_size, kind === 'audio' ? 'audio file' : undefined));
     }
     return files;
   }
 
-  private remote(fileId: string, kind: 'image' | 'file', name: string, mimeType: string, size: number | undefined): RemoteAttachment {
+  private remote(fileId: string, kind: AttachmentKind, name: string, mimeType: string, size: number | undefined, label?: string): RemoteAttachment {
     return {
-      kind, name, mimeType, size: size ?? 0,
+      kind, name, mimeType, size: size ?? 0, ...(label !== undefined ? { label } : {}),
       fetch: async () => {
         const file = await this.bot.api.getFile(fileId);
         if (!file.file_path) throw new Error('Telegram gave no file_path (the file may be over 20 MB)');

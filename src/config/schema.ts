@@ -1,4 +1,5 @@
 import { z } from 'zod/v3';
+import { parseCommandLine } from '../lib/command-line.js';
 import { duration } from './duration.js';
 import { isValidTimeZone, systemTimeZone } from './timezone.js';
 
@@ -152,6 +153,74 @@ const toolsSchema = z.strictObject({
   mcp: z.strictObject({ servers: z.record(z.string(), mcpServerSchema).default({}) }).default({}),
 });
 
+/** A local engine's command: a list of words, or one line split like a shell would (but never run by one). */
+const engineCommand = z
+  .union([z.string(), z.array(z.string()).min(1)])
+  .superRefine((value, context) => {
+    const parsed = parseCommandLine(value);
+    if (!parsed.success) context.addIssue({ code: 'custom', message: parsed.error });
+  });
+
+/** One engine: an OpenAI-compatible endpoint (`base_url`, default llm.base_url) or a local `command`, not both. */
+const oneEngine = (value: { command?: unknown; base_url?: string | undefined }, context: z.RefinementCtx): void => {
+  if (value.command !== undefined && value.base_url !== undefined) {
+    context.addIssue({ code: 'custom', path: ['command'], message: 'give either command (a local engine) or base_url (an endpoint), not both' });
+  }
+};
+
+const sttSchema = z
+  .strictObject({
+    /** Default: llm.base_url (and then llm.api_key, which never goes to another host). */
+    base_url: z.string().url().optional(),
+    api_key: secret,
+    model: z.string().min(1).default('whisper-1'),
+    /** ISO-639-1 hint (`en`, `fr`); absent = the engine detects it. */
+    language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, 'an ISO-639-1 code such as en or fr').optional(),
+    /** Instead of an endpoint: a local recogniser, given a 16 kHz mono WAV file (`{input}`, else the last argument), printing the text. */
+    command: engineCommand.optional(),
+    /** How a piece is uploaded to the endpoint; wav is read by every server (whisper.cpp's only reads WAV). */
+    format: z.enum(['wav', 'flac', 'mp3', 'ogg']).default('wav'),
+    /** Audio is cut into pieces at most this long (at a quiet moment near the limit), each transcribed on its own. */
+    max_piece_s: z.number().int().min(5).max(3600).default(600),
+    /** ... and at most this large as uploaded (OpenAI accepts 25 MB). */
+    max_upload_mb: z.number().positive().max(1024).default(24),
+    timeout_s: z.number().positive().default(120),
+    max_retries: z.number().int().min(0).max(10).default(2),
+  })
+  .superRefine(oneEngine);
+
+const ttsSchema = z
+  .strictObject({
+    base_url: z.string().url().optional(),
+    api_key: secret,
+    model: z.string().min(1).default('tts-1'),
+    voice: z.string().min(1).default('alloy'),
+    /** What the endpoint is asked to return (it is converted for each platform anyway). */
+    format: z.enum(['mp3', 'wav', 'opus', 'flac', 'aac']).default('mp3'),
+    /** Instead of an endpoint: a local synthesiser reading the text on stdin and writing audio to `{output}` (else to stdout). */
+    command: engineCommand.optional(),
+    /** The longest text spoken (OpenAI's limit is 4096); a longer answer is spoken up to there, then "the rest is in the text". */
+    max_chars: z.number().int().min(50).max(100_000).default(4000),
+    timeout_s: z.number().positive().default(60),
+    max_retries: z.number().int().min(0).max(10).default(2),
+    /** A chat's mode until someone says /voice on|off|auto there: off, on (every answer) or auto (answers to voice notes). */
+    chat_default: z.enum(['off', 'on', 'auto']).default('off'),
+  })
+  .superRefine(oneEngine);
+
+const voiceSchema = z.strictObject({
+  stt: sttSchema.optional(),
+  tts: ttsSchema.optional(),
+  /** ffmpeg decodes what arrives and encodes what is sent (OGG/Opus voice notes, MP3). */
+  ffmpeg: z.string().min(1).default('ffmpeg'),
+  /** Audio minutes a day, heard and spoken together, in `timezone`; 0 = no cap. */
+  daily_minutes: z.number().min(0).default(60),
+  /** The longest audio transcribed. */
+  max_duration_s: z.number().int().min(1).default(1800),
+  /** The largest audio file transcribed. */
+  max_file_mb: z.number().positive().default(20),
+});
+
 const jobSchema = z.strictObject({
   id: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'use letters, digits, - and _'),
   cron: z.string().optional(),
@@ -222,9 +291,11 @@ export const configSchema = z.strictObject({
   agents: z.record(z.string(), agentProfileSchema).default({}),
   routes: z.array(routeSchema).default([]),
   http: httpServerSchema.default({}),
+  voice: voiceSchema.default({}),
 });
 
 export type Config = z.output<typeof configSchema>;
 export type LlmConfig = Config['llm'];
 export type ToolsConfig = Config['tools'];
+export type VoiceConfig = Config['voice'];
 

@@ -252,4 +252,30 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: '010-voice',
+    sql: `
+      -- Audio heard (speech to text) and spoken (text to speech), for voice.daily_minutes. A row is reserved with the
+      -- audio's length before the engine runs (so two voice notes at once cannot both pass the cap) and removed if the
+      -- engine fails.
+      CREATE TABLE voice_usage (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        direction TEXT NOT NULL,
+        seconds REAL NOT NULL,
+        engine TEXT NOT NULL,
+        conversation_id TEXT,
+        status TEXT NOT NULL
+      );
+      CREATE INDEX voice_usage_at ON voice_usage (at);
+      -- /voice on|off|auto per chat.
+      CREATE TABLE voice_chats (
+        channel TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (channel, chat_id)
+      );
+    `,
+  },
 ];

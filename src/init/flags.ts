@@ -19,6 +19,10 @@ export interface SetupFlags {
   discordUser: string[];
   discordApiUrl: string | undefined;
   sandbox: boolean | undefined;
+  /** --voice / --no-voice; the engines' own flags turn it on too. */
+  voice: boolean | undefined;
+  stt: { url?: string; key?: string; model?: string; command?: string };
+  tts: { url?: string; key?: string; model?: string; voice?: string; command?: string };
   overwrite: boolean;
 }
 
@@ -45,6 +49,14 @@ changing an existing file, showing the diff. Every question has a flag; with --y
   --discord-api-url URL     another Discord REST base
   --no-discord              no Discord
   --sandbox / --no-sandbox  the Docker sandbox on or off (asked only when Docker answers)
+  --voice / --no-voice      voice notes transcribed and answers spoken when asked; --voice alone uses OpenAI's
+                            audio endpoints when the LLM is OpenAI (same key), else espeak-ng for speech
+  --stt-url URL             speech to text through this OpenAI-compatible server (a local Whisper server…)
+  --stt-model NAME          its model (default whisper-1); --stt-key KEY its key (goes to .env as STT_API_KEY)
+  --stt-command "CMD"       or a local recogniser: {input} is a 16 kHz mono WAV file, it prints the text
+  --tts-url URL             text to speech through this OpenAI-compatible server
+  --tts-model NAME          its model (default tts-1); --tts-voice V; --tts-key KEY (.env: TTS_API_KEY)
+  --tts-command "CMD"       or a local synthesiser: the text on stdin, audio to {output} or stdout (espeak-ng --stdout)
   --overwrite               replace existing files that differ (with --yes; interactively you are asked)
 `;
 
@@ -62,6 +74,9 @@ export function parseSetupFlags(args: string[]): { success: true; value: SetupFl
         'telegram-wait': { type: 'string' }, 'no-telegram': { type: 'boolean' },
         'discord-token': { type: 'string' }, 'discord-user': { type: 'string', multiple: true }, 'discord-api-url': { type: 'string' },
         'no-discord': { type: 'boolean' }, sandbox: { type: 'boolean' }, 'no-sandbox': { type: 'boolean' }, overwrite: { type: 'boolean' },
+        voice: { type: 'boolean' }, 'no-voice': { type: 'boolean' },
+        'stt-url': { type: 'string' }, 'stt-key': { type: 'string' }, 'stt-model': { type: 'string' }, 'stt-command': { type: 'string' },
+        'tts-url': { type: 'string' }, 'tts-key': { type: 'string' }, 'tts-model': { type: 'string' }, 'tts-voice': { type: 'string' }, 'tts-command': { type: 'string' },
       },
     });
   } catch (error) {
@@ -74,6 +89,12 @@ export function parseSetupFlags(args: string[]): { success: true; value: SetupFl
     if (!/^\d{1,20}$/.test(id)) return { success: false, error: `user id ${id}: ids are numbers (Telegram: a message to @userinfobot; Discord: Developer Mode → Copy User ID)` };
   }
   const either = (on: boolean | undefined, off: boolean | undefined, given: unknown): boolean | undefined => (off === true ? false : on === true || given !== undefined ? true : undefined);
+  if (values['stt-url'] !== undefined && values['stt-command'] !== undefined) return { success: false, error: '--stt-url and --stt-command: choose one (a server, or a command on this machine)' };
+  if (values['tts-url'] !== undefined && values['tts-command'] !== undefined) return { success: false, error: '--tts-url and --tts-command: choose one (a server, or a command on this machine)' };
+  const defined = <T extends Record<string, string | undefined>>(entries: T): { [K in keyof T]?: string } =>
+    Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: string };
+  const stt = defined({ url: values['stt-url'], key: values['stt-key'], model: values['stt-model'], command: values['stt-command'] });
+  const tts = defined({ url: values['tts-url'], key: values['tts-key'], model: values['tts-model'], voice: values['tts-voice'], command: values['tts-command'] });
   return {
     success: true,
     value: {
@@ -86,6 +107,8 @@ export function parseSetupFlags(args: string[]): { success: true; value: SetupFl
       discord: either(undefined, values['no-discord'], values['discord-token']),
       discordToken: values['discord-token'], discordUser: values['discord-user'] ?? [], discordApiUrl: values['discord-api-url'],
       sandbox: either(values.sandbox, values['no-sandbox'], undefined),
+      voice: either(values.voice, values['no-voice'], stt.url ?? stt.command ?? tts.url ?? tts.command),
+      stt, tts,
       overwrite: values.overwrite === true,
     },
   };

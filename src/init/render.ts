@@ -1,4 +1,5 @@
-import { isMap, parseDocument, type Document } from 'yaml';
+import { isMap, isSeq, parseDocument, type Document } from 'yaml';
+import type { EngineChoice, VoiceChoice } from './voice-step.js';
 
 /** What `familiar init` decided; secrets are only in `env`, the config names them as `${NAME}`. */
 export interface SetupChoices {
@@ -7,6 +8,8 @@ export interface SetupChoices {
   telegram?: { apiRoot?: string; allowedUsers: string[] };
   discord?: { apiUrl?: string; allowedUsers: string[] };
   sandbox?: { image: string };
+  /** Absent: the voice section is left as it is. */
+  voice?: VoiceChoice;
   /** Secret values by variable name, for `.env`. */
   env: Record<string, string>;
 }
@@ -45,7 +48,33 @@ export function renderConfig(baseText: string, choices: SetupChoices): string {
 
   if (choices.sandbox) document.setIn(['tools', 'sandbox', 'image'], choices.sandbox.image);
   else remove(document, ['tools', 'sandbox']);
+
+  if (choices.voice === 'off') remove(document, ['voice']);
+  else if (choices.voice) {
+    for (const which of ['stt', 'tts'] as const) {
+      const engine = choices.voice[which];
+      if (!engine) {
+        remove(document, ['voice', which]);
+        continue;
+      }
+      const node = document.createNode(engineSection(engine, which));
+      const command = node.get('command', true);
+      if (isSeq(command)) command.flow = true;
+      document.setIn(['voice', which], node);
+    }
+  }
   return document.toString({ lineWidth: 0 });
+}
+
+/** voice.stt / voice.tts as written: keys only as `${NAME}`, a command as a list of words. */
+function engineSection(engine: EngineChoice, which: 'stt' | 'tts'): Record<string, unknown> {
+  if (engine.kind === 'llm') return { model: which === 'stt' ? 'whisper-1' : 'tts-1' };
+  if (engine.kind === 'command') return { command: engine.command };
+  return {
+    base_url: engine.baseUrl, model: engine.model,
+    ...(engine.keyVariable !== undefined ? { api_key: `\${${engine.keyVariable}}` } : {}),
+    ...(engine.voice !== undefined ? { voice: engine.voice } : {}),
+  };
 }
 
 /**

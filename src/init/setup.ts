@@ -13,6 +13,7 @@ import { chooseLlm, SetupFailed } from './llm-step.js';
 import { presetForUrl } from './presets.js';
 import { renderConfig, renderEnv, type SetupChoices } from './render.js';
 import { SetupCancelled, type SetupUi } from './ui.js';
+import { chooseVoice } from './voice-step.js';
 
 const SANDBOX_IMAGE = 'familiar-sandbox:latest';
 
@@ -73,6 +74,7 @@ interface ExistingSetup {
   telegram?: ExistingChannel;
   discord?: ExistingChannel;
   sandbox: boolean;
+  voice: boolean;
 }
 
 async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup): Promise<SetupChoices> {
@@ -87,7 +89,8 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   const discord = await chooseDiscord(ui, flags, existing.discord);
   if (!telegram && !discord) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
   const sandbox = await chooseSandbox(ui, flags, existing.sandbox);
-  const env: Record<string, string> = {};
+  const voice = await chooseVoice(ui, flags, { llmBaseUrl: llm.baseUrl, llmKey: llm.key, existing: existing.voice });
+  const env: Record<string, string> = { ...voice.env };
   if (llm.keyVariable !== undefined && llm.key !== '') env[llm.keyVariable] = llm.key;
   if (telegram) env.TELEGRAM_BOT_TOKEN = telegram.token;
   if (discord) env.DISCORD_BOT_TOKEN = discord.token;
@@ -98,6 +101,7 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
     ...(telegram ? { telegram: { apiRoot: telegram.root, allowedUsers: telegram.allowedUsers } } : {}),
     ...(discord ? { discord: { apiUrl: discord.root, allowedUsers: discord.allowedUsers } } : {}),
     ...(sandbox ? { sandbox: { image: SANDBOX_IMAGE } } : {}),
+    ...(voice.choice !== undefined ? { voice: voice.choice } : {}),
     env: llm.key !== '' && llm.keyVariable === undefined ? { ...env, LLM_API_KEY: llm.key } : env,
   };
 }
@@ -177,7 +181,7 @@ function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices): number 
 }
 
 function readExisting(configFile: string, envFile: string): ExistingSetup {
-  const existing: ExistingSetup = { env: {}, sandbox: false };
+  const existing: ExistingSetup = { env: {}, sandbox: false, voice: false };
   if (existsSync(envFile)) {
     existing.envText = readFileSync(envFile, 'utf8');
     existing.env = readEnvFile(envFile).values;
@@ -196,6 +200,7 @@ function readExisting(configFile: string, envFile: string): ExistingSetup {
   set('model', text(pick('llm', 'model')));
   set('timezone', text(pick('timezone')));
   existing.sandbox = pick('tools', 'sandbox') !== undefined && pick('tools', 'sandbox') !== null;
+  existing.voice = pick('voice') !== undefined && pick('voice') !== null;
   const channel = (name: 'telegram' | 'discord', rootKey: string, variable: string): ExistingChannel | undefined => {
     if (pick('channels', name) === undefined) return undefined;
     const users = pick('channels', name, 'allowed_users');

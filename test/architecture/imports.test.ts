@@ -67,6 +67,12 @@ describe('the import graph of src/', () => {
     expect(found).toEqual([]);
   });
 
+  it('keeps voice a part of its own: the channels get its service from the root, and it knows no channel', () => {
+    expect(edges(graph, inFolder('channels'), inFolder('voice'))).toEqual([]);
+    const reachesOut = (target: string) => ['channels', 'agent', 'turns', 'memory', 'sandbox', 'skills', 'scheduler', 'workspace'].some((folder) => inFolder(folder)(target));
+    expect(edges(graph, inFolder('voice'), reachesOut)).toEqual([]);
+  });
+
   it('keeps the command line from being a circle through its entry', () => {
     expect(edges(graph, inFolder('cli'), (target) => target === 'cli/run.ts' || target === 'main.ts')).toEqual([]);
   });

@@ -28,6 +28,8 @@ export interface UserMessageOptions {
   channelId?: string; guildId?: string; userId: string; username?: string; content: string; dm?: boolean;
   mentionsBot?: boolean; replyToMessageId?: string;
   attachments?: Array<{ filename: string; content: Buffer | string; contentType?: string }>;
+  /** A voice message recorded in the app (flag IS_VOICE_MESSAGE, 1 << 13; its one attachment is OGG/Opus). */
+  voiceMessage?: boolean;
 }
 export interface ClickButtonOptions { channelId: string; messageId: string; customId: string; userId: string; guildId?: string; username?: string }
 export interface FakeDiscord {
@@ -413,7 +415,7 @@ export async function startDiscordServer(opts: DiscordServerOptions = {}): Promi
     const mentions = o.mentionsBot || ref?.author === botUser ? [{ ...botUser, ...(guildId ? { member: member() } : {}) }] : [];
     const d: Json = {
       id, type: o.replyToMessageId ? 19 : 0, channel_id: ch.id, author, content, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false,
-      mention_everyone: false, mentions, mention_roles: [], attachments: files.map((f) => attachmentObj(ch.id, f)), embeds: [], components: [], pinned: false, flags: 0, nonce: id,
+      mention_everyone: false, mentions, mention_roles: [], attachments: files.map((f) => attachmentObj(ch.id, f)), embeds: [], components: [], pinned: false, flags: o.voiceMessage ? 1 << 13 : 0, nonce: id,
       ...(guildId ? { guild_id: guildId, member: member() } : { channel_type: 1 }),
       ...(o.replyToMessageId ? { message_reference: { type: 0, message_id: o.replyToMessageId, channel_id: ch.id, ...(guildId ? { guild_id: guildId } : {}) }, referenced_message: ref ?? null } : {}),
     };

@@ -9,11 +9,13 @@ export interface TelegramError { error_code: number; description: string; retry_
 export interface Entity { type: string; offset: number; length: number; url?: string; language?: string; custom_emoji_id?: string; user?: Json }
 export interface SentFile { source: 'upload' | 'file_id' | 'url'; fileId?: string | undefined; fileName?: string | undefined; mimeType?: string | undefined; bytes?: Buffer | undefined; url?: string | undefined }
 export interface SentMessage {
-  method: 'sendMessage' | 'sendPhoto' | 'sendDocument'; chat_id: ChatId; message_id: number; at: number;
+  method: 'sendMessage' | 'sendPhoto' | 'sendDocument' | 'sendVoice' | 'sendAudio'; chat_id: ChatId; message_id: number; at: number;
   /** Visible text (tags stripped, entities decoded); for media: the visible caption. */
   text?: string | undefined; raw_text?: string | undefined; parse_mode?: string | undefined; caption?: string | undefined;
   entities?: Entity[] | undefined; reply_markup?: unknown; reply_to_message_id?: number | undefined;
   message_thread_id?: number | undefined; link_preview_options?: unknown; file?: SentFile | undefined;
+  /** sendVoice / sendAudio: the duration the bot declared, in seconds. */
+  duration?: number | undefined;
   /** Earlier visible texts, oldest first, pushed by editMessageText. */
   edits: string[]; deleted: boolean;
 }
@@ -26,6 +28,13 @@ export interface UserMessageOptions {
   chatType?: 'private' | 'group' | 'supergroup'; replyToMessageId?: number; entities?: Entity[];
   document?: { content: Buffer | string; fileName: string; mimeType: string };
   photo?: { content: Buffer; width?: number; height?: number }; caption?: string;
+  /** A voice note (OGG/Opus, as Telegram's apps record them). */
+  voice?: { content: Buffer; duration: number; mimeType?: string };
+  audio?: { content: Buffer; duration: number; fileName?: string; mimeType?: string };
+  /** A round video note (MP4). */
+  videoNote?: { content: Buffer; duration: number; length?: number };
+  /** Forwarded from another user (Bot API `forward_origin`). */
+  forwardedFrom?: { userId: number; firstName?: string };
 }
 export interface FakeTelegram {
   apiRoot: string; token: string; botUser: Json;
@@ -206,6 +215,21 @@ export async function startTelegramServer(opts: { token?: string; botUsername?: 
       const id = storeFile(o.photo.content, 'photos');
       message['photo'] = [{ ...fileMeta(id), width: o.photo.width ?? 800, height: o.photo.height ?? 600 }];
     }
+    if (o.voice) {
+      const id = storeFile(o.voice.content, 'voice', 'voice.oga', o.voice.mimeType ?? 'audio/ogg');
+      message['voice'] = { ...fileMeta(id), duration: o.voice.duration, mime_type: o.voice.mimeType ?? 'audio/ogg' };
+    }
+    if (o.audio) {
+      const id = storeFile(o.audio.content, 'music', o.audio.fileName, o.audio.mimeType ?? 'audio/mpeg');
+      message['audio'] = { ...fileMeta(id), duration: o.audio.duration, mime_type: o.audio.mimeType ?? 'audio/mpeg', ...(o.audio.fileName ? { file_name: o.audio.fileName } : {}) };
+    }
+    if (o.videoNote) {
+      const id = storeFile(o.videoNote.content, 'video_notes', 'note.mp4', 'video/mp4');
+      message['video_note'] = { ...fileMeta(id), duration: o.videoNote.duration, length: o.videoNote.length ?? 240 };
+    }
+    if (o.forwardedFrom) {
+      message['forward_origin'] = { type: 'user', date: now() - 60, sender_user: { id: o.forwardedFrom.userId, is_bot: false, first_name: o.forwardedFrom.firstName ?? 'Someone' } };
+    }
     return { updateId: pushUpdate({ message }), messageId: message['message_id'] as number };
   }
 
@@ -239,6 +263,23 @@ export async function startTelegramServer(opts: { token?: string; botUsername?: 
     const record = fake.sent.find((s) => String(s.chat_id) === String(chatId) && s.message_id === id && !s.deleted);
     if (!message || !record) throw bad('message to edit not found');
     return { message, record };
+  }
+  // sendVoice / sendAudio: an upload (or a known file id); Telegram shows a voice note only for OGG/Opus, MP3 or M4A.
+  function sendSound(method: 'sendVoice' | 'sendAudio', field: 'voice' | 'audio', p: Json, uploads: Map<string, Upload>): Json {
+    const v = str(p, field);
+    const up = v?.startsWith('attach://') ? uploads.get(v.slice(9)) : uploads.get(field);
+    let file: SentFile;
+    if (up) file = { source: 'upload', fileId: storeFile(up.bytes, field === 'voice' ? 'voice' : 'music', up.filename, up.contentType), fileName: up.filename, mimeType: up.contentType, bytes: up.bytes };
+    else if (v && files.has(v)) { const f = files.get(v); file = { source: 'file_id', fileId: v, fileName: f?.fileName, mimeType: f?.mimeType, bytes: f?.bytes }; }
+    else throw bad(v ? 'wrong file identifier/HTTP URL specified' : `there is no ${field} in the request`);
+    if (!file.bytes?.length) throw bad('file must be non-empty');
+    const duration = num(p, 'duration');
+    const meta = { ...fileMeta(file.fileId ?? ''), ...(duration !== undefined ? { duration } : {}), ...(file.mimeType ? { mime_type: file.mimeType } : {}) };
+    const cap = str(p, 'caption');
+    const c = cap === undefined ? undefined : formatted(cap, p, 1024, 'caption');
+    const content: Json = { [field]: meta };
+    if (c) { content['caption'] = c.text; if (c.entities.length) content['caption_entities'] = c.entities; }
+    return storeBotMessage(method, p, content, { caption: c?.text, text: c?.text, raw_text: cap, file, duration });
   }
   function sendMedia(method: 'sendPhoto' | 'sendDocument', field: 'photo' | 'document', p: Json, uploads: Map<string, Upload>): Json {
     const v = str(p, field);
@@ -335,6 +376,8 @@ export async function startTelegramServer(opts: { token?: string; botUsername?: 
     },
     sendPhoto: (p, u) => sendMedia('sendPhoto', 'photo', p, u),
     sendDocument: (p, u) => sendMedia('sendDocument', 'document', p, u),
+    sendVoice: (p, u) => sendSound('sendVoice', 'voice', p, u),
+    sendAudio: (p, u) => sendSound('sendAudio', 'audio', p, u),
     getFile: (p) => {
       const id = str(p, 'file_id') ?? '', f = files.get(id);
       if (!f) throw bad('invalid file_id');

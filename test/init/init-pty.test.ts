@@ -51,6 +51,8 @@ describe('familiar init in a terminal, then familiar start', () => {
     session.type(KEY.enter);
     at = await session.waitFor('Talk to it on Discord?', { from: at });
     session.type(KEY.enter); // no
+    at = await session.waitFor('Voice: transcribe your voice notes', { from: at });
+    session.type(KEY.enter); // no (the default when the LLM is not OpenAI)
     at = await session.waitFor('Done.', { from: at });
     expect(await session.exited).toBe(0);
 

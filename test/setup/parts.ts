@@ -1,4 +1,4 @@
-// What the suites need from the machine (a Docker engine, the sandbox image, the mail servers), whether it is
+// What the suites need from the machine (a Docker engine, the sandbox image, the mail servers, the voice engines), whether it is
 // there, and what the test set-up (global-setup.ts) can do about what is not. Checks only: nothing here installs.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -10,8 +10,10 @@ import Docker from 'dockerode';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const TEST_IMAGE = 'familiar-sandbox:test';
 const MAIL_FILES = ['/usr/sbin/dovecot', '/usr/lib/postfix/sbin/master', '/usr/lib/dovecot/lmtp', '/usr/lib/dovecot/imap'];
+/** ffmpeg, espeak-ng, pocketsphinx and its English model: the real local engines of the voice suites. */
+export const VOICE_FILES = ['/usr/bin/ffmpeg', '/usr/bin/ffprobe', '/usr/bin/espeak-ng', '/usr/bin/pocketsphinx_continuous', '/usr/share/pocketsphinx/model/en-us/en-us/mdef'];
 
-export type Part = 'docker' | 'image' | 'mail';
+export type Part = 'docker' | 'image' | 'mail' | 'voice';
 
 export interface PartStatus {
   ready: boolean;
@@ -49,6 +51,7 @@ export async function checkMachine(timeoutMs = 2000): Promise<MachineStatus> {
     docker: { ready: false, reason: `no Docker engine answers at ${where}` },
     image: { ready: false, reason: 'no Docker engine to hold it' },
     mail: mailStatus(),
+    voice: voiceStatus(),
   };
   const docker = new Docker({ timeout: timeoutMs });
   try {
@@ -65,6 +68,12 @@ export async function checkMachine(timeoutMs = 2000): Promise<MachineStatus> {
     status.image = { ready: false, reason: `the image ${TEST_IMAGE} is missing` };
   }
   return status;
+}
+
+function voiceStatus(): PartStatus {
+  const missing = VOICE_FILES.filter((file) => !existsSync(file));
+  if (missing.length > 0) return { ready: false, reason: `ffmpeg, espeak-ng and pocketsphinx are not installed (no ${missing.join(', ')})` };
+  return { ready: true };
 }
 
 function mailStatus(): PartStatus {
@@ -95,6 +104,7 @@ const HOW = {
   docker: 'install and start a Docker engine (Debian: apt-get install docker.io; or run npm test as root on Debian and it does so), then: sudo bash scripts/build-sandbox-image.sh',
   image: 'build it as root: sudo bash scripts/build-sandbox-image.sh (or docker build -t familiar-sandbox:test docker/sandbox where a registry is reachable)',
   mail: 'as root on Debian: sudo bash scripts/setup-mail.sh (apt-get install dovecot-imapd dovecot-lmtpd postfix); the private servers also need the tests to run as root',
+  voice: 'as root on Debian: sudo bash scripts/setup-voice.sh (apt-get install ffmpeg espeak-ng pocketsphinx pocketsphinx-en-us)',
 } as const;
 
 /** What to do for each part: nothing, run its set-up script, or skip its suites with one line saying what to install. */
@@ -114,5 +124,9 @@ export function planSetup(status: MachineStatus, capability: Capability): Step[]
   if (status.mail.ready && mailRoot) steps.push({ part: 'mail', action: 'ready' });
   else if (!status.mail.ready && can) steps.push({ part: 'mail', action: 'install', script: 'scripts/setup-mail.sh', what: 'installing Dovecot and Postfix (about 15 s, once)' });
   else steps.push({ part: 'mail', action: 'skip', line: `mail suites skipped: ${status.mail.ready ? 'the private mail servers need the tests to run as root' : status.mail.reason ?? 'not installed'}. To run them, ${HOW.mail}` });
+
+  if (status.voice.ready) steps.push({ part: 'voice', action: 'ready' });
+  else if (can) steps.push({ part: 'voice', action: 'install', script: 'scripts/setup-voice.sh', what: 'installing ffmpeg, espeak-ng and pocketsphinx (about 20 s, once)' });
+  else steps.push({ part: 'voice', action: 'skip', line: `voice suites skipped: ${status.voice.reason ?? 'not installed'}. To run them, ${HOW.voice}` });
   return steps;
 }
