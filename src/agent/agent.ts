@@ -272,6 +272,7 @@ class Turn {
       ...(input.approve ? { approve: input.approve } : {}),
       taint: [...result.externalSources],
       deferAudit: this.audit,
+      ...(input.onEvent ? { onEvent: input.onEvent } : {}),
     });
     input.onEvent?.({ type: 'tool_end', tool: call.name, success: outcome.result.success, durationMs: outcome.durationMs });
     if (outcome.result.externalSource && !result.externalSources.includes(outcome.result.externalSource)) {

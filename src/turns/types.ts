@@ -5,7 +5,7 @@
  */
 import type { LlmUsage } from '../llm/types.js';
 import type { ToolPolicy } from '../tools/policy.js';
-import type { ApprovalHandler } from '../tools/registry.js';
+import type { ApprovalHandler, CallEvent } from '../tools/registry.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
 
 export type TurnSource = 'chat' | 'cli' | 'job' | 'skill';
@@ -13,9 +13,11 @@ export type TurnSource = 'chat' | 'cli' | 'job' | 'skill';
 /** Checked before every LLM call (the usage budget): a string stops the turn with that message. */
 export type LlmGate = (input: { conversationId: string; source: TurnSource }) => string | undefined;
 
+/** What a turn reports while it runs; `progress` comes from a running tool call (`ToolCallContext.emit`). */
 export type TurnEvent =
   | { type: 'tool_start'; tool: string; arguments: string }
-  | { type: 'tool_end'; tool: string; success: boolean; durationMs: number };
+  | { type: 'tool_end'; tool: string; success: boolean; durationMs: number }
+  | CallEvent;
 
 /** `error`: the turn threw (a bug, or the database failing); it is recorded so, and the error goes to the caller. */
 export type TurnStatus = 'ok' | 'loop_cap' | 'repeat' | 'llm_error' | 'cancelled' | 'blocked' | 'error';
