@@ -32,6 +32,8 @@ export interface TurnInput {
   systemExtra?: string;
   /** Called for progress (the terminal prints tool calls). */
   onEvent?: (event: TurnEvent) => void;
+  /** Outside content already in the question (an MCP prompt): the turn starts tainted by these sources. */
+  externalSources?: readonly string[];
 }
 
 export interface AgentDeps {
@@ -102,7 +104,7 @@ class Turn {
     this.userMessage = { role: 'user', content: input.text };
     this.result = {
       turnId: this.turnId, status: 'ok', text: '', artifacts: [], usage: { promptTokens: 0, completionTokens: 0, llmCalls: 0 },
-      model: undefined, toolCalls: 0, externalSources: [],
+      model: undefined, toolCalls: 0, externalSources: [...new Set(input.externalSources ?? [])],
     };
     const { llm } = agent.deps;
     this.models = input.model ? [input.model, ...llm.models.filter((model) => model !== input.model)] : llm.models;

@@ -171,6 +171,14 @@ export class DiscordChannel implements ChannelAdapter {
       typing: async () => {
         if (channel.isSendable()) await channel.sendTyping();
       },
+      sendEditable: async (text) => {
+        if (!channel.isSendable()) throw new AppError('CHANNEL_UNAVAILABLE', `discord: cannot send to channel ${message.channelId}`);
+        // No mentions: a status line quotes a tool's words, which must not ping anyone.
+        const sent = await channel.send({ content: text, allowedMentions: { parse: [] } });
+        return async (next) => {
+          await sent.edit({ content: next, allowedMentions: { parse: [] } });
+        };
+      },
     });
   }
 }

@@ -1,11 +1,12 @@
 import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ChatCommands } from '../part.js';
+import type { ChatCommandTurn, ChatCommands } from '../part.js';
 import type { StartTurn } from '../turns/types.js';
 import { storeAttachments, describeAttachments, type RemoteAttachment } from './attachments.js';
 import { ChannelInbox, type ReplayableMessage } from './inbox.js';
 import { PairingStore } from './pairing.js';
+import { createProgressView, type EditMessage } from './progress.js';
 import type { InboundMessage, OutboundReply } from './types.js';
 
 /** An inbound message whose files are not fetched yet: nothing is downloaded for an unknown user. */
@@ -15,6 +16,8 @@ export type InboundUpdate = Omit<InboundMessage, 'attachments'> & { attachments:
 export interface ChatIo {
   send(reply: OutboundReply): Promise<void>;
   typing(): Promise<void>;
+  /** Sends a short plain-text status message and returns how to replace its text (progress of a long call). */
+  sendEditable?(text: string): Promise<EditMessage>;
 }
 
 export interface ChannelRouterOptions {
@@ -31,6 +34,8 @@ export interface ChannelRouterOptions {
   /** `channels.<name>.allowed_users` from the config; paired users are read from SQLite per message. */
   allowedUsers: ReadonlyMap<string, ReadonlySet<string>>;
   typingIntervalMs?: number;
+  /** A long call's progress message is edited at most this often (platforms rate-limit edits). */
+  progressIntervalMs?: number;
   maxAttachmentBytes?: number;
 }
 
@@ -54,6 +59,7 @@ export class ChannelRouter {
   readonly inbox: ChannelInbox;
   readonly pairing: PairingStore;
   private readonly typingIntervalMs: number;
+  private readonly progressIntervalMs: number;
   private readonly maxAttachmentBytes: number;
   /** Turns accepted per chat, oldest first: the first one is the running turn (`/stop` aborts it). */
   private readonly turns = new Map<string, AbortController[]>();
@@ -72,6 +78,7 @@ export class ChannelRouter {
     this.inbox = new ChannelInbox(options.db);
     this.pairing = new PairingStore(options.db);
     this.typingIntervalMs = options.typingIntervalMs ?? 4000;
+    this.progressIntervalMs = options.progressIntervalMs ?? 3000;
     this.maxAttachmentBytes = options.maxAttachmentBytes ?? 20 * 1024 * 1024;
   }
 
@@ -163,11 +170,13 @@ export class ChannelRouter {
   }
 
   private async answer(update: InboundUpdate, io: ChatIo, log: Logger, key: string): Promise<void> {
-    if (await this.runCommand(update, io, log)) {
+    const command = await this.runCommand(update, io, log);
+    if (command === 'answered') {
       this.inbox.finish(update.channel, key, 'command');
       return;
     }
-    const status = await this.runTurn(update, io, log);
+    // A command that starts a turn (an MCP prompt) runs it as a message would: queued, typing, /stop, progress.
+    const status = await this.runTurn(update, io, log, command?.turn);
     this.inbox.finish(update.channel, key, status);
   }
 
@@ -201,28 +210,33 @@ export class ChannelRouter {
     await io.send({ text: PAIRING_TEXT(outcome.code) });
   }
 
-  /** A `/command` known to the app is answered here, without an LLM call. Unknown commands go to the agent. */
-  private async runCommand(update: InboundUpdate, io: ChatIo, log: Logger): Promise<boolean> {
+  /**
+   * A `/command` known to the app is answered here, without an LLM call ('answered'), or gives the turn to start
+   * instead. Unknown commands go to the agent (undefined).
+   */
+  private async runCommand(update: InboundUpdate, io: ChatIo, log: Logger): Promise<'answered' | ChatCommandTurn | undefined> {
     const match = /^\/([a-zA-Z0-9_]{1,32})(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(update.text.trim());
-    if (!match) return false;
+    if (!match) return undefined;
     const name = (match[1] ?? '').toLowerCase();
     const command = this.deps.commands.get(name);
-    if (!command) return false;
+    if (!command) return undefined;
     let text: string;
     try {
-      text = await command.run({
+      const reply = await command.run({
         channel: update.channel, chatId: update.chatId, userId: update.userId, args: (match[2] ?? '').trim(),
         conversationId: this.deps.conversations.resolve(update.channel, update.chatId),
       });
+      if (typeof reply !== 'string') return reply;
+      text = reply;
     } catch (error) {
       log.error({ err: error, command: name }, 'chat command failed');
       text = `/${name} failed: ${errorMessage(error).slice(0, 300)}`;
     }
     if (text.trim() !== '') await io.send({ text });
-    return true;
+    return 'answered';
   }
 
-  private async runTurn(update: InboundUpdate, io: ChatIo, log: Logger): Promise<'answered' | 'failed'> {
+  private async runTurn(update: InboundUpdate, io: ChatIo, log: Logger, commandTurn?: ChatCommandTurn['turn']): Promise<'answered' | 'failed'> {
     const chatKey = `${update.channel}:${update.chatId}`;
     const controller = new AbortController();
     const list = this.turns.get(chatKey) ?? [];
@@ -241,6 +255,8 @@ export class ChannelRouter {
     });
     const previousReply = this.outbox.get(chatKey);
     this.outbox.set(chatKey, replied);
+    const sendEditable = io.sendEditable?.bind(io);
+    const progress = sendEditable ? createProgressView({ sendEditable }, { intervalMs: this.progressIntervalMs, log }) : undefined;
     try {
       await previous;
       const conversationId = this.deps.conversations.resolve(update.channel, update.chatId);
@@ -248,8 +264,9 @@ export class ChannelRouter {
         attachments: update.attachments, dataDir: this.deps.dataDir, conversationId, maxBytes: this.maxAttachmentBytes, log,
       });
       const message: InboundMessage = { ...update, attachments: stored.saved };
-      const text = [message.text.trim(), describeAttachments(stored.saved, stored.skipped)].filter((part) => part !== '').join('\n\n');
-      const images = this.deps.vision ? stored.images : [];
+      const question = commandTurn ? commandTurn.text : message.text.trim();
+      const text = [question, describeAttachments(stored.saved, stored.skipped)].filter((part) => part !== '').join('\n\n');
+      const images = this.deps.vision ? [...(commandTurn?.images ?? []), ...stored.images] : [];
       // `startTurn` puts the turn in the ChatQueue synchronously, so the next message may follow now.
       const turn = this.deps.startTurn({
         text: text || '(empty message)',
@@ -257,9 +274,12 @@ export class ChannelRouter {
         source: 'chat',
         signal: controller.signal,
         ...(images.length > 0 ? { images } : {}),
+        ...(commandTurn?.externalSources ? { externalSources: commandTurn.externalSources } : {}),
+        ...(progress ? { onEvent: (event) => progress.onEvent(event) } : {}),
       });
       enqueued();
       const result = await turn;
+      progress?.close();
       const reply = result.status === 'llm_error' && result.text.length > REPLY_CAP ? `${result.text.slice(0, REPLY_CAP)}…` : result.text;
       log.debug({ status: result.status, artifacts: result.artifacts.length }, 'turn finished');
       await previousReply;
@@ -273,6 +293,7 @@ export class ChannelRouter {
       await io.send({ text: 'Sorry, something went wrong on my side; the details are in the logs.' }).catch(() => undefined);
       return 'failed';
     } finally {
+      progress?.close();
       enqueued();
       sent();
       if (this.intake.get(chatKey) === inQueue) this.intake.delete(chatKey);

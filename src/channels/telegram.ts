@@ -177,6 +177,18 @@ export class TelegramChannel implements ChannelAdapter {
       typing: async () => {
         await this.bot.api.sendChatAction(update.chatId, 'typing');
       },
+      // Plain text: a status line quotes a tool's words and must not be read as markup.
+      sendEditable: async (text) => {
+        const sent = await this.bot.api.sendMessage(update.chatId, text, { link_preview_options: { is_disabled: true } });
+        return async (next) => {
+          try {
+            await this.bot.api.editMessageText(update.chatId, sent.message_id, next, { link_preview_options: { is_disabled: true } });
+          } catch (error) {
+            // Telegram refuses an edit to the same text; that is not a failure.
+            if (!(error instanceof GrammyError && /not modified/i.test(error.description))) throw error;
+          }
+        };
+      },
     };
   }
 

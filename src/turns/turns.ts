@@ -47,6 +47,7 @@ export function createTurns(deps: TurnsDeps): Turns {
       ...(unattended ? { unattended: true } : {}),
       ...(request.systemExtra !== undefined ? { systemExtra: request.systemExtra } : {}),
       ...(request.images ? { images: request.images } : {}),
+      ...(request.externalSources && request.externalSources.length > 0 ? { externalSources: request.externalSources } : {}),
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
       ...(signal ? { signal } : {}),
     }, request.route);

@@ -10,8 +10,11 @@ import type { Artifact, CallOrigin } from '../tools/types.js';
 
 export type TurnSource = 'chat' | 'cli' | 'job' | 'skill';
 
-/** Checked before every LLM call (the usage budget): a string stops the turn with that message. */
-export type LlmGate = (input: { conversationId: string; source: TurnSource }) => string | undefined;
+/**
+ * Checked before every LLM call (the usage budget): a string stops the turn with that message. `sampling`: a model
+ * call an MCP server asked for, outside any turn.
+ */
+export type LlmGate = (input: { conversationId: string; source: TurnSource | 'sampling' }) => string | undefined;
 
 /** What a turn reports while it runs; `progress` comes from a running tool call (`ToolCallContext.emit`). */
 export type TurnEvent =
@@ -59,6 +62,11 @@ export interface TurnRequest {
   /** Appended to the system prompt (a skill's instructions, a job's context). */
   systemExtra?: string;
   images?: ReadonlyArray<{ mimeType: string; data: Buffer }>;
+  /**
+   * Outside content already in the question (an MCP prompt's messages, which the person chose but did not write):
+   * the turn starts tainted by these sources, as if a tool had returned them.
+   */
+  externalSources?: readonly string[];
   signal?: AbortSignal;
   /** Asks the person for high-risk calls (the terminal's y/N); default: the prompter of the origin's channel. */
   approve?: ApprovalHandler;
