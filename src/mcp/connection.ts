@@ -22,7 +22,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { fail, type AnyTool, type Risk, type ToolCallContext } from '../tools/types.js';
 import { cleanInputSchema, toToolResult } from './convert.js';
 import type { ResourceServer } from './resources.js';
-import { answerSampling, type SamplingDeps } from './sampling.js';
+import { answerSampling, refusal, type SamplingDeps } from './sampling.js';
 
 export type McpServerConfig = Config['tools']['mcp']['servers'][string];
 
@@ -164,10 +164,10 @@ export class McpConnection implements ResourceServer {
   private async sample(params: Parameters<typeof answerSampling>[1]['params'], signal: AbortSignal): Promise<CreateMessageResult> {
     const sampling = this.deps.sampling;
     const call = [...this.active.values()].at(-1);
-    if (!sampling) throw new McpError(ErrorCode.InvalidRequest, 'sampling is off');
+    if (!sampling) throw refusal(ErrorCode.InvalidRequest, 'sampling is off');
     if (!call) {
       this.log.warn(`mcp ${this.name}: sampling request outside any call refused`);
-      throw new McpError(ErrorCode.InvalidRequest, 'Familiar answers sampling requests only while it waits for one of this server\'s calls');
+      throw refusal(ErrorCode.InvalidRequest, 'Familiar answers sampling requests only while it waits for one of this server\'s calls');
     }
     return answerSampling(sampling, { server: this.name, params, conversationId: call.conversationId, maxTokens: this.config.sampling_max_tokens, signal, log: this.log });
   }

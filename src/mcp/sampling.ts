@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, type CreateMessageRequestParams, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CreateMessageRequestParams, type CreateMessageResult } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../errors.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
@@ -33,16 +33,16 @@ const SYSTEM = [
 /**
  * Answers one `sampling/createMessage` with the same LLM client turns use (its model and fallbacks): no tools are
  * offered, the server's system prompt and messages reach the model as outside content, the answer is capped at
- * `maxTokens`, and the tokens are counted against the daily budget. Refusals and failures throw McpError, which
- * the server receives as the request's error.
+ * `maxTokens`, and the tokens are counted against the daily budget. Refusals and failures throw `refusal` errors,
+ * which the server receives as the request's error.
  */
 export async function answerSampling(deps: SamplingDeps, request: SamplingRequest): Promise<CreateMessageResult> {
   const { params, server } = request;
   if (params.tools !== undefined && params.tools.length > 0) {
-    throw new McpError(ErrorCode.InvalidRequest, 'Familiar offers no tools to sampling requests; ask for text only');
+    throw refusal(ErrorCode.InvalidRequest, 'Familiar offers no tools to sampling requests; ask for text only');
   }
   const blocked = deps.checkBudget(request.conversationId);
-  if (blocked) throw new McpError(ErrorCode.InvalidRequest, `Familiar declined the sampling request: ${blocked}`);
+  if (blocked) throw refusal(ErrorCode.InvalidRequest, `Familiar declined the sampling request: ${blocked}`);
   const source = `MCP server ${server} (sampling request)`;
   const maxTokens = Math.max(1, Math.min(request.maxTokens, Math.floor(params.maxTokens)));
   const startedAt = Date.now();
@@ -64,11 +64,19 @@ export async function answerSampling(deps: SamplingDeps, request: SamplingReques
       stopReason: response.finishReason === 'length' ? 'maxTokens' : 'endTurn',
     };
   } catch (error) {
-    if (request.signal.aborted) throw new McpError(ErrorCode.RequestTimeout, 'the sampling request was cancelled');
+    if (request.signal.aborted) throw refusal(ErrorCode.RequestTimeout, 'the sampling request was cancelled');
     deps.record({ conversationId: request.conversationId, model: undefined, promptTokens: 0, completionTokens: 0, startedAt, endedAt: Date.now(), error: errorMessage(error) });
     request.log.warn({ err: error }, `mcp ${server}: sampling request failed`);
-    throw new McpError(ErrorCode.InternalError, `Familiar's model could not answer: ${errorMessage(error)}`);
+    throw refusal(ErrorCode.InternalError, `Familiar's model could not answer: ${errorMessage(error)}`);
   }
+}
+
+/**
+ * An error the SDK sends to the server as `{code, message}`. Not McpError: its message already carries the
+ * "MCP error -32600:" prefix, which the server's side would then show twice.
+ */
+export function refusal(code: ErrorCode, message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code });
 }
 
 type SamplingContent = CreateMessageRequestParams['messages'][number]['content'];
