@@ -15,8 +15,8 @@ describe('MCP prompts and progress on Telegram and Discord', () => {
 
   beforeAll(async () => {
     rig = await startChannelRig({
-      // Each call may go 2 s without a report: the 4 s operation below lives on its progress.
-      overrides: { tools: { mcp: { servers: { everything: { ...EVERYTHING, trust: 'low', timeout_s: 2, max_timeout_s: 60 } } } } },
+      // Each call may go 3 s without a report: the 5 s operations below live on their progress.
+      overrides: { tools: { mcp: { servers: { everything: { ...EVERYTHING, trust: 'low', timeout_s: 3, max_timeout_s: 60 } } } } },
     });
     await until(() => rig.app.commands.has('everything_args_prompt'), 'the prompts to appear');
   });
@@ -52,18 +52,18 @@ describe('MCP prompts and progress on Telegram and Discord', () => {
   });
 
   it('shows a long call\'s progress as one Telegram message, edited, not one per report', async () => {
-    rig.llm.script({ toolCalls: [{ name: LONG_CALL, arguments: { duration: 4, steps: 8 } }] }, { content: 'The operation finished.' });
+    rig.llm.script({ toolCalls: [{ name: LONG_CALL, arguments: { duration: 5, steps: 10 } }] }, { content: 'The operation finished.' });
     const before = rig.telegram.messagesTo(OWNER_TG).length;
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'run the long operation' });
     await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).find((message) => message.text === 'The operation finished.'), 20_000);
     const progress = rig.telegram.messagesTo(OWNER_TG).slice(before).filter((message) => message.text?.startsWith('⏳'));
     expect(progress).toHaveLength(1);
     const shown = [...progress[0]!.edits, progress[0]!.text ?? ''];
-    expect(shown[0]).toMatch(/^⏳ mcp:everything:trigger-long-running-operation — 1\/8 \(13%\)$/);
-    // Eight reports over 4 s, edited at most every 3 s: the first, then at most two edits.
+    expect(shown[0]).toMatch(/^⏳ mcp:everything:trigger-long-running-operation — 1\/10 \(10%\)$/);
+    // Ten reports over 5 s, edited at most every 3 s: the first, then at most two edits.
     expect(shown.length).toBeLessThanOrEqual(3);
     expect(progress[0]!.parse_mode).toBeUndefined();
-    // The call outlived its 2 s timeout on its progress reports.
+    // The call outlived its 3 s timeout on its progress reports.
     const toolMessage = rig.llm.requests.at(-1)?.body.messages.find((message) => message.role === 'tool');
     expect(String(toolMessage?.content)).toContain('Long running operation completed');
   });
@@ -74,7 +74,7 @@ describe('MCP prompts and progress on Telegram and Discord', () => {
     await rig.discord.waitFor(() => rig.discord.messagesIn(channelId).find((message) => message.content === 'Simple answered.'));
     expect(userTexts(rig.llm).at(-1)).toBe('This is a simple prompt without arguments.');
 
-    rig.llm.script({ toolCalls: [{ name: LONG_CALL, arguments: { duration: 3, steps: 6 } }] }, { content: 'Long one done.' });
+    rig.llm.script({ toolCalls: [{ name: LONG_CALL, arguments: { duration: 4, steps: 8 } }] }, { content: 'Long one done.' });
     const before = rig.discord.messagesIn(channelId).length;
     rig.discord.sendUserMessage({ userId: OWNER_DC, username: 'owner', content: 'go long', dm: true });
     await rig.discord.waitFor(() => rig.discord.messagesIn(channelId).find((message) => message.content === 'Long one done.'), 20_000);
