@@ -41,6 +41,8 @@ export class TelegramChannel implements ChannelAdapter {
   private stopped = false;
   private polling: Promise<void> | undefined;
   private readonly callbackListeners: Array<(ctx: Context) => void | Promise<void>> = [];
+  /** The command names last sent to setMyCommands. */
+  private menu = '';
 
   constructor(options: TelegramChannelOptions) {
     this.options = options;
@@ -140,6 +142,7 @@ export class TelegramChannel implements ChannelAdapter {
       .filter(([name]) => COMMAND_NAME.test(name))
       .slice(0, 100)
       .map(([command, { description }]) => ({ command, description: description.slice(0, 256) || command }));
+    this.menu = commands.map((command) => command.command).join(' ');
     try {
       await this.bot.api.setMyCommands(commands);
     } catch (error) {
@@ -147,9 +150,21 @@ export class TelegramChannel implements ChannelAdapter {
     }
   }
 
+  /**
+   * The command list changes while the daemon runs (MCP prompts come and go with their servers): the menu is set
+   * again, in the background, when a message arrives and the names differ from the last ones sent.
+   */
+  private syncCommands(): void {
+    const names = [...this.options.commands.keys()].filter((name) => COMMAND_NAME.test(name)).slice(0, 100).join(' ');
+    if (names === this.menu) return;
+    this.menu = names;
+    this.registerCommands().catch((error: unknown) => this.log.debug({ err: error }, 'telegram: command menu not updated'));
+  }
+
   private onMessage(ctx: Context): void {
     const message = ctx.message;
     if (!this.accepting || !message?.from || message.from.is_bot) return;
+    this.syncCommands();
     const isDirect = message.chat.type === 'private';
     const rawText = message.text ?? message.caption ?? '';
     const entities = message.entities ?? message.caption_entities ?? [];

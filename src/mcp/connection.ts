@@ -68,6 +68,7 @@ export class McpConnection implements ResourceServer {
   private closed = false;
   /** This server's calls in flight (tool calls, resource reads), newest last: sampling is attributed to them. */
   private readonly active = new Map<string, { conversationId: string }>();
+  private calls = 0;
   /** Reconnect after failures only once the daemon runs (`start`), not for one-off commands. */
   autoReconnect = false;
   state: ConnectionState = 'idle';
@@ -113,7 +114,8 @@ export class McpConnection implements ResourceServer {
   }
 
   async during<T>(ctx: Pick<ToolCallContext, 'callId' | 'conversationId'>, work: () => Promise<T>): Promise<T> {
-    const key = `${ctx.callId}/${Math.random()}`;
+    this.calls += 1;
+    const key = `${ctx.callId}/${this.calls}`;
     this.active.set(key, { conversationId: ctx.conversationId });
     try {
       return await work();
@@ -252,15 +254,20 @@ export class McpConnection implements ResourceServer {
     return tools;
   }
 
+  /** Its prompts; a server whose prompt list fails still serves its tools (the failure is logged). */
   private async listPrompts(client: Client): Promise<Prompt[]> {
     if (!client.getServerCapabilities()?.prompts) return [];
     const prompts: Prompt[] = [];
     let cursor: string | undefined;
-    for (let page = 0; page < LIST_PAGES; page += 1) {
-      const result = await client.listPrompts(cursor ? { cursor } : {}, { timeout: this.timeoutMs });
-      prompts.push(...result.prompts);
-      cursor = result.nextCursor;
-      if (!cursor) break;
+    try {
+      for (let page = 0; page < LIST_PAGES; page += 1) {
+        const result = await client.listPrompts(cursor ? { cursor } : {}, { timeout: this.timeoutMs });
+        prompts.push(...result.prompts);
+        cursor = result.nextCursor;
+        if (!cursor) break;
+      }
+    } catch (error) {
+      this.log.warn({ err: error }, `mcp ${this.name}: its prompts could not be listed; they are left out`);
     }
     return prompts;
   }

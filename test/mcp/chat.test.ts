@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { startOpenAiServer } from '../fakes/openai-server.js';
 import { writeTestConfig, tempDir } from '../helpers/app.js';
+import { captureIo } from '../helpers/io.js';
 import { OWNER_DC, OWNER_TG, startChannelRig, userTexts, type ChannelRig } from '../helpers/channels.js';
 import { EVERYTHING, until } from '../helpers/mcp.js';
 
@@ -49,6 +50,9 @@ describe('MCP prompts and progress on Telegram and Discord', () => {
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: '/prompts' });
     const prompts = await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).find((message) => message.text?.startsWith('Prompts of the MCP servers')));
     expect(prompts.text).toContain('/everything_resource_prompt resourceType=… resourceId=…');
+    // The bot's command menu was set before the server connected; a message since has brought it up to date.
+    await rig.telegram.waitFor(() => rig.telegram.commands.find((command) => command.command === 'everything_args_prompt'));
+    expect(rig.telegram.commands.map((command) => command.command)).toEqual(expect.arrayContaining(['help', 'prompts', 'everything_simple_prompt']));
   });
 
   it('shows a long call\'s progress as one Telegram message, edited, not one per report', async () => {
@@ -115,6 +119,23 @@ describe('MCP prompts and progress in familiar chat', () => {
       expect(out).toContain('familiar> Weather noted.');
       expect(out).toMatch(/⏳ mcp:everything:trigger-long-running-operation — 1\/2 \(50%\)/);
       expect(out).toContain('familiar> Done long.');
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('prints progress of familiar ask on stderr, leaving stdout to the answer', async () => {
+    const fake = await startOpenAiServer();
+    try {
+      const configPath = writeTestConfig(tempDir(), fake, {
+        llm: { api_key: fake.apiKey },
+        tools: { mcp: { servers: { everything: { ...EVERYTHING, trust: 'low' } } } },
+      });
+      fake.script({ toolCalls: [{ name: LONG_CALL, arguments: { duration: 1, steps: 2 } }] }, { content: 'Asked and done.' });
+      const io = captureIo();
+      expect(await runCli(['ask', '--config', configPath, '--log-level', 'silent', 'run the long one'], io)).toBe(0);
+      expect(io.out()).toBe('Asked and done.\n');
+      expect(io.err()).toMatch(/⏳ mcp:everything:trigger-long-running-operation — 1\/2 \(50%\)/);
     } finally {
       await fake.close();
     }
