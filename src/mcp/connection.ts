@@ -47,6 +47,7 @@ interface RemoteTool {
 }
 
 const LIST_PAGES = 50;
+const CONNECT_MS = 30_000;
 const VERSION = '0.1.0';
 
 /**
@@ -188,7 +189,8 @@ export class McpConnection implements ResourceServer {
     client.onerror = (error) => this.log.debug({ err: error }, 'mcp transport error');
     this.current = client;
     try {
-      await client.connect(transport, { timeout: this.timeoutMs });
+      // Starting a server (`npx -y …` may download it) is slower than a call: at least 30 s, whatever timeout_s says.
+      await client.connect(transport, { timeout: Math.max(this.timeoutMs, CONNECT_MS) });
       const remote = await this.listTools(client);
       const prompts = await this.listPrompts(client);
       if (this.closed || this.current !== client) return;

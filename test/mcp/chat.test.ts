@@ -11,7 +11,8 @@ import { EVERYTHING, until } from '../helpers/mcp.js';
 
 const LONG_CALL = 'mcp__everything__trigger-long-running-operation';
 
-describe('MCP prompts and progress on Telegram and Discord', () => {
+// Generous limits: these spawn a server and run multi-second calls, on machines that may be busy.
+describe('MCP prompts and progress on Telegram and Discord', { timeout: 90_000 }, () => {
   let rig: ChannelRig;
 
   beforeAll(async () => {
@@ -19,7 +20,7 @@ describe('MCP prompts and progress on Telegram and Discord', () => {
       // Each call may go 3 s without a report: the 5 s operations below live on their progress.
       overrides: { tools: { mcp: { servers: { everything: { ...EVERYTHING, trust: 'low', timeout_s: 3, max_timeout_s: 60 } } } } },
     });
-    await until(() => rig.app.commands.has('everything_args_prompt'), 'the prompts to appear');
+    await until(() => rig.app.commands.has('everything_args_prompt'), 'the prompts to appear', 60_000);
   });
 
   afterAll(async () => {
@@ -88,7 +89,7 @@ describe('MCP prompts and progress on Telegram and Discord', () => {
   });
 });
 
-describe('MCP prompts and progress in familiar chat', () => {
+describe('MCP prompts and progress in familiar chat', { timeout: 90_000 }, () => {
   it('lists prompts in /help, runs a prompt command as the question and prints each progress report', async () => {
     const fake = await startOpenAiServer();
     try {

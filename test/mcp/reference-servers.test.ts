@@ -202,7 +202,7 @@ describe('prompts of server-everything as chat commands', () => {
   });
 });
 
-describe('progress of a long call (trigger-long-running-operation)', () => {
+describe('progress of a long call (trigger-long-running-operation)', { timeout: 90_000 }, () => {
   let rig: Rig;
   beforeAll(async () => {
     // Each call may go 3 s without a report (connecting too, which is slow on a busy machine); the operation below
