@@ -7,7 +7,6 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
-  McpError,
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
   type ClientCapabilities,
@@ -19,8 +18,8 @@ import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { fail, type AnyTool, type Risk, type ToolCallContext } from '../tools/types.js';
-import { cleanInputSchema, toToolResult } from './convert.js';
+import type { Risk, ToolCallContext } from '../tools/types.js';
+import { mcpTool, type RemoteTool } from './tool.js';
 import type { ResourceServer } from './resources.js';
 import { answerSampling, refusal, type SamplingDeps } from './sampling.js';
 
@@ -37,13 +36,6 @@ export interface ConnectionDeps {
   sampling?: SamplingDeps;
   /** Called when the connection's prompts or its resources capability change (connected, lost, re-listed). */
   changed(): void;
-}
-
-interface RemoteTool {
-  name: string;
-  description?: string;
-  title?: string;
-  inputSchema?: unknown;
 }
 
 const LIST_PAGES = 50;
@@ -123,6 +115,11 @@ export class McpConnection implements ResourceServer {
     } finally {
       this.active.delete(key);
     }
+  }
+
+  /** True while `client` is this server's live connection (a tool made for an older one answers "not connected"). */
+  isLive(client: Client): boolean {
+    return this.current === client && this.state === 'connected';
   }
 
   /** Connects unless connected or connecting; resolves when this attempt is over (never throws). */
@@ -279,56 +276,12 @@ export class McpConnection implements ResourceServer {
     for (const tool of remote) {
       const canonical = `mcp:${this.name}:${tool.name}`;
       try {
-        this.deps.tools.register(this.toNative(canonical, tool, client));
+        this.deps.tools.register(mcpTool(this, canonical, tool, client));
         this.registered.push(canonical);
       } catch (error) {
         this.log.warn({ err: error, tool: canonical }, 'mcp tool not registered');
       }
     }
-  }
-
-  private toNative(canonical: string, tool: RemoteTool, client: Client): AnyTool {
-    const server = this.name;
-    const timeoutMs = this.timeoutMs;
-    const maxTimeoutMs = Math.max(timeoutMs, this.config.max_timeout_s * 1000);
-    const source = `MCP server ${server} (tool ${tool.name})`;
-    return {
-      name: canonical,
-      group: `mcp:${server}`,
-      description: `[MCP ${server}] ${(tool.description ?? tool.title ?? tool.name).slice(0, 1000)}`,
-      parameters: cleanInputSchema(tool.inputSchema),
-      risk: this.risk,
-      external: true,
-      timeoutMs,
-      maxTimeoutMs,
-      execute: async (params: Record<string, unknown>, ctx) => {
-        if (this.current !== client || this.state !== 'connected') {
-          return fail(`The MCP server ${server} is not connected right now (it is being reconnected); try again later or do without it.`);
-        }
-        try {
-          const result = await this.during(ctx, () => client.callTool({ name: tool.name, arguments: params }, undefined, {
-            signal: ctx.signal,
-            // Progress keeps a long call alive (the registry moves its deadline the same way), up to the cap.
-            timeout: timeoutMs,
-            resetTimeoutOnProgress: true,
-            maxTotalTimeout: maxTimeoutMs,
-            onprogress: (progress) => ctx.emit({
-              type: 'progress',
-              progress: progress.progress,
-              ...(progress.total !== undefined ? { total: progress.total } : {}),
-              ...(typeof progress.message === 'string' && progress.message !== '' ? { message: progress.message.slice(0, 300) } : {}),
-            }),
-          }));
-          return toToolResult(canonical, source, result, ctx.config.tools.output_chars);
-        } catch (error) {
-          if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-            return fail(`${canonical} timed out: ${errorMessage(error)}. Try a smaller task.`);
-          }
-          if (error instanceof McpError) return fail(`${canonical} failed: ${errorMessage(error)}. Check the arguments against its schema.`);
-          return fail(`${canonical} could not be reached: ${errorMessage(error)}`);
-        }
-      },
-    };
   }
 
   private withdraw(): void {

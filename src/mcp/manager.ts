@@ -138,7 +138,8 @@ export class McpManager {
       description: `${oneLine(prompt.description ?? prompt.title ?? prompt.name, 150)} (MCP ${server} prompt${args.length > 0 ? `; ${args.join(' ')}` : ''})`,
       run: async ({ args: text, conversationId }) => {
         const client = connection.connectedClient();
-        if (!client || !connection.prompts.includes(prompt)) return `The MCP server ${server} is not connected right now; try /${command} again later.`;
+        if (!client) return `The MCP server ${server} is not connected right now; try /${command} again later.`;
+        if (!connection.prompts.some((offered) => offered.name === prompt.name)) return `${server} no longer offers the prompt ${prompt.name}; /prompts lists what it has now.`;
         const parsed = parsePromptArguments(text, prompt);
         if (!parsed.success) return `${parsed.error}\n${promptHelp(command, prompt)}`;
         try {
