@@ -271,6 +271,17 @@ describe('sampling, elicitation and roots', () => {
     expect(usage.turns).toBe(0);
   });
 
+  it('answers sampling through the fallback model when the primary one fails, as turns do', async () => {
+    t = await makeTestApp(fake, { llm: { fallback_models: ['gpt-backup'] }, tools: { mcp: { servers: { everything: { ...EVERYTHING, trust: 'low' } } } } }, tempDir(), { mode: 'command' });
+    await t.app.mcp?.connectNow();
+    const before = fake.requests.length;
+    fake.script({ status: 404, error: 'no such model' }, { content: 'from the backup' });
+    const outcome = await execute('mcp:everything:trigger-sampling-request', { prompt: 'hello' });
+    expect(outcome.result.output).toContain('from the backup');
+    expect(outcome.result.output).toMatch(/"model": "gpt-backup"/);
+    expect(fake.requests.slice(before).map((request) => request.body.model)).toEqual(['gpt-test', 'gpt-backup']);
+  });
+
   it('declines sampling once the daily budget is spent, and hides sampling tools when sampling: false', async () => {
     t = await makeTestApp(fake, {
       llm: { daily_token_budget: 10 },
