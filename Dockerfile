@@ -36,9 +36,10 @@ WORKDIR /app
 COPY --from=build /build/package.json /build/config.example.yaml ./
 COPY --from=build /build/node_modules ./node_modules
 COPY --from=build /build/dist ./dist
-# Starter memory and skills, and the data folder: writable by the daemon (bind mounts replace them).
-COPY --from=build --chown=1000:1000 /build/memory ./memory
-COPY --from=build --chown=1000:1000 /build/skills ./skills
+# The starter memory and bundled skills: read-only seeds, copied into data/ on first use (data/memory, data/skills).
+COPY --from=build /build/memory ./memory
+COPY --from=build /build/skills ./skills
+# The data folder: the person's (a bind mount replaces it); writable by uid 1000 when it is a fresh volume.
 RUN mkdir -p data && chown 1000:1000 data
 # Uid 1000: the official node images' `node` user (scripts/build-node-base-image.sh makes the same).
 USER 1000:1000

@@ -59,6 +59,14 @@ const SCRIPTS = [
     ],
   },
   {
+    name: 'redaction', timeoutS: 300,
+    rows: (r) => [
+      ['log line, CPU time (no secrets / 5 secrets)', `${f(r.log_line_us_no_secrets, 2)} / ${f(r.log_line_us_5_secrets, 2)} µs`],
+      ['child logger, CPU time (no secrets / 5 secrets)', `${f(r.child_logger_us_no_secrets, 2)} / ${f(r.child_logger_us_5_secrets, 2)} µs`],
+      ['redacting a 16 KB tool output (5 secrets)', `${f(r.tool_output_16kb_us_5_secrets, 1)} µs`],
+    ],
+  },
+  {
     name: 'email', timeoutS: 300,
     rows: (r) => [
       ['email, first list (STARTTLS + login + fetch 20)', `${f(r.firstListMs)} ms`],

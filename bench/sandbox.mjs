@@ -1,6 +1,7 @@
 // Sandbox latency on the real Docker engine, side by side: sandbox_exec of `true` and of a short python command
 // on a warm pooled container (through the tool registry), against a cold create+start+exec+remove per call with
-// the same hardening; then the time to the first call after the daemon starts with pool_size 2.
+// the same hardening; the file tools' write and read; then the time to the first call after the daemon starts with
+// pool_size 2.
 // Usage: npm run build && node bench/sandbox.mjs [image] [--json]     (default familiar-sandbox:test; needs a Docker engine)
 import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
@@ -61,6 +62,15 @@ for (let index = 0; index < CALLS; index += 1) {
 }
 const warmPython = await times(CALLS, () => exec(app, 'warm', PYTHON));
 
+// The file tools on the host side: each call opens the workspace and walks the path through pinned folders.
+const tool = async (name, args) => {
+  const outcome = await app.tools.execute({ name, arguments: args, conversationId: 'warm', turnId: 'bench', origin });
+  if (!outcome.result.success) throw new Error(outcome.result.output);
+};
+const KB = 'x'.repeat(1023) + '\n';
+const fileWrite = await times(CALLS, (index) => tool('write', { path: `bench/deep/file-${index % 5}.txt`, content: KB }));
+const fileRead = await times(CALLS, (index) => tool('read', { path: `bench/deep/file-${index % 5}.txt` }));
+
 // Cold: a container per call (create, start, exec, force-remove), same limits and mount.
 const workspace = await pool.workspaces.ensure('cold');
 const cold = (command) => () => pool.runOneOff(workspace, { cmd: ['/bin/bash', '-c', command], timeoutMs: 30_000, network: 'none' });
@@ -95,7 +105,7 @@ const stats = (values) => ({ p50: percentile(values, 50), p95: percentile(values
 if (process.argv.includes('--json')) {
   console.log(JSON.stringify({
     image: IMAGE, calls: CALLS, warmTrue: stats(warmTrue), poolTrue: stats(poolTrue), rawTrue: stats(rawTrue), coldTrue: stats(coldTrue),
-    warmPython: stats(warmPython), coldPython: stats(coldPython), freshHandOver: stats(fresh), firstCallAfterStart: stats(firstCall), poolReady: stats(poolReady),
+    warmPython: stats(warmPython), fileWrite: stats(fileWrite), fileRead: stats(fileRead), coldPython: stats(coldPython), freshHandOver: stats(fresh), firstCallAfterStart: stats(firstCall), poolReady: stats(poolReady),
   }));
   process.exit(0);
 }
@@ -107,6 +117,8 @@ console.log(table([
   row('cold `true` (create+start+exec+remove)', coldTrue),
   row(`warm ${PYTHON}`, warmPython),
   row(`cold ${PYTHON}`, coldPython),
+  row('write 1 KB, bench/deep/ (file tool)', fileWrite),
+  row('read the same file (file tool)', fileRead),
   row('new conversation, warm hand-over, `true`', fresh),
   row('first call after start (createDaemon+start+call)', firstCall),
   row('pool of 2 warm after start', poolReady),

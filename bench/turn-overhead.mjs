@@ -1,7 +1,10 @@
 // Per-turn overhead of the agent loop against an in-process instant LLM, throughput across 64 concurrent
 // conversations, RSS over 10 000 turns, and cold start / idle RSS of `familiar start` with no channels.
-// Usage: npm run build && node bench/turn-overhead.mjs [--json]
+// Usage: npm run build && node --expose-gc bench/turn-overhead.mjs [--json] [--log-level debug]
+// --log-level: the in-process app logs at that level (JSON, into a null stream, with three configured secrets), so
+// the cost of logging and redaction on every turn is measured; the default `silent` logs nothing.
 import { writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import path from 'node:path';
 import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
@@ -29,12 +32,17 @@ function instantLlm() {
   };
 }
 
+const levelFlag = process.argv.indexOf('--log-level');
+const logLevel = levelFlag === -1 ? 'silent' : (process.argv[levelFlag + 1] ?? 'silent');
+const BENCH_SECRETS = ['sk-bench-0123456789abcdef', 'tg-123456:bench-token-value', 'p@ss"word\\bench'];
+
 async function buildApp() {
   const dir = tempDir();
-  const configPath = writeConfig(dir, { data_dir: './data', memory_dir: './memory', timezone: 'Europe/Paris', log: { level: 'silent' }, agent: { max_concurrent_turns: 64 } });
+  const configPath = writeConfig(dir, { data_dir: './data', memory_dir: './memory', timezone: 'Europe/Paris', log: { level: logLevel }, agent: { max_concurrent_turns: 64 } });
   writeFileSync(path.join(dir, 'memory', 'profile.md'), '# Profile\n- Name: Ada\n- Likes: tea, chess\n');
   const loaded = loadConfig({ configPath, env: {} });
-  const log = createLogger({ level: 'silent', format: 'json', secrets: [] });
+  const sink = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+  const log = createLogger({ level: logLevel, format: 'json', secrets: logLevel === 'silent' ? [] : BENCH_SECRETS, destination: sink });
   return createDaemon({ loaded, log, llm: instantLlm(), mode: 'daemon' });
 }
 

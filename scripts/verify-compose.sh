@@ -3,7 +3,8 @@
 # project's build files, a minimal config.yaml and .env, and data/ memory/ skills/ owned by uid 1000,
 # `docker compose up -d --build` (or docker-compose v1), wait until the file's healthcheck says healthy,
 # run `familiar status` and `familiar doctor` through `compose exec`, check uid 1000, restart policy,
-# init, group_add and the Docker socket, then `compose stop` and expect exit code 0, then `compose down`.
+# init, that the Docker socket is NOT mounted (only docker-compose.sandbox.yml mounts it; its merged config is
+# checked too), then `compose stop` and expect exit code 0, then `compose down`.
 # No LLM is reachable or needed: doctor's LLM line fails ("no API key"), every other line must pass.
 # Not part of `npm test` (minutes: the image build).
 #
@@ -97,9 +98,11 @@ else
     [ -e "$repo/$path" ] && (cd "$repo" && cp -R --parents "$path" "$work/")
   done
 fi
-for file in docker-compose.yml Dockerfile .dockerignore; do
+for file in docker-compose.yml docker-compose.sandbox.yml Dockerfile .dockerignore; do
   cp "$repo/$file" "$work/$file"
 done
+# The sandbox image's build context (docker-compose.sandbox.yml builds it; the main image does not need it).
+(cd "$repo" && cp -R --parents docker/sandbox "$work/")
 [ -f "$work/package.json" ] && [ -d "$work/src" ] || die "the copied project has no package.json or src/"
 
 # The one change to the file under test: the image tag, so the run never replaces a real familiar:latest.
@@ -113,8 +116,6 @@ EOF
 cat >"$work/config.yaml" <<'EOF'
 # Minimal config for scripts/verify-compose.sh: config.example.yaml's defaults, no channels.
 data_dir: ./data
-memory_dir: ./memory
-skills_dir: ./skills
 log:
   level: info
   format: json
@@ -124,16 +125,17 @@ llm:
   model: gpt-4o-mini
 http:
   listen: ${FAMILIAR_HTTP_LISTEN}
-  token: ${FAMILIAR_HTTP_TOKEN}
+  token: ${FAMILIAR_HTTP_TOKEN:-}
 EOF
 cat >"$work/.env" <<EOF
-# Written by scripts/verify-compose.sh: no secrets; the host's docker group for the socket.
+# Written by scripts/verify-compose.sh: no secrets; what familiar init writes for Compose (run as root here).
 OPENAI_API_KEY=
 FAMILIAR_HTTP_TOKEN=
-DOCKER_GID=$docker_gid
+FAMILIAR_UID=1000
+FAMILIAR_GID=1000
 EOF
-mkdir -p "$work/data" "$work/memory" "$work/skills"
-priv chown -R 1000:1000 "$work/data" "$work/memory" "$work/skills" || die "cannot chown data/ memory/ skills/ to 1000:1000 (run as root or with sudo)"
+mkdir -p "$work/data"
+priv chown -R 1000:1000 "$work/data" || die "cannot chown data/ to 1000:1000 (run as root or with sudo)"
 
 phase "${COMPOSE[*]} ($compose_version) -p $project up -d --build (FAMILIAR_BUILD_IMAGE=$FAMILIAR_BUILD_IMAGE FAMILIAR_NODE_IMAGE=$FAMILIAR_NODE_IMAGE)"
 compose config -q 2>"$work/config.log" || { cat "$work/config.log" >&2; die "${COMPOSE[*]} rejects docker-compose.yml"; }
@@ -175,14 +177,14 @@ doctor_code=$?
 set -e
 echo "$doctor_out" | sed 's/^/  | /' >&2
 say "doctor exited $doctor_code (1 expected: no LLM key)"
-for line in '✓ config: /app/config.yaml' '✓ data_dir: /app/data writable' '✓ memory_dir: /app/memory writable' \
-  '✓ skills_dir: /app/skills writable' '✓ database: integrity ok'; do
+for line in '✓ config: /app/config.yaml' '✓ data_dir: /app/data writable' '✓ memory_dir: /app/data/memory writable' \
+  '✓ skills_dir: /app/data/skills writable' '✓ database: integrity ok' '✓ skills: 2 skill(s) in /app/data/skills'; do
   echo "$doctor_out" | grep -qF -- "$line" || die "doctor has no line \"$line\""
 done
 other_failures=$(echo "$doctor_out" | grep '^✗' | grep -v '^✗ llm: ' || true)
 [ -z "$other_failures" ] || die "doctor failed on more than the LLM: $other_failures"
 
-phase "user, restart policy, init, docker group and socket"
+phase "user, restart policy, init, no Docker socket"
 user=$(compose exec -T familiar id -u | tr -d '\r')
 [ "$user" = 1000 ] || die "the daemon runs as uid $user, not 1000"
 restart=$(docker inspect -f '{{.HostConfig.RestartPolicy.Name}}' "$container")
@@ -190,13 +192,16 @@ restart=$(docker inspect -f '{{.HostConfig.RestartPolicy.Name}}' "$container")
 [ "$(docker inspect -f '{{.HostConfig.Init}}' "$container")" = true ] || die "init: true did not reach the container"
 pid1=$(compose exec -T familiar cat /proc/1/comm | tr -d '\r')
 [ "$pid1" != node ] || die "node is PID 1: no init in front of it"
-groups=$(compose exec -T familiar id -G | tr -d '\r')
-case " $groups " in *" $docker_gid "*) ;; *) die "uid 1000's groups ($groups) lack the docker group $docker_gid (group_add)" ;; esac
-compose exec -T familiar node -e '
-  require("node:http").get({ socketPath: "/var/run/docker.sock", path: "/_ping" }, (res) => process.exit(res.statusCode === 200 ? 0 : 1))
-    .on("error", (error) => { console.error(String(error)); process.exit(1); });' \
-  || die "uid 1000 cannot use /var/run/docker.sock in the container"
-say "uid $user, groups $groups, restart $restart, init true (PID 1: $pid1), Docker socket answers"
+if compose exec -T familiar test -e /var/run/docker.sock; then die "the Docker socket is mounted without docker-compose.sandbox.yml"; fi
+say "uid $user, restart $restart, init true (PID 1: $pid1), no Docker socket"
+
+phase "docker-compose.sandbox.yml: merged config (socket, same-path data, group, sandbox image build)"
+sandbox_config=$(cd "$work" && env FAMILIAR_HOST_DIR="$work" DOCKER_GID="$docker_gid" FAMILIAR_BUILD_IMAGE="$FAMILIAR_BUILD_IMAGE" FAMILIAR_NODE_IMAGE="$FAMILIAR_NODE_IMAGE" \
+  "${COMPOSE[@]}" -p "$project-sandbox" -f docker-compose.yml -f docker-compose.sandbox.yml config) || die "compose rejects docker-compose.sandbox.yml"
+for expected in '/var/run/docker.sock' "$work/data" 'FAMILIAR_DATA_DIR' 'familiar-sandbox:latest' 'service_completed_successfully' "$docker_gid"; do
+  echo "$sandbox_config" | grep -qF -- "$expected" || die "the merged sandbox config lacks $expected"
+done
+say "the sandbox override mounts the socket, gives data its host path ($work/data) and builds familiar-sandbox:latest"
 
 phase "compose stop (SIGTERM through init) and the exit code"
 compose stop -t 30 familiar >/dev/null 2>&1 || die "compose stop failed"

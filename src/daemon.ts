@@ -28,6 +28,7 @@ import type { McpManager } from './mcp/manager.js';
 import type { McpPart } from './mcp/part.js';
 import type { SamplingDeps } from './mcp/sampling.js';
 import { createMemoryPart } from './memory/part.js';
+import { createNotesPart } from './notes/part.js';
 import type { MemoryHistory } from './memory/history.js';
 import type { MemoryStore } from './memory/store.js';
 import type { ChatCommand, ChatCommands, Part } from './part.js';
@@ -39,6 +40,8 @@ import { createSkillsPart } from './skills/part.js';
 import type { SkillService } from './skills/service.js';
 import type { Resolver } from './tools/http/fetch-guarded.js';
 import { ToolRegistry } from './tools/registry.js';
+import { ProvenanceLabels } from './trust/labels.js';
+import { checkEffects } from './trust/policy.js';
 import { createWebPart } from './tools/web/part.js';
 import { createDelivery } from './turns/delivery.js';
 import { createTurns, type Turns } from './turns/turns.js';
@@ -107,20 +110,23 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const db = openDatabase(config.data_dir);
   const clock = new ZonedClock(config.timezone);
-  const memory = createMemoryPart({ memoryDir: config.memory_dir, db, log });
+  // Labels on what outlives a turn (memory files, skills) made while outside content was in play.
+  const labels = new ProvenanceLabels(db);
+  const memory = createMemoryPart({ memoryDir: config.memory_dir, db, log, labels });
 
   const llmReady = options.llm !== undefined || llmConfigured(config.llm);
   const llm = options.llm ?? createLlmClient({ config: config.llm, log: log.child({ component: 'llm' }) });
-  if (!llmReady) log.info('llm: no llm.api_key set for api.openai.com; turns will fail until OPENAI_API_KEY (or llm.api_key) is set');
 
   const tools = new ToolRegistry({
     defaultTimeoutMs: config.tools.timeout_s * 1000,
     timeouts: config.tools.timeouts,
     outputChars: config.tools.output_chars,
     audit: createAuditWriter(db),
+    // In a turn that holds outside content: who gave a call its destination decides whether the person is asked.
+    provenanceGate: checkEffects,
   });
 
-  const conversations = new ConversationStore(db);
+  const conversations = new ConversationStore(db, { secrets: loaded.secrets });
   const usage = createUsagePart({ config, db, ...(options.now ? { now: options.now } : {}) });
   const agent = new Agent({
     config, db, llm, tools, memory: memory.store, conversations, clock, log: log.child({ component: 'agent' }), gates: [usage.gate],
@@ -154,10 +160,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const web = createWebPart({ config, log, ...(options.resolve ? { resolve: options.resolve } : {}) });
   const email = config.tools.email
-    ? await import('./tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir, log }))
+    ? await import('./tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir, log, workspaces: sandbox.sandbox?.workspaces }))
     : (log.info('email: no tools.email section; the email tool is off'), undefined);
   const skills = createSkillsPart({
-    config, db, clock, log, tools, llm, sandbox: sandbox.sandbox, startTurn: turns.start, delivery,
+    config, db, clock, log, tools, llm, sandbox: sandbox.sandbox, startTurn: turns.start, delivery, labels,
     scheduler: scheduler.scheduler, baseDir: configDir,
   });
   const mcp = await createMcpPart(config, tools, log, {
@@ -165,10 +171,28 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     checkBudget: (conversationId) => usage.gate({ conversationId, source: 'sampling' }),
     record: (call) => usage.record({ ...call, source: 'sampling' }),
   });
+  const notes = createNotesPart({
+    memory: memory.store, db, log: log.child({ component: 'notes' }), timeZone: config.timezone, http: config.tools.http,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+    scheduler: scheduler.scheduler,
+    deliver: (target, text) => channels.deliver(target, { text }),
+    ...(config.scheduler.default_chat !== undefined ? { defaultChat: config.scheduler.default_chat } : {}),
+    channelWaitMs: mode === 'daemon' ? CHANNEL_WAIT_MS : 0,
+    ...(email ? { mail: email.recent } : {}),
+    ...(llmReady ? { llm } : {}),
+    conversation: {
+      converse: async ({ text, origin, conversationId }) => {
+        const result = await turns.start({ text, origin, conversationId, source: origin.channel === 'cli' ? 'cli' : 'chat' });
+        return { text: result.text };
+      },
+      lastAnswer: (conversationId) => conversations.lastAnswer(conversationId),
+      remember: (conversationId, turnId, messages, sources) => conversations.append(conversationId, turnId, messages, undefined, sources),
+    },
+  });
 
   // Parts in start order; each one's tools and chat commands are registered before anything starts.
-  const early: Part[] = [memory.part, usage.part, ...(mcp ? [mcp.part] : []), web, ...(email ? [email] : []), ...(sandbox.part ? [sandbox.part] : [])];
-  const late: Part[] = [scheduler.part, skills.part];
+  const early: Part[] = [memory.part, usage.part, ...(mcp ? [mcp.part] : []), web, ...(email ? [email.part] : []), ...(sandbox.part ? [sandbox.part] : [])];
+  const late: Part[] = [scheduler.part, skills.part, notes];
   // MCP prompts come and go with their servers: looked up live, after every fixed command.
   const commands = mcp ? layeredMap([collectCommands([...early, ...late]), mcp.prompts]) : collectCommands([...early, ...late]);
   for (const part of [...early, ...late]) for (const tool of part.tools ?? []) tools.register(tool);
@@ -184,6 +208,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   if (mode === 'daemon') {
     const channelsPart = await import('./channels/part.js').then(({ createChannelsPart }) => createChannelsPart({
       config, db, log, hub: channels, startTurn: turns.start, conversations, commands, approvals, turns, startedAt,
+      workspaces: sandbox.sandbox?.workspaces,
     }));
     router = channelsPart.router;
     chats.push(...channelsPart.parts);

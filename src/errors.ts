@@ -11,21 +11,48 @@ export class AppError extends Error {
   }
 }
 
-/** A bad or missing config value. The CLI exits with status 2 and prints `message` alone. */
+/** One thing wrong in the config: the key path (empty for the file as a whole) and what is wrong with it. */
+export interface ConfigProblem {
+  keyPath: string;
+  reason: string;
+}
+
+/**
+ * A bad or missing config value — or several, found together. The CLI exits with status 2 and prints `message`
+ * alone: one line per problem, `config: <key path>: <reason>`.
+ */
 export class ConfigError extends AppError {
   readonly keyPath: string;
-  constructor(keyPath: string, reason: string, options?: { cause?: unknown }) {
-    super('CONFIG_INVALID', `config: ${keyPath || '(root)'}: ${reason}`, options);
+  readonly problems: readonly ConfigProblem[];
+  constructor(keyPath: string, reason: string, options?: { cause?: unknown; more?: readonly ConfigProblem[] }) {
+    const problems = [{ keyPath, reason }, ...(options?.more ?? [])];
+    super('CONFIG_INVALID', problems.map(formatProblem).join('\n'), options);
     this.keyPath = keyPath;
+    this.problems = problems;
+  }
+
+  /** All the problems in one error (at least one). */
+  static of(problems: readonly ConfigProblem[], options?: { cause?: unknown }): ConfigError {
+    const [first, ...more] = problems;
+    return new ConfigError(first?.keyPath ?? '', first?.reason ?? 'invalid', { ...options, more });
   }
 }
 
-/** The LLM provider failed after retries and fallbacks. */
+function formatProblem(problem: ConfigProblem): string {
+  return problem.keyPath ? `config: ${problem.keyPath}: ${problem.reason}` : `config: ${problem.reason}`;
+}
+
+/**
+ * The LLM provider failed after retries and fallbacks. `transient` says whether waiting can help (rate limit,
+ * server error, timeout); otherwise the message says what to check (the key, the URL, the model).
+ */
 export class LlmError extends AppError {
   readonly status: number | undefined;
-  constructor(message: string, status: number | undefined, options?: { cause?: unknown }) {
+  readonly transient: boolean;
+  constructor(message: string, status: number | undefined, options?: { cause?: unknown; transient?: boolean }) {
     super('LLM_FAILED', message, options);
     this.status = status;
+    this.transient = options?.transient ?? false;
   }
 }
 

@@ -1,12 +1,17 @@
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { createRedactor, redactorFor } from './lib/redaction.js';
+import { AppError } from './errors.js';
 
 export type { Logger } from 'pino';
 
 export interface CreateLoggerOptions {
   level: string;
   format: 'auto' | 'json' | 'pretty';
-  /** Secret values from config: replaced by [REDACTED] in every line, whatever key they sit under. */
+  /**
+   * Secret values from config: replaced by [REDACTED] in every line, whatever key they sit under, in every form
+   * `redaction.ts` knows (JSON-escaped, URL-encoded, base64).
+   */
   secrets: readonly string[];
   /** Defaults to stderr so that `familiar ask` keeps stdout for the reply. */
   destination?: DestinationStream;
@@ -21,29 +26,89 @@ export const REDACT_PATHS = [
 
 /** The one root logger; components take child loggers (`{component}`, `{conversation, turn}`, `{tool, callId}`). */
 export function createLogger(options: CreateLoggerOptions): Logger {
-  const secrets = options.secrets.filter((value) => value.length >= 4).sort((a, b) => b.length - a.length);
+  const redactor = createRedactor(options.secrets);
   const pinoOptions: LoggerOptions = {
     level: options.level,
     base: { pid: process.pid },
+    serializers: { err: errorSerializer(options.level === 'debug' || options.level === 'trace') },
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
-    hooks: secrets.length > 0 ? { streamWrite: (line) => redactSecrets(line, secrets) } : {},
+    // On the values, before pino serialises them: a secret with a `"` or `\` in it is still whole there. The
+    // hook runs only for enabled levels, and leaves arguments without secrets as they are (no copies).
+    ...(redactor.empty ? {} : {
+      hooks: {
+        logMethod(args: unknown[], method: (...args: unknown[]) => void) {
+          let clean: unknown[] | undefined;
+          for (let index = 0; index < args.length; index += 1) {
+            const redacted = redactor.value(args[index]);
+            if (redacted !== args[index]) (clean ??= [...args])[index] = redacted;
+          }
+          method.apply(this, clean ?? args);
+        },
+      },
+    }),
   };
   const pretty = options.format === 'pretty' || (options.format === 'auto' && process.stderr.isTTY === true);
-  if (options.destination) return pino(pinoOptions, options.destination);
-  if (pretty) {
+  let logger: Logger;
+  if (options.destination) logger = pino(pinoOptions, options.destination);
+  else if (pretty) {
     // Loaded only for a terminal: daemons under Docker or systemd log JSON without paying for it.
     const require = createRequire(import.meta.url);
     const prettyFactory = require('pino-pretty') as (opts: object) => DestinationStream;
-    return pino(pinoOptions, prettyFactory({ destination: 2, sync: true, ignore: 'pid,hostname' }));
-  }
-  return pino(pinoOptions, pino.destination({ dest: 2, sync: true }));
+    logger = pino(pinoOptions, prettyFactory({ destination: 2, sync: true, ignore: 'pid,hostname' }));
+  } else logger = pino(pinoOptions, pino.destination({ dest: 2, sync: true }));
+  if (!redactor.empty) redactChildBindings(logger, redactor.value);
+  return logger;
 }
 
-/** Replaces every known secret value in `text`. Contract: never throws. */
+/**
+ * Child bindings (`log.child({url})`) are serialised once, when the child is made, and pino's `bindings`
+ * formatter is not applied to children: the root's `child` is wrapped instead. Children are created from the
+ * root by prototype, so their own `child` calls find this wrapper too.
+ */
+function redactChildBindings(root: Logger, clean: <T>(value: T) => T): void {
+  const child = root.child;
+  const wrapped = function (this: Logger, bindings: Record<string, unknown>, options?: Parameters<Logger['child']>[1]) {
+    return child.call(this, clean(bindings), options);
+  };
+  Object.defineProperty(root, 'child', { value: wrapped, writable: true, configurable: true });
+}
+
+/** Replaces every known secret value in `text`, in all its encoded forms. Contract: never throws. */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[REDACTED]');
-  }
-  return out;
+  return redactorFor(secrets).text(text);
+}
+
+/** A copy of `value` with every string in it redacted (the same reference when nothing changed). */
+export function redactSecretValues<T>(value: T, secrets: readonly string[]): T {
+  return redactorFor(secrets).value(value);
+}
+
+/** Errors of the world, not of the code: a config, connection or authentication problem, said by its message. */
+const OPERATIONAL_NAMES = new Set([
+  'APIError', 'APIConnectionError', 'APIConnectionTimeoutError', 'AuthenticationError', 'PermissionDeniedError', 'NotFoundError',
+  'RateLimitError', 'InternalServerError', 'BadRequestError', 'ConflictError', 'UnprocessableEntityError',
+  'GrammyError', 'HttpError', 'DiscordAPIError', 'HTTPError', 'ConnectTimeoutError', 'SocketError',
+]);
+
+/** True for what the operator fixes by reading the message (an AppError, a refused connection, a 401), not a bug. */
+export function isOperationalError(error: unknown): boolean {
+  if (error instanceof AppError) return true;
+  if (!(error instanceof Error)) return false;
+  if (OPERATIONAL_NAMES.has(error.name) || OPERATIONAL_NAMES.has(error.constructor.name)) return true;
+  const code = (error as NodeJS.ErrnoException).code;
+  return typeof code === 'string' && /^(E[A-Z]+|ERR_[A-Z_]+|UND_ERR_[A-Z_]+)$/.test(code);
+}
+
+/**
+ * pino's error serializer (type, message with its causes, own fields), without the stack for operational errors
+ * unless the level is debug or trace: a wrong port or a rejected token is one line on the terminal, and the stack
+ * is there for whoever runs with --log-level debug. Bugs keep their stacks.
+ */
+function errorSerializer(keepStacks: boolean): (error: unknown) => unknown {
+  return (error) => {
+    if (!(error instanceof Error)) return error;
+    const serialized = pino.stdSerializers.err(error) as { stack?: string };
+    if (!keepStacks && isOperationalError(error)) delete serialized.stack;
+    return serialized;
+  };
 }

@@ -1,10 +1,14 @@
 import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import { redactSecrets, type Logger } from '../log.js';
+import { escapeInvisible } from '../lib/invisible.js';
 import { createPolicy } from '../tools/policy.js';
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest, ToolRegistry } from '../tools/registry.js';
-import { maskArguments } from '../lib/mask.js';
+import { describeArguments, type Described } from './describe.js';
 import type { ApprovalPrompter } from './prompter.js';
+
+/** Room left in a channel's message for the outcome line added once the question is decided. */
+const OUTCOME_ROOM = 120;
 
 export interface ApprovalsOptions {
   config: Config;
@@ -43,10 +47,13 @@ export class Approvals {
   /** An ApprovalHandler that asks through `prompter` with the standard text (for `TurnInput.approve`). */
   handlerFor(prompter: ApprovalPrompter): ApprovalHandler {
     return async (request) => {
+      const question = this.question(request, prompter.maxChars !== undefined ? prompter.maxChars - OUTCOME_ROOM : undefined);
+      // What cannot be shown whole is not asked about: the person would approve something they did not see.
+      if (!question.success) return { approved: false, reason: question.error };
       const answer = await prompter.ask({
         chatId: request.origin.chatId,
         ...(request.origin.userId !== undefined ? { userId: request.origin.userId } : {}),
-        text: this.describe(request),
+        text: question.value,
         timeoutMs: this.timeoutMs,
         callId: request.callId,
         tool: request.tool,
@@ -59,20 +66,30 @@ export class Approvals {
     };
   }
 
-  /** The question shown to the person. Secrets are masked; a tainted turn names its outside sources. */
-  describe(request: ApprovalRequest): string {
+  /**
+   * The question shown to the person: the tool, then its arguments with where the call goes first and whole
+   * (`describe.ts`), then for a tainted turn its outside sources, then the deadline. Secrets are redacted and
+   * secret-looking keys masked. Fails when the question cannot fit `maxChars` with its destination whole.
+   */
+  question(request: ApprovalRequest, maxChars?: number): Described {
     const entry = this.options.tools.get(request.tool);
     const shown = entry && entry.functionName !== entry.name ? `${entry.name} (${entry.functionName})` : request.tool;
-    const lines = [
-      `Approve this action? ${shown} is a high-risk tool.`,
-      `Arguments: ${maskArguments(request.params, this.options.secrets)}`,
-    ];
+    const head = request.reason === 'provenance'
+      ? `Approve this action? This conversation holds outside content, and ${shown} could send data out or change what runs later. It will run with:`
+      : `Approve this action? ${shown} is a high-risk tool. It will run with:`;
+    const tail: string[] = [];
+    for (const line of request.details ?? []) tail.push(escapeInvisible(redactSecrets(line, this.options.secrets)).slice(0, 600));
+    // Where the call's inputs came from: the person, the outside content, or the model (src/trust/policy.ts).
+    for (const line of request.provenance ?? []) tail.push(`• ${escapeInvisible(redactSecrets(line, this.options.secrets)).slice(0, 600)}`);
     if (request.taint.length > 0) {
-      const sources = request.taint.map((source) => redactSecrets(source, this.options.secrets).slice(0, 200)).join(', ');
-      lines.push(`⚠ This turn has read outside content (${sources}). It may carry instructions that did not come from you: approve only if you asked for this.`);
+      const sources = request.taint.map((source) => escapeInvisible(redactSecrets(source, this.options.secrets).slice(0, 200))).join(', ');
+      tail.push(`⚠ This conversation holds outside content (${sources}). It may carry instructions that did not come from you: approve only if you asked for this.`);
     }
-    lines.push(`No answer within ${formatSeconds(this.timeoutMs)} means no.`);
-    return lines.join('\n');
+    tail.push(`No answer within ${formatSeconds(this.timeoutMs)} means no.`);
+    const frame = head.length + tail.reduce((total, line) => total + line.length + 1, 0) + 2;
+    const body = describeArguments(request.params, this.options.secrets, maxChars !== undefined ? maxChars - frame : undefined);
+    if (!body.success) return body;
+    return { success: true, value: [head, body.value, ...tail].join('\n') };
   }
 
   /** The registry's approval gate. Contract: never throws; every failure is a denial with a reason. */

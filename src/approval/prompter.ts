@@ -26,5 +26,10 @@ export interface ApprovalPrompt {
  * that asked is waiting for this promise.
  */
 export interface ApprovalPrompter {
+  /**
+   * The longest question this prompter can show whole (a platform's message limit). The gate writes the
+   * question to fit, with the call's destination never cut, and does not ask when that is impossible.
+   */
+  readonly maxChars?: number;
   ask(prompt: ApprovalPrompt): Promise<ApprovalAnswer>;
 }

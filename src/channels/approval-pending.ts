@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ApprovalAnswer, ApprovalPrompt } from '../approval/prompter.js';
+import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 /** Button data is `approval:<id>:approve|deny`; the id is random, so a forged press cannot name an open request. */
@@ -23,6 +24,16 @@ export function parseButtonData(data: string | undefined): { id: string; choice:
   const match = data === undefined ? null : BUTTON_DATA.exec(data);
   if (!match?.[1]) return undefined;
   return { id: match[1], choice: match[2] === 'approve' ? 'approve' : 'deny' };
+}
+
+/**
+ * The question as it is sent: whole, or not at all. A question cut to fit could hide what is being approved, so
+ * one too long for the platform throws, and the gate treats that as a denial. (The gate writes questions to fit
+ * `ApprovalPrompter.maxChars`; this is the last line of defence.)
+ */
+export function wholeQuestion(text: string, limit: number): string {
+  if (text.length > limit) throw new AppError('APPROVAL_TOO_LONG', `the approval question is ${text.length} characters, more than the ${limit} a message can hold; it was not sent, so the call is not approved`);
+  return text;
 }
 
 /** The message as shown once decided: the question, then the outcome. */

@@ -5,7 +5,6 @@ import { PendingApprovals } from './approval-pending.js';
 import { createDiscordPrompter } from './discord-approvals.js';
 import type { DiscordChannel } from './discord.js';
 import { createTelegramPrompter } from './telegram-approvals.js';
-import type { ChannelRouter } from './router.js';
 import type { TelegramChannel } from './telegram.js';
 
 /**
@@ -14,22 +13,22 @@ import type { TelegramChannel } from './telegram.js';
  */
 export function createChatApprovals(deps: {
   approvals: { registerPrompter(channel: string, prompter: ApprovalPrompter): void };
-  router: ChannelRouter;
   channels: { telegram?: TelegramChannel; discord?: DiscordChannel };
   log: Logger;
 }): Part | undefined {
-  const { approvals, router, channels } = deps;
+  // A press counts only from the person the question is for, in that chat: no allowlist is consulted here.
+  const { approvals, channels } = deps;
   const open: PendingApprovals[] = [];
   if (channels.telegram) {
     const log = deps.log.child({ component: 'telegram' });
     const pending = new PendingApprovals(log);
-    approvals.registerPrompter('telegram', createTelegramPrompter({ channel: channels.telegram, pending, isAllowed: (userId) => router.isAllowed('telegram', userId), log }));
+    approvals.registerPrompter('telegram', createTelegramPrompter({ channel: channels.telegram, pending, log }));
     open.push(pending);
   }
   if (channels.discord) {
     const log = deps.log.child({ component: 'discord' });
     const pending = new PendingApprovals(log);
-    approvals.registerPrompter('discord', createDiscordPrompter({ channel: channels.discord, pending, isAllowed: (userId) => router.isAllowed('discord', userId), log }));
+    approvals.registerPrompter('discord', createDiscordPrompter({ channel: channels.discord, pending, log }));
     open.push(pending);
   }
   if (open.length === 0) return undefined;

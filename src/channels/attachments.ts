@@ -1,7 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import { stripInvisible } from '../lib/invisible.js';
+import { UPLOADS, openWorkspace, storeUpload } from '../workspace/uploads.js';
+import { fullMessage } from '../workspace/workspace-files.js';
+import type { Workspaces } from '../workspace/workspace.js';
 import type { InboundAttachment } from './types.js';
 
 /** A file on the platform, fetched only once the sender is known to be allowed. */
@@ -24,11 +27,13 @@ export interface StoredAttachments {
 
 /** Uploads live in the conversation's workspace, where the sandbox and file tools can reach them. */
 export function uploadsDir(dataDir: string, conversationId: string): string {
-  return path.join(dataDir, 'workspaces', conversationId, 'uploads');
+  return path.join(dataDir, 'workspaces', conversationId, UPLOADS);
 }
 
 /**
- * Downloads and stores a message's files under `data_dir/workspaces/<conversation>/uploads/`.
+ * Downloads and stores a message's files under `data_dir/workspaces/<conversation>/uploads/`, through the
+ * sandbox's workspaces when it runs (the container may have put a link or a FIFO where `uploads/` or a
+ * file should be: see src/sandbox/uploads.ts).
  * Contract: never throws; a file that cannot be stored is listed in `skipped` with the reason.
  */
 export async function storeAttachments(input: {
@@ -37,6 +42,8 @@ export async function storeAttachments(input: {
   conversationId: string;
   maxBytes: number;
   log: Logger;
+  /** The sandbox's workspaces (mounted, size-limited, handed to its user); absent = a plain folder. */
+  workspaces?: Workspaces | undefined;
 }): Promise<StoredAttachments> {
   const result: StoredAttachments = { saved: [], skipped: [], images: [] };
   if (input.attachments.length === 0) return result;
@@ -53,10 +60,12 @@ export async function storeAttachments(input: {
         result.skipped.push({ name, reason: `larger than ${Math.round(input.maxBytes / 1048576)} MB` });
         continue;
       }
-      await mkdir(dir, { recursive: true });
-      const file = path.join(dir, `${Date.now().toString(36)}-${name}`);
-      await writeFile(file, data, { flag: 'wx' });
-      result.saved.push({ kind: attachment.kind, name, mimeType: attachment.mimeType, size: data.length, path: file });
+      const stored = await store(input, name, data);
+      if (!stored.success) {
+        result.skipped.push({ name, reason: stored.error });
+        continue;
+      }
+      result.saved.push({ kind: attachment.kind, name, mimeType: attachment.mimeType, size: data.length, path: path.join(dir, stored.value) });
       if (attachment.kind === 'image') result.images.push({ mimeType: attachment.mimeType, data });
     } catch (error) {
       input.log.warn({ err: error, file: name }, 'attachment could not be stored');
@@ -64,6 +73,30 @@ export async function storeAttachments(input: {
     }
   }
   return result;
+}
+
+/** Stores one downloaded file; the reason when it cannot be (the workspace is full). Contract: never throws. */
+async function store(
+  input: { dataDir: string; conversationId: string; log: Logger; workspaces?: Workspaces | undefined },
+  name: string,
+  data: Buffer,
+): Promise<{ success: true; value: string } | { success: false; error: string }> {
+  const opened = await openWorkspace(input.workspaces, input.conversationId, path.join(input.dataDir, 'workspaces', input.conversationId), { create: true });
+  if (!opened.success) return { success: false, error: `the workspace is not available (${opened.error.slice(0, 200)})` };
+  const files = opened.value;
+  try {
+    return { success: true, value: await storeUpload(files, name, data) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      const usage = await files.usage().catch(() => undefined);
+      return { success: false, error: usage ? fullMessage(usage) : 'the disk is full' };
+    }
+    input.log.warn({ err: error, file: name }, 'attachment could not be stored');
+    return { success: false, error: `it could not be stored (${errorMessage(error).slice(0, 200)})` };
+  } finally {
+    await files.close();
+  }
 }
 
 /** The note the agent reads about a message's files: path, name, type and size of each. */
@@ -77,9 +110,12 @@ export function describeAttachments(saved: readonly InboundAttachment[], skipped
   return lines.join('\n');
 }
 
-/** Keeps a platform file name readable but harmless: no path separators, no leading dots, bounded length. */
+/**
+ * Keeps a platform file name readable but harmless: no path separators, no leading dots, no control, reordering or
+ * invisible characters (`invoice\u202Efdp.exe` would show as "invoiceexe.pdf"), bounded length.
+ */
 export function safeFileName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
+  const base = stripInvisible(name.split(/[\\/]/).pop() ?? '');
   const cleaned = base.replace(/[\u0000-\u001f<>:"|?*]/g, '_').replace(/^\.+/, '').trim().slice(-120);
   return cleaned === '' ? 'file' : cleaned;
 }

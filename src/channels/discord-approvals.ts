@@ -4,14 +4,13 @@ import {
 import type { ApprovalPrompter } from '../approval/prompter.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { OUTCOME, buttonData, fitText, parseButtonData, withOutcome, type PendingApprovals } from './approval-pending.js';
+import { OUTCOME, buttonData, parseButtonData, wholeQuestion, withOutcome, type PendingApprovals } from './approval-pending.js';
+import { cleanName } from './display-name.js';
 import { DISCORD_LIMIT, type DiscordChannel } from './discord.js';
 
 export interface DiscordPrompterOptions {
   channel: DiscordChannel;
   pending: PendingApprovals;
-  /** Who may answer a question that names no user (the channel's allowlist and paired users). */
-  isAllowed(userId: string): boolean;
   log: Logger;
 }
 
@@ -26,6 +25,7 @@ export function createDiscordPrompter(options: DiscordPrompterOptions): Approval
     onInteraction(interaction, options).catch((error: unknown) => log.error({ err: error }, 'discord: approval button handling failed'));
   });
   return {
+    maxChars: DISCORD_LIMIT,
     ask(prompt) {
       return pending.ask(prompt, async (id) => {
         if (!channel.client.isReady()) throw new AppError('CHANNEL_UNAVAILABLE', 'discord is not running (it failed to start or was closed)');
@@ -35,7 +35,7 @@ export function createDiscordPrompter(options: DiscordPrompterOptions): Approval
           new ButtonBuilder().setCustomId(buttonData(id, 'approve')).setLabel('Approve').setStyle(ButtonStyle.Success),
           new ButtonBuilder().setCustomId(buttonData(id, 'deny')).setLabel('Deny').setStyle(ButtonStyle.Danger),
         );
-        const message = await target.send({ content: fitText(prompt.text, DISCORD_LIMIT), components: [row] });
+        const message = await target.send({ content: wholeQuestion(prompt.text, DISCORD_LIMIT), components: [row] });
         log.info({ chatId: prompt.chatId, tool: prompt.tool, callId: prompt.callId, messageId: message.id }, 'discord: approval asked');
         return {
           messageId: message.id,
@@ -60,13 +60,17 @@ async function onInteraction(interaction: Interaction, options: DiscordPrompterO
   }
   const presser = interaction.user.id;
   const sameMessage = interaction.channelId === open.prompt.chatId && (open.messageId === undefined || interaction.message.id === open.messageId);
-  const mayAnswer = open.prompt.userId !== undefined ? presser === open.prompt.userId : options.isAllowed(presser);
+  // Only the person the question is for, in the chat it was asked in; a question that names nobody has nobody
+  // who may answer it (it times out unapproved) rather than everyone who may talk to the bot.
+  const mayAnswer = open.prompt.userId !== undefined && presser === open.prompt.userId;
   if (!sameMessage || !mayAnswer) {
     log.warn({ userId: presser, chatId: open.prompt.chatId, tool: open.prompt.tool }, 'discord: approval press by someone else ignored');
     await replyPrivately(interaction, OUTCOME.notYours);
     return;
   }
-  const outcome = button.choice === 'approve' ? OUTCOME.approved(interaction.user.username) : OUTCOME.denied(interaction.user.username);
+  // The presser's name is theirs to choose: shown without control or reordering characters.
+  const name = cleanName(interaction.user.username) || `user ${presser}`;
+  const outcome = button.choice === 'approve' ? OUTCOME.approved(name) : OUTCOME.denied(name);
   // Decided first (the turn goes on), then the press is acknowledged by rewriting the message without buttons.
   if (!pending.decide(button.id, button.choice)) {
     await replyPrivately(interaction, OUTCOME.closed);

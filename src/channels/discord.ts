@@ -8,6 +8,7 @@ import type { Config } from '../config/schema.js';
 import { AppError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RemoteAttachment } from './attachments.js';
+import { cleanName } from './display-name.js';
 import type { ChannelRouter, ChatIo, InboundUpdate } from './router.js';
 import { splitMessage } from './split.js';
 import type { ChannelAdapter, OutboundReply } from './types.js';
@@ -83,7 +84,8 @@ export class DiscordChannel implements ChannelAdapter {
 
   async doctor(): Promise<DoctorLine[]> {
     try {
-      const rest = new REST({ api: this.options.config.api_url.replace(/\/+$/, '') }).setToken(this.options.config.token);
+      // No retries: a check answers in seconds and logs nothing.
+      const rest = new REST({ api: this.options.config.api_url.replace(/\/+$/, ''), retries: 0, timeout: 10_000 }).setToken(this.options.config.token);
       const me = (await rest.get(Routes.user())) as { username?: string };
       return [{ status: 'ok', label: 'discord', detail: me.username ?? 'ok' }];
     } catch (error) {
@@ -141,7 +143,8 @@ export class DiscordChannel implements ChannelAdapter {
       channel: this.name,
       chatId: message.channelId,
       userId: message.author.id,
-      userName: message.author.username,
+      // Names are the sender's to choose: stripped of control and reordering characters before anything prints them.
+      userName: cleanName(message.author.username),
       text,
       attachments: [...message.attachments.values()].map((attachment): RemoteAttachment => {
         const mimeType = attachment.contentType ?? 'application/octet-stream';

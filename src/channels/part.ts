@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js';
 import type { Logger } from '../log.js';
 import { layeredMap } from '../lib/layered-map.js';
 import type { ChatCommand, ChatCommands, Part } from '../part.js';
+import type { Workspaces } from '../workspace/workspace.js';
 import type { StartTurn } from '../turns/types.js';
 import { createBuiltinCommands } from './commands.js';
 import type { DiscordChannel } from './discord.js';
@@ -26,6 +27,8 @@ export interface ChannelsPartDeps {
   approvals: { registerPrompter(channel: string, prompter: ApprovalPrompter): void };
   turns: { active(): number };
   startedAt: number;
+  /** The sandbox's workspaces, when it is on: uploads go in through them (pinned folders, the size limit). */
+  workspaces: Workspaces | undefined;
 }
 
 /**
@@ -47,7 +50,7 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
   const commands = layeredMap([deps.commands, builtinCommands]);
   const router = new ChannelRouter({
     db: deps.db, log: deps.log, dataDir: config.data_dir, vision: config.llm.vision, commands,
-    conversations: deps.conversations, startTurn: deps.startTurn, allowedUsers,
+    conversations: deps.conversations, startTurn: deps.startTurn, allowedUsers, workspaces: deps.workspaces,
   });
   const builtins = createBuiltinCommands({
     config, db: deps.db, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,
@@ -78,7 +81,7 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
   }
   // Approval questions with buttons, answered outside the chat queue (see approvals.ts).
   if (buttons.telegram || buttons.discord) {
-    const approvals = (await import('./approvals.js')).createChatApprovals({ approvals: deps.approvals, router, channels: buttons, log: deps.log });
+    const approvals = (await import('./approvals.js')).createChatApprovals({ approvals: deps.approvals, channels: buttons, log: deps.log });
     if (approvals) parts.push(approvals);
   }
   return { router, parts };

@@ -2,10 +2,12 @@ import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChatCommandTurn, ChatCommands } from '../part.js';
+import type { Workspaces } from '../workspace/workspace.js';
 import type { StartTurn } from '../turns/types.js';
 import { storeAttachments, describeAttachments, type RemoteAttachment } from './attachments.js';
 import { ChannelInbox, type ReplayableMessage } from './inbox.js';
-import { PairingStore } from './pairing.js';
+import { cleanName } from './display-name.js';
+import { MAX_CODES_PER_PERSON_PER_DAY, MAX_PENDING_PER_CHANNEL, PairingStore } from './pairing.js';
 import { createProgressView, type EditMessage } from './progress.js';
 import type { InboundMessage, OutboundReply } from './types.js';
 
@@ -31,6 +33,8 @@ export interface ChannelRouterOptions {
   commands: ChatCommands;
   conversations: { resolve(channel: string, chatId: string): string };
   startTurn: StartTurn;
+  /** The workspaces (pinned, size-limited) that uploads go into; undefined: plain folders under `dataDir`. */
+  workspaces?: Workspaces | undefined;
   /** `channels.<name>.allowed_users` from the config; paired users are read from SQLite per message. */
   allowedUsers: ReadonlyMap<string, ReadonlySet<string>>;
   typingIntervalMs?: number;
@@ -42,7 +46,10 @@ export interface ChannelRouterOptions {
 const PAIRING_TEXT = (code: string): string =>
   `I don't know you yet. To let you in, my owner runs:\n\nfamiliar pairing approve ${code}\n\nThe code is valid for 1 hour.`;
 
+const WELCOME_TEXT = 'Welcome! The owner invited you, so you are in: write to me any time.';
+
 const REPLY_CAP = 600;
+const FULL_WARNING_INTERVAL_MS = 60_000;
 
 /** A message cut by a crash is answered after the restart only if it came in at most this long ago. */
 export const REPLAY_WINDOW_MS = 3600 * 1000;
@@ -70,6 +77,8 @@ export class ChannelRouter {
   private readonly outbox = new Map<string, Promise<void>>();
   /** Messages being handled, until their reply is sent and recorded: shutdown waits for them (`settle`). */
   private readonly active = new Set<Promise<void>>();
+  /** When each channel last warned that its pairing codes are all taken. */
+  private readonly fullWarnedAt = new Map<string, number>();
 
   constructor(options: ChannelRouterOptions) {
     this.deps = options;
@@ -195,18 +204,42 @@ export class ChannelRouter {
     return total;
   }
 
+  /**
+   * An unknown user: in a group, nothing. In a direct chat, an owner's invite code lets them in at once; else they
+   * get one pairing code, within the per-person and per-channel limits (pairing.ts), and nothing more.
+   */
   private async handleStranger(update: InboundUpdate, io: ChatIo, log: Logger): Promise<void> {
+    const userName = cleanName(update.userName);
     if (!update.isDirect) {
       log.debug({ userId: update.userId }, 'message from an unknown user in a group ignored');
       return;
     }
-    const outcome = this.pairing.request({ channel: update.channel, userId: update.userId, userName: update.userName, chatId: update.chatId });
+    const invite = this.pairing.redeem({ channel: update.channel, userId: update.userId, userName, text: update.text });
+    if (invite.kind === 'paired') {
+      log.info({ userId: update.userId, userName }, 'unknown user paired with an invite code (familiar pairing invite)');
+      await io.send({ text: WELCOME_TEXT });
+      return;
+    }
+    if (invite.kind === 'wrong') log.info({ userId: update.userId, userName, attemptsLeft: invite.attemptsLeft }, 'unknown user sent a wrong invite code');
+    if (invite.kind === 'limited') {
+      log.debug({ userId: update.userId }, 'unknown user has no invite attempts left today');
+      return;
+    }
+    const outcome = this.pairing.request({ channel: update.channel, userId: update.userId, userName, chatId: update.chatId });
     if (outcome.kind === 'full') {
-      log.warn({ userId: update.userId, userName: update.userName }, 'unknown user not given a pairing code: 3 codes are already pending on this channel (familiar pairing list)');
+      // A flood of strangers must not flood the log too: one warning a minute per channel, the rest at debug.
+      const now = Date.now();
+      const loud = now - (this.fullWarnedAt.get(update.channel) ?? 0) >= FULL_WARNING_INTERVAL_MS;
+      if (loud) this.fullWarnedAt.set(update.channel, now);
+      log[loud ? 'warn' : 'debug']({ userId: update.userId, userName }, `unknown user not given a pairing code: ${MAX_PENDING_PER_CHANNEL} codes are already pending on this channel (familiar pairing list; familiar pairing invite lets someone in regardless)`);
+      return;
+    }
+    if (outcome.kind === 'person_limit') {
+      log.info({ userId: update.userId, userName }, `unknown user not given a pairing code: already had ${MAX_CODES_PER_PERSON_PER_DAY} today`);
       return;
     }
     if (outcome.kind === 'silent') return;
-    log.info({ userId: update.userId, userName: update.userName, code: outcome.code }, 'unknown user: pairing code issued (approve with: familiar pairing approve CODE)');
+    log.info({ userId: update.userId, userName, code: outcome.code }, 'unknown user: pairing code issued (approve with: familiar pairing approve CODE)');
     await io.send({ text: PAIRING_TEXT(outcome.code) });
   }
 
@@ -261,7 +294,7 @@ export class ChannelRouter {
       await previous;
       const conversationId = this.deps.conversations.resolve(update.channel, update.chatId);
       const stored = await storeAttachments({
-        attachments: update.attachments, dataDir: this.deps.dataDir, conversationId, maxBytes: this.maxAttachmentBytes, log,
+        attachments: update.attachments, dataDir: this.deps.dataDir, conversationId, maxBytes: this.maxAttachmentBytes, log, workspaces: this.deps.workspaces,
       });
       const message: InboundMessage = { ...update, attachments: stored.saved };
       const question = commandTurn ? commandTurn.text : message.text.trim();
@@ -274,7 +307,7 @@ export class ChannelRouter {
         source: 'chat',
         signal: controller.signal,
         ...(images.length > 0 ? { images } : {}),
-        ...(commandTurn?.externalSources ? { externalSources: commandTurn.externalSources } : {}),
+        ...(commandTurn?.externalSources ? { taint: commandTurn.externalSources } : {}),
         ...(progress ? { onEvent: (event) => progress.onEvent(event) } : {}),
       });
       enqueued();

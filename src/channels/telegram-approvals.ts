@@ -2,14 +2,13 @@ import type { Context } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import type { ApprovalPrompter } from '../approval/prompter.js';
 import type { Logger } from '../log.js';
-import { OUTCOME, buttonData, fitText, parseButtonData, withOutcome, type PendingApprovals } from './approval-pending.js';
+import { OUTCOME, buttonData, parseButtonData, wholeQuestion, withOutcome, type PendingApprovals } from './approval-pending.js';
+import { cleanName } from './display-name.js';
 import { TELEGRAM_LIMIT, type TelegramChannel } from './telegram.js';
 
 export interface TelegramPrompterOptions {
   channel: TelegramChannel;
   pending: PendingApprovals;
-  /** Who may answer a question that names no user (the channel's allowlist and paired users). */
-  isAllowed(userId: string): boolean;
   log: Logger;
 }
 
@@ -22,6 +21,7 @@ export function createTelegramPrompter(options: TelegramPrompterOptions): Approv
   const { channel, pending, log } = options;
   channel.onCallbackQuery((ctx) => onPress(ctx, options));
   return {
+    maxChars: TELEGRAM_LIMIT,
     ask(prompt) {
       return pending.ask(prompt, async (id) => {
         const keyboard: InlineKeyboardMarkup = {
@@ -31,7 +31,7 @@ export function createTelegramPrompter(options: TelegramPrompterOptions): Approv
           ]],
         };
         // Plain text, no parse mode: the arguments are the model's and must not be read as markup.
-        const sent = await channel.bot.api.sendMessage(prompt.chatId, fitText(prompt.text, TELEGRAM_LIMIT), {
+        const sent = await channel.bot.api.sendMessage(prompt.chatId, wholeQuestion(prompt.text, TELEGRAM_LIMIT), {
           reply_markup: keyboard, link_preview_options: { is_disabled: true },
         });
         log.info({ chatId: prompt.chatId, tool: prompt.tool, callId: prompt.callId, messageId: sent.message_id }, 'telegram: approval asked');
@@ -63,13 +63,16 @@ async function onPress(ctx: Context, options: TelegramPrompterOptions): Promise<
   const sameMessage = query.message !== undefined
     && String(query.message.chat.id) === open.prompt.chatId
     && (open.messageId === undefined || String(query.message.message_id) === open.messageId);
-  const mayAnswer = open.prompt.userId !== undefined ? presser === open.prompt.userId : options.isAllowed(presser);
+  // Only the person the question is for, in the chat it was asked in; a question that names nobody has nobody
+  // who may answer it (it times out unapproved) rather than everyone who may talk to the bot.
+  const mayAnswer = open.prompt.userId !== undefined && presser === open.prompt.userId;
   if (!sameMessage || !mayAnswer) {
     log.warn({ userId: presser, chatId: open.prompt.chatId, tool: open.prompt.tool }, 'telegram: approval press by someone else ignored');
     await ctx.answerCallbackQuery({ text: OUTCOME.notYours });
     return;
   }
-  const name = query.from.username ? `@${query.from.username}` : query.from.first_name;
+  // The presser's name is theirs to choose: shown without control or reordering characters.
+  const name = cleanName(query.from.username ? `@${query.from.username}` : query.from.first_name) || `user ${presser}`;
   const outcome = button.choice === 'approve' ? OUTCOME.approved(name) : OUTCOME.denied(name);
   if (!pending.decide(button.id, button.choice, outcome)) {
     await ctx.answerCallbackQuery({ text: OUTCOME.closed });

@@ -1,4 +1,4 @@
-import { Bot, GrammyError, InputFile, type Context } from 'grammy';
+import { Api, Bot, GrammyError, HttpError, InputFile, type Context } from 'grammy';
 import type { Message, MessageEntity } from 'grammy/types';
 import type { ChatCommands, DoctorLine } from '../part.js';
 import type { Config } from '../config/schema.js';
@@ -6,6 +6,7 @@ import { AppError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Artifact } from '../tools/types.js';
 import type { RemoteAttachment } from './attachments.js';
+import { cleanName } from './display-name.js';
 import type { ChannelRouter, ChatIo, InboundUpdate } from './router.js';
 import { telegramRetry } from './telegram-retry.js';
 import { renderTelegramParts, TELEGRAM_TEXT_LIMIT, type TelegramPart } from './telegram-text.js';
@@ -103,13 +104,14 @@ export class TelegramChannel implements ChannelAdapter {
 
   async doctor(): Promise<DoctorLine[]> {
     try {
-      const me = await this.bot.api.getMe();
+      // Its own client, without the daemon's retries: a check answers in seconds and logs nothing.
+      const me = await new Api(this.options.config.token, { apiRoot: this.apiRoot, timeoutSeconds: 10 }).getMe();
       return [{ status: 'ok', label: 'telegram', detail: `@${me.username}` }];
     } catch (error) {
-      const rejected = error instanceof GrammyError && error.error_code === 401;
+      const rejected = error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404);
       return [{
-        status: 'fail', label: 'telegram', detail: rejected ? 'token rejected (401)' : errorMessage(error),
-        fix: rejected ? 'set channels.telegram.token to the token @BotFather gave you' : `check that ${this.apiRoot} is reachable`,
+        status: 'fail', label: 'telegram', detail: rejected ? `token rejected (${(error as GrammyError).error_code})` : `cannot reach ${this.apiRoot} (${networkReason(error)})`,
+        fix: rejected ? 'set channels.telegram.token to the token @BotFather gave you' : 'check the network, and channels.telegram.api_root if you set it',
       }];
     }
   }
@@ -174,7 +176,8 @@ export class TelegramChannel implements ChannelAdapter {
       channel: this.name,
       chatId,
       userId: String(message.from.id),
-      userName: message.from.username ?? [message.from.first_name, message.from.last_name].filter(Boolean).join(' '),
+      // Names are the sender's to choose: stripped of control and reordering characters before anything prints them.
+      userName: cleanName(message.from.username ?? [message.from.first_name, message.from.last_name].filter(Boolean).join(' ')),
       text: isDirect ? rawText : this.stripMention(rawText),
       attachments: this.attachmentsOf(message),
       platformMessageId: String(message.message_id),
@@ -282,4 +285,18 @@ export class TelegramChannel implements ChannelAdapter {
     }
     await this.bot.api.sendDocument(chatId, new InputFile(data, name));
   }
+}
+
+/** The innermost cause of a failed request, e.g. "connect ECONNREFUSED 127.0.0.1:1", without grammy's preamble. */
+function networkReason(error: unknown): string {
+  let current: unknown = error;
+  // grammy's HttpError keeps the fetch error in `error`; fetch errors keep theirs in `cause`.
+  for (let depth = 0; depth < 5; depth += 1) {
+    const inner = current instanceof HttpError ? current.error : current instanceof Error ? current.cause : undefined;
+    if (!(inner instanceof Error)) break;
+    current = inner;
+  }
+  const code = (current as NodeJS.ErrnoException | undefined)?.code;
+  const message = errorMessage(current).replace(/^request to \S+ failed, reason: /, '');
+  return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

@@ -2,16 +2,19 @@ import { createBackup } from '../ops/backup.js';
 import type { Command } from './context.js';
 import { parseCommandArgs } from './args.js';
 
-/** `familiar backup [--out DIR] [--tar]`: a consistent copy of the database, memory and skills; prints where. */
+/** `familiar backup [--out DIR] [--tar]`: a consistent copy of everything that is the person's; prints where. */
 export const backupCommand: Command = async (context) => {
   const { values, positionals } = parseCommandArgs(context.args, { out: { type: 'string' }, tar: { type: 'boolean' } });
   if (positionals.length > 0) {
     context.io.stderr.write('usage: familiar backup [--out DIR] [--tar]\n');
     return 2;
   }
-  const { config } = context.loadConfig();
+  const loaded = context.loadConfig();
   const result = await createBackup({
-    config,
+    config: loaded.config,
+    // The example's defaults are Familiar's, not the person's: only a real config file is theirs to keep.
+    ...(loaded.source === 'file' ? { configFile: loaded.path } : {}),
+    ...(loaded.envFile !== undefined ? { envFile: loaded.envFile } : {}),
     ...(typeof values.out === 'string' ? { outDir: values.out } : {}),
     tarball: values.tar === true,
   });
@@ -19,7 +22,12 @@ export const backupCommand: Command = async (context) => {
     context.io.stdout.write(`${JSON.stringify({ path: result.path, ...result.manifest }, null, 2)}\n`);
   } else {
     const rows = Object.entries(result.manifest.rows).map(([table, count]) => `${table} ${count}`).join(', ');
-    const parts = [result.manifest.database ? `database (schema ${result.manifest.schemaVersion}; ${rows})` : 'no database yet', result.manifest.memory ?? 'no memory folder', result.manifest.skills ?? 'no skills folder'];
+    const { manifest } = result;
+    const parts = [
+      manifest.database ? `database (schema ${manifest.schemaVersion}; ${rows})` : 'no database yet',
+      manifest.memory ?? 'no memory folder', manifest.skills ?? 'no skills folder',
+      ...[manifest.workspaces, manifest.config, manifest.env].filter((part) => part !== null),
+    ];
     context.io.stderr.write(`backed up ${parts.join(', ')}\n`);
     context.io.stdout.write(`${result.path}\n`);
   }

@@ -38,9 +38,10 @@ export const chatCommand: Command = async (context) => {
       if (line === '') continue;
       if (line === '/exit' || line === '/quit') break;
       if (line === '/help') {
-        stdout.write(CHAT_HELP);
-        // The parts' commands, MCP prompts included (they come and go with their servers).
-        for (const [name, command] of app.commands) stdout.write(`  /${name} — ${command.description}\n`);
+        // The chat commands every channel answers (/task, /tasks, /save, …, MCP prompts as they come and go), then the
+        // terminal's own.
+        const commands = [...app.commands.entries()].filter(([name]) => name !== 'help' && name !== 'reset');
+        stdout.write(`${commands.map(([name, entry]) => `/${name} — ${entry.description}`).join('\n')}\n${CHAT_HELP}`);
         continue;
       }
       if (line === '/reset') {
@@ -64,7 +65,7 @@ export const chatCommand: Command = async (context) => {
       running = new AbortController();
       const result = await app.turns.start({
         text: question.text, origin, source: 'cli', signal: running.signal, approve,
-        ...(question.externalSources ? { externalSources: question.externalSources } : {}),
+        ...(question.externalSources ? { taint: question.externalSources } : {}),
         ...(question.images && app.config.llm.vision ? { images: question.images } : {}),
         onEvent: (event) => {
           if (event.type === 'tool_start') stdout.write(`  · ${event.tool}\n`);

@@ -2,6 +2,7 @@ import type { Command } from './context.js';
 
 /** Commands are loaded on use, so `familiar start` does not parse the code of every other command. */
 export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
+  ['init', async () => (await import('./init.js')).initCommand],
   ['start', async () => (await import('./start.js')).startCommand],
   ['chat', async () => (await import('./chat.js')).chatCommand],
   ['ask', async () => (await import('./ask.js')).askCommand],
@@ -15,12 +16,15 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['pairing', async () => (await import('./pairing.js')).pairingCommand],
   ['status', async () => (await import('./status.js')).statusCommand],
   ['backup', async () => (await import('./backup.js')).backupCommand],
+  ['tasks', async () => (await import('./notes.js')).tasksCommand],
+  ['notes', async () => (await import('./notes.js')).notesCommand],
 ]);
 
 export const HELP = `familiar — a self-hosted personal assistant daemon
 
 Usage: familiar <command> [--config FILE] [--log-level LEVEL]
 
+  init [--yes …]        guided set-up: writes config.yaml and .env (its flags: README, Quick start)
   start                 run the daemon until SIGINT/SIGTERM
   chat                  talk to the assistant in the terminal (history kept)
   ask "text"            one turn; the reply on stdout (--conversation NAME, --new)
@@ -34,6 +38,8 @@ Usage: familiar <command> [--config FILE] [--log-level LEVEL]
   pairing list|approve CODE|deny CODE   let a new chat user in (codes the bot sent them)
   status [--ready]      a running daemon's uptime, queues, jobs, usage (needs http.listen)
   backup [--out DIR] [--tar]  copy the database, memory and skills to a timestamped folder
+  tasks list|add "text"|done REF   tasks in memory/tasks.md (and lists, plans); add understands dates and "every …"
+  notes list|show NOTE|search QUERY   notes in memory/notes/ (--tag, --type)
 
 --config defaults to $FAMILIAR_CONFIG, then ./config.yaml, then config.example.yaml's defaults.
 `;

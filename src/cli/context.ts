@@ -30,8 +30,11 @@ export interface CommandContext {
   logger(mode: 'daemon' | 'quiet'): Logger;
   /** The database of `data_dir` (created and migrated if needed). The caller closes it. */
   openDatabase(): Database;
-  /** The daemon's parts, made but not started. The caller closes it. */
-  daemon(mode: DaemonMode): Promise<Daemon>;
+  /**
+   * The daemon's parts, made but not started. The caller closes it. Logs at the config's level for `familiar start`,
+   * warnings only for the others (`logs`), unless --log-level says otherwise.
+   */
+  daemon(mode: DaemonMode, logs?: 'daemon' | 'quiet'): Promise<Daemon>;
 }
 
 export type Command = (context: CommandContext) => Promise<number>;
@@ -54,9 +57,9 @@ export function createCommandContext(args: string[], options: GlobalOptions, io:
     openDatabase() {
       return openDatabase(context.loadConfig().config.data_dir);
     },
-    async daemon(mode) {
+    async daemon(mode, logs = mode === 'daemon' ? 'daemon' : 'quiet') {
       const config = context.loadConfig();
-      const log = context.logger(mode === 'daemon' ? 'daemon' : 'quiet');
+      const log = context.logger(logs);
       if (config.source === 'example') log.info({ path: config.path }, 'no config file found; using the defaults from config.example.yaml');
       const { createDaemon } = await import('../daemon.js');
       return createDaemon({ loaded: config, log, mode });

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { acquireDaemonLock } from '../ops/lock.js';
 import { tuneHeapForDaemon } from '../ops/heap.js';
+import { readinessChecks, readinessMessage } from '../ops/readiness.js';
 import type { Command } from './context.js';
 
 /**
@@ -28,6 +29,8 @@ async function run(context: Parameters<Command>[0]): Promise<number> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   await app.start();
+  // No LLM key, no channel, an unset variable: said now, each with its next step, not discovered at the first message.
+  for (const line of readinessChecks(app.loaded)) if (line.status !== 'ok') app.log.warn(readinessMessage(line));
   app.log.info({ tools: app.tools.list().length, modules: app.parts.map((part) => part.name), ms: Math.round(performance.now()) }, 'familiar is ready');
   const signal = await stopped;
   app.log.info({ signal }, 'shutting down');

@@ -136,6 +136,8 @@ const toolsSchema = z.strictObject({
       timeout_s: z.number().positive().default(60),
       output_bytes: z.number().int().min(1024).default(65536),
       write_max_bytes: z.number().int().min(1024).default(5_000_000),
+      /** Each conversation's workspace size limit in MB (its own loop-mounted filesystem); 0 = no limit. */
+      workspace_mb: z.number().int().refine((mb) => mb === 0 || mb >= 32, 'use 0 (no limit) or at least 32 (MB)').default(1024),
       /** The longest `timeout_s` one sandbox_exec call may ask for. */
       max_timeout_s: z.number().positive().default(600),
       /** Extra labels on every container (all carry familiar.sandbox and an owner label anyway). */
@@ -217,8 +219,10 @@ export const configSchema = z.strictObject({
     .default(() => systemTimeZone())
     .refine(isValidTimeZone, { message: 'not an IANA time zone (e.g. Europe/Paris)' }),
   data_dir: z.string().default('./data'),
-  memory_dir: z.string().default('./memory'),
-  skills_dir: z.string().default('./skills'),
+  /** Empty = the default, resolved by config/folders.ts: `<data_dir>/memory` (an existing `./memory` beside the config is kept). */
+  memory_dir: z.string().default(''),
+  /** Empty = the default, resolved by config/folders.ts: `<data_dir>/skills`. */
+  skills_dir: z.string().default(''),
   log: logSchema.default({}),
   llm: llmSchema.default({}),
   agent: agentSchema.default({}),

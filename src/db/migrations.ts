@@ -207,4 +207,49 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE turns ADD COLUMN runner TEXT;
     `,
   },
+  {
+    name: '008-trust-boundaries',
+    sql: `
+      -- Codes the owner hands out (familiar pairing invite): whoever sends one in a direct chat is let in, however
+      -- many strangers are waiting for codes of their own.
+      CREATE TABLE pairing_invites (
+        code TEXT PRIMARY KEY,
+        channel TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_by TEXT,
+        used_at INTEGER
+      );
+      -- Wrong invite codes sent by unknown users, so guessing is limited per person.
+      CREATE TABLE pairing_attempts (
+        channel TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX pairing_attempts_user ON pairing_attempts (channel, user_id, at);
+      CREATE INDEX pairing_codes_status ON pairing_codes (channel, status);
+      -- A chat lists only its own jobs.
+      CREATE INDEX jobs_origin ON jobs (origin_channel, origin_chat);
+    `,
+  },
+  {
+    name: '009-provenance',
+    sql: `
+      -- The outside sources (mail, web, search, MCP, sandbox files, hub skills…) in play when a message was made, as a
+      -- JSON array; NULL for the person's own words. While such a message is in a conversation's history window,
+      -- every turn of that conversation counts as holding outside content.
+      ALTER TABLE messages ADD COLUMN sources TEXT;
+      -- A job made while outside content was in play: its runs start with these sources (and its prompt is data).
+      ALTER TABLE jobs ADD COLUMN sources TEXT;
+      -- Labels on what outlives a turn: memory files written while outside content was in play (kept out of the
+      -- prompt until the person clears the label), skill drafts made so, skills installed from a hub.
+      CREATE TABLE provenance (
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        sources TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (kind, key)
+      );
+    `,
+  },
 ];

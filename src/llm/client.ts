@@ -1,7 +1,8 @@
 import type OpenAI from 'openai';
 import type { LlmConfig } from '../config/schema.js';
-import { LlmError, errorMessage } from '../errors.js';
+import { LlmError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { describeLlmFailure, type FailureContext, type LlmFailure } from './failure.js';
 import { asApiError, backoffMs, isRetryable, retryAfterMs, sleep as defaultSleep } from './retry.js';
 import type { LlmClient, LlmRequest, LlmResponse, ToolCallRequest } from './types.js';
 
@@ -80,27 +81,37 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
         if (attempt >= config.max_retries || !isRetryable(error)) throw error;
         const asked = retryAfterMs(error);
         const delay = Math.min(asked ?? backoffMs(attempt), config.max_retry_delay_s * 1000);
-        log.warn({ model, attempt: attempt + 1, status: statusOf(error), delayMs: Math.round(delay) }, 'llm call failed; retrying');
+        // Info, not warn: a retry is handled here; only the final failure is the caller's to report.
+        log.info({ model, attempt: attempt + 1, status: statusOf(error), delayMs: Math.round(delay), reason: failureOf(error, model).reason }, 'llm call failed; retrying');
         await sleep(delay, request.signal);
       }
     }
   }
 
+  const failureOf = (error: unknown, model: string) => describeLlmFailure(error, { baseUrl: config.base_url, model, timeoutS: config.timeout_s });
+
   return {
     models,
     async complete(request) {
+      // Said before any request: OpenAI would answer 401 after a round trip, and "check the key" is not the fix.
+      if (!llmConfigured(config)) throw new LlmError(NO_KEY, undefined, { transient: false });
       const candidates = request.models && request.models.length > 0 ? request.models : models;
-      let lastError: unknown;
-      for (const model of candidates) {
+      let last: { error: unknown; failure: LlmFailure } | undefined;
+      for (const [index, model] of candidates.entries()) {
         try {
           return await callWithRetries(model, request);
         } catch (error) {
           if (isAbort(error, request.signal)) throw error;
-          lastError = error;
-          log.warn({ model, status: statusOf(error), err: errorMessage(error) }, 'llm model failed');
+          const failure = failureOf(error, model);
+          last = { error, failure };
+          const next = candidates[index + 1];
+          // A refused key or connection is the server's, not the model's: the fallbacks would fail the same way.
+          if (next === undefined || failure.wholeServer) break;
+          log.warn({ model, status: statusOf(error), reason: failure.reason, next }, `llm: ${model} failed; trying ${next}`);
         }
       }
-      throw new LlmError(describeFailure(lastError), statusOf(lastError), { cause: lastError });
+      const failure = last?.failure ?? { reason: 'no model to call (llm.model is empty)', transient: false, wholeServer: true };
+      throw new LlmError(failure.reason, statusOf(last?.error), { cause: last?.error, transient: failure.transient });
     },
   };
 }
@@ -110,6 +121,9 @@ function maxTokens(configured: number | undefined, requested: number | undefined
   const caps = [configured, requested].filter((value): value is number => value !== undefined);
   return caps.length > 0 ? { max_tokens: Math.min(...caps) } : {};
 }
+
+/** The one line for a missing key on OpenAI's API (local servers need none). */
+export const NO_KEY = 'no API key: llm.api_key is empty for api.openai.com; set OPENAI_API_KEY in the .env beside config.yaml (or run familiar init)';
 
 function statusOf(error: unknown): number | undefined {
   return asApiError(error)?.status;
@@ -124,14 +138,6 @@ function abortError(signal: AbortSignal | undefined): Error {
 }
 
 /** A one-line reason fit for the person: no stack, no request body, no key. */
-export function describeFailure(error: unknown): string {
-  const status = statusOf(error);
-  if (status === 401 || status === 403) return 'the LLM provider refused the API key (check llm.api_key)';
-  if (status === 404) return 'the model was not found (check llm.model)';
-  if (status === 429) return 'the LLM provider is rate limiting us';
-  if (status !== undefined && status >= 500) return `the LLM provider had a server error (${status})`;
-  if (status !== undefined) return `the LLM provider answered ${status}`;
-  if (error instanceof Error && /timed? ?out/i.test(error.message)) return 'the LLM provider did not answer in time';
-  if (asApiError(error) && status === undefined) return 'could not connect to the LLM provider (check llm.base_url)';
-  return `the LLM call failed (${errorMessage(error).slice(0, 120)})`;
+export function describeFailure(error: unknown, context: FailureContext): string {
+  return describeLlmFailure(error, context).reason;
 }

@@ -2,34 +2,45 @@ import { APIError } from 'openai';
 import OpenAI from 'openai';
 import type { DoctorLine } from '../part.js';
 import type { LlmConfig } from '../config/schema.js';
-import { errorMessage } from '../errors.js';
-import { describeFailure, llmConfigured } from './client.js';
+import { llmConfigured, NO_KEY } from './client.js';
+import { describeLlmFailure } from './failure.js';
 
-/** `familiar doctor`'s LLM line: is the server reachable, is the key accepted, is the model offered? */
-export async function probeLlm(config: LlmConfig): Promise<DoctorLine> {
+export interface ProbeOptions {
+  /** Also make one tiny completion with the model (what `familiar init` does to test key and model for real). */
+  complete?: boolean;
+  /** Only list the models (no completion, even when the server has no list). */
+  listOnly?: boolean;
+  timeoutMs?: number;
+}
+
+/**
+ * `familiar doctor`'s and `familiar init`'s LLM line: is the server reachable, is the key accepted, is the model
+ * offered (and, with `complete`, does it answer)? The detail of a failure says what to check.
+ * Contract: never throws.
+ */
+export async function probeLlm(config: LlmConfig, options: ProbeOptions = {}): Promise<DoctorLine & { models?: string[] }> {
   const label = `llm: ${config.model} at ${config.base_url}`;
-  if (!llmConfigured(config)) {
-    return { status: 'fail', label, detail: 'no API key', fix: 'set OPENAI_API_KEY or llm.api_key in config.yaml' };
-  }
-  const client = new OpenAI({ baseURL: config.base_url, apiKey: config.api_key || 'none', maxRetries: 0, timeout: 10_000 });
+  if (!llmConfigured(config)) return { status: 'fail', label, detail: NO_KEY };
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const context = { baseUrl: config.base_url, model: config.model, timeoutS: timeoutMs / 1000 };
+  const client = new OpenAI({ baseURL: config.base_url, apiKey: config.api_key || 'none', maxRetries: 0, timeout: timeoutMs });
+  const models: string[] = [];
   try {
-    const models: string[] = [];
     for await (const model of client.models.list()) models.push(model.id);
-    if (models.length === 0 || models.includes(config.model)) return { status: 'ok', label };
-    return { status: 'warn', label, detail: `the server does not list ${config.model}`, fix: `pick one of: ${models.slice(0, 8).join(', ')}` };
   } catch (error) {
-    if (error instanceof APIError && (error.status === 401 || error.status === 403)) {
-      return { status: 'fail', label, detail: 'the API key was refused', fix: 'check llm.api_key (or OPENAI_API_KEY)' };
-    }
-    if (!(error instanceof APIError) || error.status !== 404) {
-      return { status: 'fail', label, detail: describeFailure(error), fix: 'check llm.base_url and that the server is running' };
-    }
+    // Some servers have no /models endpoint: the completion below tells the same.
+    if (!(error instanceof APIError) || error.status !== 404) return { status: 'fail', label, detail: describeLlmFailure(error, context).reason };
   }
-  // No /models endpoint on some servers: one tiny completion tells the same.
+  if (options.listOnly === true) return { status: 'ok', label, models };
+  if (models.length > 0 && !models.includes(config.model)) {
+    return { status: 'warn', label, detail: `the server does not list ${config.model}`, fix: `set llm.model to one of: ${models.slice(0, 8).join(', ')}`, models };
+  }
+  if (models.length > 0 && options.complete !== true) return { status: 'ok', label, models };
   try {
-    await client.chat.completions.create({ model: config.model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 });
-    return { status: 'ok', label };
+    await client.chat.completions.create({ model: config.model, messages: [{ role: 'user', content: 'Reply with the word: ready' }] });
+    // No max_tokens: newer OpenAI models refuse it (they take max_completion_tokens), and the answer is one word.
+    return { status: 'ok', label, models };
   } catch (error) {
-    return { status: 'fail', label, detail: error instanceof APIError ? describeFailure(error) : errorMessage(error), fix: 'check llm.model, llm.api_key and llm.base_url' };
+    return { status: 'fail', label, detail: describeLlmFailure(error, context).reason, models };
   }
 }

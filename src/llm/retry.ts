@@ -1,5 +1,6 @@
 import type { APIError } from 'openai';
 import { retryAfterMsOf } from '../lib/retry-after.js';
+import { networkCode, PERMANENT_NETWORK_CODES } from './network-code.js';
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 
@@ -12,12 +13,17 @@ export function asApiError(error: unknown): APIError | undefined {
   return undefined;
 }
 
-/** Retry only what can succeed on a second try: timeouts, conflicts, rate limits, server errors, lost connections. */
+/**
+ * Retry only what can succeed on a second try: timeouts, conflicts, rate limits (not an exhausted quota), server
+ * errors, cut connections. A refused connection, an unknown host or a TLS mismatch is a wrong URL or a stopped
+ * server: said at once instead of after three waits.
+ */
 export function isRetryable(error: unknown): boolean {
   const apiError = asApiError(error);
   if (!apiError || error instanceof Error && error.name === 'AbortError') return false;
   if (apiError.constructor.name === 'APIUserAbortError') return false;
-  if (typeof apiError.status !== 'number') return true; // APIConnectionError and its timeout subclass
+  if (typeof apiError.status !== 'number') return !PERMANENT_NETWORK_CODES.has(networkCode(error) ?? ''); // APIConnectionError and its timeout subclass
+  if (apiError.status === 429 && (apiError as { code?: unknown }).code === 'insufficient_quota') return false;
   return RETRYABLE_STATUS.has(apiError.status) || apiError.status >= 500;
 }
 

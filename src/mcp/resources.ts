@@ -65,6 +65,11 @@ export function createResourcesTool(deps: { servers: () => ResourceServer[]; max
       const candidates = deps.servers().filter((server) => params.server === undefined || server.name === params.server);
       return candidates.length > 0 && candidates.every((server) => server.risk === 'low') ? 'low' : 'high';
     },
+    // A read sends the URI the model wrote to the server (a template's placeholders can carry anything): a way out
+    // whose destination cannot be checked, like any MCP call. A list sends nothing the model composed.
+    effects: (params: { action?: string; server?: string }) => params.action === 'read'
+      ? [{ kind: 'egress', what: `a resource read from the MCP server ${params.server ?? '(any)'}` }]
+      : [],
     async execute(params: { action: 'list' | 'read'; server?: string; uri?: string }, ctx) {
       const servers = connected();
       if (params.server !== undefined && !servers.some((server) => server.name === params.server)) {

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import type { Logger } from '../log.js';
 import { writeFileAtomic } from '../lib/atomic-write.js';
 import { lineDiff } from './diff.js';
-import type { MemoryStore, WriteEvent } from './store.js';
+import type { MemoryStore, WriteEvent, WriteGuardEvent } from './store.js';
 
 export interface MemoryChange {
   id: number;
@@ -57,9 +57,10 @@ export class MemoryHistory {
     }
   }
 
-  guard(event: { path: string; mode: 'overwrite' | 'append'; conversationId: string | undefined }): string | undefined {
-    // Appends keep what is there; writes not made for a conversation (the operator's tools) are not the assistant's.
-    if (event.mode === 'append' || event.conversationId === undefined) return undefined;
+  guard(event: WriteGuardEvent): string | undefined {
+    // Appends keep what is there; writes not made for a conversation (the operator's tools) are not the assistant's;
+    // a checked write (compare-and-swap on the content its tool read) cannot overwrite what nobody saw.
+    if (event.mode === 'append' || event.conversationId === undefined || event.checked) return undefined;
     const current = this.readDisk(event.path);
     if (current === null || current === '') return undefined;
     const seen = this.seen.get(`${event.conversationId}\u0000${event.path}`);
@@ -76,7 +77,7 @@ export class MemoryHistory {
     this.db
       .prepare("INSERT INTO memory_history (path, previous, content, conversation_id, kind, created_at) VALUES (?, ?, ?, ?, 'write', ?)")
       .run(event.path, event.previous, event.content, event.conversationId ?? null, Date.now());
-    if (event.conversationId !== undefined) this.noteRead(event.conversationId, event.path, event.content);
+    if (event.conversationId !== undefined && event.content !== null) this.noteRead(event.conversationId, event.path, event.content);
   }
 
   /** Newest first; optionally one file's. */

@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors.js';
+import { wrapExternal } from '../tools/external.js';
 import { fail, ok, type AnyTool } from '../tools/types.js';
 
 const MAX_WRITE_CHARS = 200_000;
@@ -12,6 +13,7 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
   const memoryRead: AnyTool = {
     name: 'memory_read',
     group: 'memory',
+    effects: [],
     description:
       'Read a long-term memory file (Markdown) by its path relative to the memory folder. Without a path, list every memory file with its size and last modification time.',
     parameters: {
@@ -29,6 +31,14 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
       try {
         const content = ctx.memory.read(params.path);
         options.onRead?.(ctx.conversationId, params.path, content);
+        // A file saved from outside (a web page kept as a note) is outside content wherever it is read.
+        const source = ctx.memory.outsideSource(params.path, content);
+        if (source !== undefined) {
+          // Cut before wrapping, so the output cap never removes the end marker.
+          const room = Math.max(500, ctx.config.tools.output_chars - 1000);
+          const shown = content.length > room ? `${content.slice(0, room)}\n…[cut: the file is longer]` : content;
+          return ok(wrapExternal(source, shown), { externalSource: source });
+        }
         return ok(content === '' ? `${params.path} is empty.` : content);
       } catch (error) {
         const message = errorMessage(error);
@@ -41,6 +51,9 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
   const memoryWrite: AnyTool = {
     name: 'memory_write',
     group: 'memory',
+    // Written while outside content is in play, the file is labelled as such (kept out of later prompts);
+    // persona.md and profile.md, always in the prompt, need the person's approval then.
+    effects: (params: { path?: string }) => [{ kind: 'persist', target: 'memory', ...(typeof params.path === 'string' ? { path: params.path } : {}) }],
     description:
       'Save long-term memory in a Markdown file inside the memory folder. mode "append" adds to the end (best for new facts and notes); "overwrite" replaces the whole file (read it first so nothing is lost). Parent folders are created.',
     parameters: {
@@ -68,6 +81,7 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
   const memorySearch: AnyTool = {
     name: 'memory_search',
     group: 'memory',
+    effects: [],
     description: 'Full-text search across all memory files (including ones edited by hand). Returns matching files with a snippet.',
     parameters: {
       type: 'object',
@@ -81,9 +95,23 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
     async execute(params: { query: string; limit: number }, ctx) {
       const hits = ctx.memory.search(params.query, params.limit);
       if (hits.length === 0) return ok(`No memory file mentions "${params.query}".`);
-      return ok(hits.map((hit, index) => `${index + 1}. ${hit.path}: ${hit.snippet.replace(/\s+/g, ' ')}`).join('\n'));
+      let outside: string | undefined;
+      const lines = hits.map((hit, index) => {
+        const snippet = hit.snippet.replace(/\s+/g, ' ');
+        let source: string | undefined;
+        try {
+          source = ctx.memory.outsideSource(hit.path, ctx.memory.read(hit.path));
+        } catch {
+          source = undefined;
+        }
+        if (source === undefined) return `${index + 1}. ${hit.path}: ${snippet}`;
+        outside ??= source;
+        return `${index + 1}. ${hit.path}:\n${wrapExternal(source, snippet)}`;
+      });
+      return ok(lines.join('\n'), outside !== undefined ? { externalSource: outside } : {});
     },
   };
 
   return [memoryRead, memoryWrite, memorySearch];
 }
+

@@ -1,4 +1,4 @@
-import { chmodSync, cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import * as tar from 'tar';
@@ -10,6 +10,9 @@ export interface BackupOptions {
   config: Config;
   /** Folder the backup goes in; default `<data_dir>/backups`. */
   outDir?: string;
+  /** The config file and the `.env` beside it (secrets: the backup is private to its owner). */
+  configFile?: string;
+  envFile?: string;
   /** Pack the backup folder into `<name>.tar.gz` (and remove the folder). */
   tarball?: boolean;
   now?: Date;
@@ -27,6 +30,10 @@ export interface BackupManifest {
   database: string | null;
   memory: string | null;
   skills: string | null;
+  /** The conversations' files (sandbox workspaces, received attachments). */
+  workspaces: string | null;
+  config: string | null;
+  env: string | null;
   rows: Record<string, number>;
 }
 
@@ -46,16 +53,26 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
     mkdirSync(target, { recursive: true });
     // Conversations and memory are personal: the backup is readable by its owner only.
     chmodSync(target, 0o700);
-    const manifest: BackupManifest = { createdAt: (options.now ?? new Date()).toISOString(), schemaVersion: null, database: null, memory: null, skills: null, rows: {} };
+    const manifest: BackupManifest = {
+      createdAt: (options.now ?? new Date()).toISOString(), schemaVersion: null, database: null, memory: null, skills: null,
+      workspaces: null, config: null, env: null, rows: {},
+    };
     const source = path.join(config.data_dir, DATABASE_FILE);
     if (existsSync(source)) {
       await backupDatabase(source, path.join(target, DATABASE_FILE), manifest);
       manifest.database = DATABASE_FILE;
     }
-    for (const [key, dir] of [['memory', config.memory_dir], ['skills', config.skills_dir]] as const) {
+    const folders = [['memory', config.memory_dir], ['skills', config.skills_dir], ['workspaces', path.join(config.data_dir, 'workspaces')]] as const;
+    for (const [key, dir] of folders) {
       if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
       cpSync(dir, path.join(target, key), { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
       manifest[key] = key;
+    }
+    for (const [key, file, name] of [['config', options.configFile, path.basename(options.configFile ?? 'config.yaml')], ['env', options.envFile, '.env']] as const) {
+      if (file === undefined || !existsSync(file)) continue;
+      copyFileSync(file, path.join(target, name));
+      chmodSync(path.join(target, name), 0o600);
+      manifest[key] = name;
     }
     writeFileSync(path.join(target, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
     if (!options.tarball) return { path: target, manifest };

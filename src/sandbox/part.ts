@@ -6,7 +6,7 @@ import type { DoctorLine, Part } from '../part.js';
 import type { SandboxAccess, SandboxRun } from '../tools/context.js';
 import { createDockerClient, describeDocker } from './docker-client.js';
 import type { ContainerPool, SandboxConfig } from './pool.js';
-import type { Workspaces } from './workspace.js';
+import type { Workspaces } from '../workspace/workspace.js';
 
 const PING_TIMEOUT_MS = 3000;
 
@@ -65,8 +65,8 @@ export async function createSandboxPart(deps: { config: Config; dataDir: string;
     return {};
   }
   // The sandbox's own modules are loaded only when it is configured.
-  const [{ Workspaces: WorkspacesClass }, { createSandboxTools }] = await Promise.all([import('./workspace.js'), import('./tools.js')]);
-  const workspaces = new WorkspacesClass(deps.dataDir, config.user);
+  const [{ Workspaces: WorkspacesClass }, { createSandboxTools }] = await Promise.all([import('../workspace/workspace.js'), import('./tools.js')]);
+  const workspaces = new WorkspacesClass(deps.dataDir, config.user, { limitMb: config.workspace_mb, log });
   if (!deps.probe) {
     const sandbox = lazySandbox(config, workspaces, deps.dataDir, log);
     return {
@@ -125,7 +125,8 @@ function lazySandbox(config: SandboxConfig, workspaces: Workspaces, dataDir: str
       const status = await checkEngine(docker, [config.image]);
       if (!status.ok) throw new AppError('SANDBOX_UNAVAILABLE', `the sandbox is not available: ${status.reason}`);
       const { ContainerPool } = await import('./pool.js');
-      return new ContainerPool({ docker, config, dataDir, workspaces, log });
+      // A one-shot command may run beside the daemon: it removes only its own containers and leaves the mounts.
+      return new ContainerPool({ docker, config, dataDir, workspaces, log, exclusive: false });
     })();
     pool.catch(() => {
       pool = undefined;

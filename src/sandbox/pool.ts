@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type Docker from 'dockerode';
 import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { runExec, type CappedBuffer } from './exec.js';
-import type { Workspaces } from './workspace.js';
+import type { Workspaces } from '../workspace/workspace.js';
 
 export type SandboxConfig = NonNullable<Config['tools']['sandbox']>;
 
@@ -16,6 +16,12 @@ export interface PoolOptions {
   dataDir: string;
   workspaces: Workspaces;
   log: Logger;
+  /**
+   * True (the default) for the daemon, which owns the data folder's containers and mounts: its close removes every
+   * container with its owner label and unmounts the workspaces. False for a one-shot command, which may run beside
+   * the daemon: it removes only the containers it made and leaves the mounts alone.
+   */
+  exclusive?: boolean;
 }
 
 interface Box {
@@ -79,6 +85,7 @@ export class ContainerPool {
   readonly workspaces: Workspaces;
   private readonly docker: Docker;
   private readonly log: Logger;
+  private readonly exclusive: boolean;
   private readonly poolDir: string;
   private readonly warm: Box[] = [];
   private readonly sessions = new Map<string, Session>();
@@ -98,8 +105,8 @@ export class ContainerPool {
     this.config = options.config;
     this.workspaces = options.workspaces;
     this.log = options.log;
-    this.poolDir = path.join(options.dataDir, 'sandbox', 'pool');
-    mkdirSync(this.poolDir, { recursive: true });
+    this.exclusive = options.exclusive !== false;
+    this.poolDir = options.workspaces.poolDir;
     // Containers are this daemon's when they carry the hash of its data folder: a second daemon
     // (or a test) on the same engine keeps its own.
     this.owner = createHash('sha256').update(realpathSync(options.dataDir)).digest('hex').slice(0, 16);
@@ -107,7 +114,8 @@ export class ContainerPool {
 
   /** Removes containers left by a previous run (a crash), arms the idle reaper, fills the pool in the background. */
   async start(): Promise<void> {
-    const removed = await this.removeLeftovers();
+    // Whether the size limit can be enforced is decided (and, if not, said in one warning) now, not at first use.
+    const [removed] = await Promise.all([this.removeLeftovers(), this.workspaces.volumeSupport()]);
     if (removed > 0) this.log.info({ removed }, 'sandbox: removed containers left by a previous run');
     const interval = Math.min(30_000, Math.max(250, (this.config.idle_s * 1000) / 4));
     this.reaper = setInterval(() => {
@@ -122,7 +130,7 @@ export class ContainerPool {
     const known = new Set(this.live.keys());
     const stale = leftovers.filter((info) => !known.has(info.Id));
     await Promise.all(stale.map((info) => this.remove(this.docker.getContainer(info.Id))));
-    for (const entry of this.listPoolDirs()) if (!this.warm.some((box) => box.dir === entry)) rmSync(entry, { recursive: true, force: true });
+    for (const entry of this.listPoolDirs()) if (!this.warm.some((box) => box.dir === entry)) await this.workspaces.removeWarm(entry);
     return stale.length;
   }
 
@@ -160,7 +168,16 @@ export class ContainerPool {
       const session = await this.acquire(conversationId);
       session.busy += 1;
       try {
-        return await this.execIn(session.box, session, request.command, request);
+        const result = await this.execIn(session.box, session, request.command, request);
+        // The container could not even start the command: its pid limit is used up by what an earlier command
+        // left running (a fork bomb that returned). Replace it once; the workspace stays.
+        if (attempt === 0 && !this.closed && unstartable(result)) {
+          this.log.warn({ conversation: conversationId }, 'sandbox: the container cannot start commands (pid limit used up); replacing it');
+          this.forget(session);
+          await this.removeBox(session.box);
+          continue;
+        }
+        return result;
       } catch (error) {
         // The container vanished (removed by hand, engine restart): drop it and try once more with a fresh one.
         this.forget(session);
@@ -194,15 +211,15 @@ export class ContainerPool {
       if (again) return again;
       if (this.closed) throw new Error('the sandbox is shutting down');
       let box: Box | undefined;
-      let warm = existsSync(dir) ? undefined : this.warm.shift();
+      let warm = this.workspaces.exists(conversationId) ? undefined : this.warm.shift();
       // Just after start the pool is still filling: waiting for that container beats creating one more beside it.
-      if (!warm && !existsSync(dir) && this.creating > 0) {
+      if (!warm && !this.workspaces.exists(conversationId) && this.creating > 0) {
         warm = await new Promise<Box | undefined>((resolve) => this.waiters.push(resolve));
         if (this.closed) throw new Error('the sandbox is shutting down');
       }
       if (warm?.dir) {
         try {
-          renameSync(warm.dir, dir);
+          await this.workspaces.adoptWarm(conversationId, warm.dir);
           box = { container: warm.container, id: warm.id };
         } catch (error) {
           // e.g. EXDEV when workspaces/ is another filesystem: fall back to a fresh container.
@@ -211,8 +228,13 @@ export class ContainerPool {
         }
       }
       if (!box) {
-        this.workspaces.ensureUnlocked(dir);
-        box = await this.createBox(dir, 'session');
+        // Held open while the container is made: its mount cannot be taken away in between.
+        const held = await this.workspaces.holdUnlocked(conversationId);
+        try {
+          box = await this.createBox(dir, 'session');
+        } finally {
+          await held.close();
+        }
       }
       const created: Session = { box, conversationId, lastUsed: Date.now(), busy: 0, oomKills: 0 };
       this.sessions.set(conversationId, created);
@@ -249,12 +271,14 @@ export class ContainerPool {
     await Promise.allSettled([...this.filling]);
     await Promise.all([...this.live.values()].map((container) => this.remove(container)));
     this.live.clear();
+    if (!this.exclusive) return;
     try {
       // Also what a warm start still in flight created.
       await this.removeLeftovers();
     } catch (error) {
       this.log.warn({ err: error }, 'sandbox: could not list containers while closing');
     }
+    await this.workspaces.unmountAll();
   }
 
   /** For tests and status: the container id serving a conversation, if any. */
@@ -335,13 +359,12 @@ export class ContainerPool {
 
   private async createWarm(): Promise<Box> {
     const dir = path.join(this.poolDir, randomBytes(6).toString('hex'));
-    mkdirSync(dir);
-    this.workspaces.giveToSandbox(dir);
+    await this.workspaces.createWarm(dir);
     try {
       const box = await this.createBox(dir, 'warm');
       return { ...box, dir };
     } catch (error) {
-      rmSync(dir, { recursive: true, force: true });
+      await this.workspaces.removeWarm(dir);
       throw error;
     }
   }
@@ -387,7 +410,7 @@ export class ContainerPool {
 
   private async removeBox(box: Box): Promise<void> {
     await this.remove(box.container);
-    if (box.dir) rmSync(box.dir, { recursive: true, force: true });
+    if (box.dir) await this.workspaces.removeWarm(box.dir);
   }
 
   /** Force-removes (kills) a container. Contract: never throws; a container already gone is fine. */
@@ -404,9 +427,16 @@ export class ContainerPool {
 
   private listPoolDirs(): string[] {
     try {
-      return readdirSync(this.poolDir).map((name) => path.join(this.poolDir, name));
+      // A warm folder and its image (`<name>.img`) go together.
+      const names = new Set(readdirSync(this.poolDir).map((name) => name.replace(/\.img$/, '')));
+      return [...names].map((name) => path.join(this.poolDir, name));
     } catch {
       return [];
     }
   }
+}
+
+/** Docker's answer when an exec could not start in the container at all (exit 126 from the runtime, not the command). */
+function unstartable(result: RunResult): boolean {
+  return result.exitCode === 126 && result.stdout.total < 1000 && /^OCI runtime exec failed/m.test(result.stdout.text());
 }

@@ -4,20 +4,21 @@ import type { SandboxRun, SandboxStream } from '../tools/context.js';
 import { fail, ok, type AnyTool, type ToolResult } from '../tools/types.js';
 import { createFileTools } from './file-tools.js';
 import type { SandboxConfig } from './pool.js';
-import { walk } from './walk.js';
-import type { Workspaces } from './workspace.js';
+import { walk } from '../workspace/walk.js';
+import { fullMessage, nearlyFull } from '../workspace/workspace-files.js';
+import type { Workspaces } from '../workspace/workspace.js';
 
 /** Room left for the frame around the two streams inside `tools.output_chars`. */
 const FRAME_CHARS = 400;
 
 /** sandbox_exec, the file tools and (when `code_agent` is configured) opencode. */
 export function createSandboxTools(workspaces: Workspaces, config: SandboxConfig, options: { codeAgent: boolean } = { codeAgent: true }): AnyTool[] {
-  const tools = [createExecTool(config), ...createFileTools(workspaces, config)];
+  const tools = [createExecTool(workspaces, config), ...createFileTools(workspaces, config)];
   if (config.code_agent && options.codeAgent) tools.push(createCodeAgentTool(workspaces, config));
   return tools;
 }
 
-function createExecTool(config: SandboxConfig): AnyTool {
+function createExecTool(workspaces: Workspaces, config: SandboxConfig): AnyTool {
   return {
     name: 'sandbox_exec',
     group: 'sandbox',
@@ -37,6 +38,11 @@ function createExecTool(config: SandboxConfig): AnyTool {
     },
     // A refused network request (allow_network off) is not worth asking the person about.
     risk: (params: { network?: boolean }) => (params.network && config.allow_network ? 'high' : 'low'),
+    // Without network nothing leaves the container; with it, anything may.
+    effects: (params: { network?: boolean }) => (params.network ? [{ kind: 'egress', what: 'a sandbox command with network' }] : []),
+    // Its output and the workspace's files are outside content: the container may have been fed from anywhere.
+    external: true,
+
     // The call's own timeout_s decides; the registry deadline is only a backstop above the longest allowed.
     timeoutMs: (config.max_timeout_s + 30) * 1000,
     async execute(params: { command: string; timeout_s?: number; network?: boolean }, ctx) {
@@ -54,7 +60,11 @@ function createExecTool(config: SandboxConfig): AnyTool {
         ctx.log.warn({ err: error }, 'sandbox: run failed');
         return fail(`The sandbox could not run the command: ${errorMessage(error)}. Try again; if it keeps failing, tell the person to run familiar doctor.`);
       }
-      return formatRun(result, { timeoutS, memoryMb: config.memory_mb, budget: ctx.config.tools.output_chars - FRAME_CHARS });
+      const formatted = formatRun(result, { timeoutS, memoryMb: config.memory_mb, budget: ctx.config.tools.output_chars - FRAME_CHARS });
+      // A command that filled the workspace fails with "No space left on device"; say which limit that is.
+      const usage = await workspaces.usage(ctx.conversationId);
+      if (usage && nearlyFull(usage)) formatted.output += `\nNote: ${fullMessage(usage)}.`;
+      return formatted;
     },
   };
 }
@@ -80,6 +90,9 @@ function createCodeAgentTool(workspaces: Workspaces, config: SandboxConfig): Any
       additionalProperties: false,
     },
     risk: 'high',
+    effects: agentConfig.network === 'none' ? [] : [{ kind: 'egress', what: 'a coding agent with network' }],
+    // Its output and the workspace's files are outside content: the container may have been fed from anywhere.
+    external: true,
     timeoutMs: (agentConfig.timeout_s + 60) * 1000,
     async execute(params: { task: string; agent?: string; timeout_s?: number }, ctx) {
       if (!ctx.pool) return fail('The sandbox is not running (no Docker engine); tell the person to run familiar doctor.');
@@ -89,7 +102,7 @@ function createCodeAgentTool(workspaces: Workspaces, config: SandboxConfig): Any
       let changes: string[];
       try {
         const dir = await workspaces.ensure(ctx.conversationId);
-        const before = await snapshot(dir);
+        const before = await snapshot(workspaces, ctx.conversationId);
         // The key goes into this one container's environment only: not the command line, not a log line.
         result = await ctx.pool.runOneOff(dir, {
           cmd: ['/bin/bash', '-c', command],
@@ -99,7 +112,7 @@ function createCodeAgentTool(workspaces: Workspaces, config: SandboxConfig): Any
           signal: ctx.signal,
           ...(agentConfig.image ? { image: agentConfig.image } : {}),
         });
-        changes = diffSnapshots(before, await snapshot(dir));
+        changes = diffSnapshots(before, await snapshot(workspaces, ctx.conversationId));
       } catch (error) {
         ctx.log.warn({ err: error }, 'sandbox: coding agent failed to start');
         return fail(`The coding agent could not be started: ${redactSecrets(errorMessage(error), secrets)}.`);
@@ -160,9 +173,17 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-async function snapshot(dir: string): Promise<Map<string, string>> {
-  const { entries } = await walk(dir);
-  return new Map(entries.filter((entry) => entry.kind !== 'dir').map((entry) => [entry.relative, `${entry.size}:${entry.mtimeMs}:${entry.ino}`]));
+/** Size, mtime and inode of every non-folder entry, read through pinned folders (the agent's container may be hostile). */
+async function snapshot(workspaces: Workspaces, conversationId: string): Promise<Map<string, string>> {
+  const opened = await workspaces.open(conversationId, { create: true });
+  if (!opened.success) throw new Error(opened.error);
+  const files = opened.value;
+  try {
+    const { entries } = await files.withFolder([], (dir) => walk(dir));
+    return new Map(entries.filter((entry) => entry.kind !== 'dir').map((entry) => [entry.relative, `${entry.size}:${entry.mtimeMs}:${entry.ino}`]));
+  } finally {
+    await files.close();
+  }
 }
 
 function diffSnapshots(before: Map<string, string>, after: Map<string, string>): string[] {

@@ -1,6 +1,7 @@
 import type { ZonedClock } from '../lib/clock.js';
 import type { ChatCommand } from '../part.js';
 import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
+import { jobToChange, listFilter, scopeOf } from './ownership.js';
 import type { Scheduler } from './scheduler.js';
 import { findWhenInText, loadWhenParser } from './when.js';
 
@@ -24,15 +25,21 @@ export function splitReminder(args: string, now: number, timeZone: string): Remi
   return { success: true, value: { when: schedule.type === 'cron' ? { cron: schedule.cron } : { at: schedule.at }, spec, text } };
 }
 
-/** `/jobs` (list; `/jobs pause|resume|remove ID`) and `/remind <when> <text>`, answered without an LLM call. */
+/**
+ * `/jobs` (list; `/jobs pause|resume|remove ID`) and `/remind <when> <text>`, answered without an LLM call.
+ * `/jobs` sees and changes only the calling chat's jobs (`ownership.ts`).
+ */
 export function createSchedulerCommands(scheduler: Scheduler, clock: ZonedClock): Map<string, ChatCommand> {
   const jobs: ChatCommand = {
-    description: 'scheduled jobs and reminders (/jobs pause|resume|remove ID)',
-    async run({ args }) {
+    description: 'this chat\'s scheduled jobs and reminders (/jobs pause|resume|remove ID)',
+    async run({ channel, chatId, userId, args }) {
       const [action, id] = args.split(/\s+/).filter(Boolean);
       const now = Date.now();
-      if (action === undefined) return formatJobs(scheduler.list(), clock, now);
+      const scope = scopeOf({ channel, chatId, userId });
+      if (action === undefined) return formatJobs(scheduler.list(listFilter(scope)), clock, now);
       if (id === undefined || !['pause', 'resume', 'remove'].includes(action)) return 'Usage: /jobs, or /jobs pause|resume|remove ID';
+      const job = jobToChange(scope, id, scheduler.get(id));
+      if (!job.success) return job.error;
       if (action === 'remove') return scheduler.remove(id) ? `Removed job ${id}.` : `No job with id "${id}".`;
       const changed = action === 'pause' ? scheduler.pause(id) : scheduler.resume(id);
       return changed.ok ? formatJob(changed.value, clock, now) : changed.error;

@@ -3,7 +3,7 @@ import { parseTarget } from '../lib/target.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CallOrigin } from '../tools/types.js';
-import type { JobStore } from './store.js';
+import type { JobStore, ListJobsOptions } from './store.js';
 import { latestOccurrence, nextOccurrence, resolveSchedule, type Resolved, type Schedule, type ScheduleInput } from './timing.js';
 import type { CatchUp, Job, JobKind, JobRun, JobSource, RunOutcome, RunTrigger } from './types.js';
 
@@ -30,6 +30,8 @@ export interface CreateJobInput extends ScheduleInput {
   origin?: CallOrigin | undefined;
   deliverTo?: string | undefined;
   approve?: string[];
+  /** Outside sources in play where the job was made (see Job.sources). */
+  sources?: readonly string[];
   enabled?: boolean;
   source: JobSource;
   configHash?: string;
@@ -40,6 +42,8 @@ export interface CreateJobInput extends ScheduleInput {
 export interface UpdateJobInput extends ScheduleInput {
   prompt?: string | undefined;
   catchUp?: CatchUp | undefined;
+  /** Outside sources in play where the change was made: added to the job's (a label is never removed by an edit). */
+  sources?: readonly string[];
 }
 
 /** The one timer never sleeps longer: far-off jobs are re-checked, and edits made by `familiar jobs` in another process are seen. */
@@ -113,7 +117,7 @@ export class Scheduler {
     if (!schedule.ok) return schedule;
     const job: Job = {
       id, kind: input.kind ?? 'agent', prompt, catchUp: input.catchUp ?? 'once', origin: input.origin, deliverTo: input.deliverTo,
-      approve: input.approve ?? [], enabled: input.enabled ?? true, source: input.source, tz: this.timeZone,
+      approve: input.approve ?? [], sources: [...(input.sources ?? [])], enabled: input.enabled ?? true, source: input.source, tz: this.timeZone,
       ...scheduleColumns(schedule.value, input.spec ?? specOf(input)), nextRunAt: this.firstRun(schedule.value, now),
       lastScheduledAt: undefined, doneAt: undefined, configHash: input.configHash, createdAt: now, updatedAt: now,
     };
@@ -130,6 +134,7 @@ export class Scheduler {
       next.prompt = patch.prompt.trim();
     }
     if (patch.catchUp !== undefined) next.catchUp = patch.catchUp;
+    if (patch.sources && patch.sources.length > 0) next.sources = [...new Set([...job.sources, ...patch.sources])];
     if (patch.cron !== undefined || patch.run_at !== undefined || patch.when !== undefined) {
       const schedule = resolveSchedule(patch, now, this.timeZone);
       if (!schedule.ok) return schedule;
@@ -175,7 +180,7 @@ export class Scheduler {
   }
 
   /** Read-only: listing never moves a job's next run, even an overdue one. */
-  list(options: { includeDone?: boolean; idPrefix?: string } = {}): Job[] {
+  list(options: ListJobsOptions = {}): Job[] {
     return this.store.list(options);
   }
 
@@ -411,9 +416,9 @@ export class Scheduler {
     }
   }
 
+  /** Names no other ids: this message can reach a chat, which may see only its own jobs (`ownership.ts`). */
   private unknown(id: string): { ok: false; error: string } {
-    const known = this.store.list().map((job) => job.id);
-    return { ok: false, error: `No job with id "${id}". ${known.length > 0 ? `Jobs: ${known.slice(0, 20).join(', ')}.` : 'There are no jobs.'}` };
+    return { ok: false, error: `No job with id "${id}"; list the jobs to see the ids.` };
   }
 }
 

@@ -15,6 +15,7 @@ interface JobRow {
   origin_user: string | null;
   deliver_to: string | null;
   approve: string;
+  sources: string | null;
   enabled: number;
   source: string;
   tz: string;
@@ -47,6 +48,12 @@ export interface Advance {
 }
 
 export const OUTPUT_EXCERPT_CHARS = 2000;
+
+export interface ListJobsOptions {
+  includeDone?: boolean;
+  idPrefix?: string;
+  origin?: { channel: string; chatId: string };
+}
 
 /**
  * Jobs and the run ledger in SQLite. The ledger's UNIQUE (job_id, scheduled_for) plus a compare-and-set
@@ -83,11 +90,23 @@ export class JobStore {
     return row ? toJob(row) : undefined;
   }
 
-  /** `idPrefix` limits the list to one owner's jobs (skills: `skill-`) without reading every row. */
-  list(options: { includeDone?: boolean; idPrefix?: string } = {}): Job[] {
-    const where = [options.includeDone ? undefined : 'done_at IS NULL', options.idPrefix !== undefined ? "id >= ? AND id < ? || char(1114111)" : undefined].filter(Boolean);
+  /**
+   * `idPrefix` limits the list to one owner's jobs (skills: `skill-`) without reading every row; `origin` to the
+   * jobs made in one chat (what that chat may see).
+   */
+  list(options: ListJobsOptions = {}): Job[] {
+    const where: string[] = [];
+    const parameters: string[] = [];
+    if (!options.includeDone) where.push('done_at IS NULL');
+    if (options.idPrefix !== undefined) {
+      where.push('id >= ? AND id < ? || char(1114111)');
+      parameters.push(options.idPrefix, options.idPrefix);
+    }
+    if (options.origin !== undefined) {
+      where.push("source = 'chat' AND origin_channel = ? AND origin_chat = ?");
+      parameters.push(options.origin.channel, options.origin.chatId);
+    }
     const sql = `SELECT * FROM jobs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY COALESCE(next_run_at, 9e15), id`;
-    const parameters = options.idPrefix !== undefined ? [options.idPrefix, options.idPrefix] : [];
     return (this.db.prepare(sql).all(...parameters) as JobRow[]).map(toJob);
   }
 
@@ -115,9 +134,9 @@ export class JobStore {
   insert(job: Job): void {
     this.db
       .prepare(
-        `INSERT INTO jobs (id, kind, cron, run_at, spec, prompt, catch_up, origin_channel, origin_chat, origin_user, deliver_to, approve,
+        `INSERT INTO jobs (id, kind, cron, run_at, spec, prompt, catch_up, origin_channel, origin_chat, origin_user, deliver_to, approve, sources,
            enabled, source, tz, next_run_at, last_scheduled_at, done_at, config_hash, created_at, updated_at)
-         VALUES (@id, @kind, @cron, @run_at, @spec, @prompt, @catch_up, @origin_channel, @origin_chat, @origin_user, @deliver_to, @approve,
+         VALUES (@id, @kind, @cron, @run_at, @spec, @prompt, @catch_up, @origin_channel, @origin_chat, @origin_user, @deliver_to, @approve, @sources,
            @enabled, @source, @tz, @next_run_at, @last_scheduled_at, @done_at, @config_hash, @created_at, @updated_at)`,
       )
       .run(toRow(job));
@@ -129,7 +148,7 @@ export class JobStore {
       .prepare(
         `UPDATE jobs SET kind = @kind, cron = @cron, run_at = @run_at, spec = @spec, prompt = @prompt, catch_up = @catch_up,
            origin_channel = @origin_channel, origin_chat = @origin_chat, origin_user = @origin_user, deliver_to = @deliver_to,
-           approve = @approve, enabled = @enabled, source = @source, tz = @tz, next_run_at = @next_run_at,
+           approve = @approve, sources = @sources, enabled = @enabled, source = @source, tz = @tz, next_run_at = @next_run_at,
            last_scheduled_at = @last_scheduled_at, done_at = @done_at, config_hash = @config_hash, updated_at = @updated_at
          WHERE id = @id`,
       )
@@ -216,6 +235,7 @@ function toJob(row: JobRow): Job {
         : undefined,
     deliverTo: row.deliver_to ?? undefined,
     approve: parseList(row.approve),
+    sources: row.sources === null ? [] : parseList(row.sources),
     enabled: row.enabled === 1,
     source: row.source === 'config' ? 'config' : row.source === 'cli' ? 'cli' : 'chat',
     tz: row.tz,
@@ -242,6 +262,7 @@ function toRow(job: Job): JobRow {
     origin_user: job.origin?.userId ?? null,
     deliver_to: job.deliverTo ?? null,
     approve: JSON.stringify(job.approve),
+    sources: job.sources.length > 0 ? JSON.stringify(job.sources) : null,
     enabled: job.enabled ? 1 : 0,
     source: job.source,
     tz: job.tz,

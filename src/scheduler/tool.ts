@@ -2,6 +2,7 @@ import type { ZonedClock } from '../lib/clock.js';
 import { fail, ok, type NativeTool } from '../tools/types.js';
 import type { Delivery } from '../turns/types.js';
 import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
+import { jobToChange, listFilter, scopeOf } from './ownership.js';
 import { deliveryTarget } from './runner.js';
 import type { Scheduler } from './scheduler.js';
 import type { Job } from './types.js';
@@ -17,7 +18,10 @@ export interface ScheduleParams {
   catch_up?: 'once' | 'skip';
 }
 
-/** The `schedule` tool: the model creates and manages jobs; a job remembers the chat it was made in. */
+/**
+ * The `schedule` tool: the model creates and manages jobs; a job remembers the chat (and person) it was made in,
+ * and a chat lists and changes only its own jobs (`ownership.ts`); the terminal sees all.
+ */
 export function createScheduleTool(deps: { scheduler: Scheduler; clock: ZonedClock; delivery: Delivery }): NativeTool<ScheduleParams> {
   const { scheduler, clock, delivery } = deps;
   return {
@@ -26,8 +30,8 @@ export function createScheduleTool(deps: { scheduler: Scheduler; clock: ZonedClo
       'Create and manage scheduled jobs. A job runs its prompt later, unattended, and its answer is sent to this chat. ' +
       `create needs prompt (what to do, written as an instruction to yourself) and one of: when (natural language: ${WHEN_FORMS}), ` +
       'cron (5 fields, or 6 with seconds first), or run_at (ISO time; without an offset it is read in the user\'s time zone). ' +
-      'catch_up: "once" (default: run once if runs were missed while offline) or "skip". list shows jobs with their next run; ' +
-      'delete, pause, resume need id; update needs id and the fields to change.',
+      'catch_up: "once" (default: run once if runs were missed while offline) or "skip". list shows this chat\'s jobs with their next run; ' +
+      'delete, pause, resume need id; update needs id and the fields to change (only jobs made in this chat).',
     parameters: {
       type: 'object',
       properties: {
@@ -42,6 +46,8 @@ export function createScheduleTool(deps: { scheduler: Scheduler; clock: ZonedClo
       required: ['action'],
       additionalProperties: false,
     },
+    // Every change to what runs later is one the person should see when outside content is in play; listing is not.
+    effects: (params: ScheduleParams) => (params.action === 'list' ? [] : [{ kind: 'persist', target: 'job', runs: true, what: `${params.action} of a scheduled job${params.prompt ? ` that will run "${params.prompt.slice(0, 200)}"` : params.id ? ` (${params.id})` : ''}` }]),
     async execute(params, ctx) {
       const now = Date.now();
       const describe = (job: Job, verb: string) => {
@@ -53,34 +59,45 @@ export function createScheduleTool(deps: { scheduler: Scheduler; clock: ZonedClo
         ].join('\n');
       };
       const needId = () => (params.id === undefined || params.id.trim() === '' ? fail(`action "${params.action}" needs id; call schedule with action "list" to see the ids.`) : undefined);
+      const scope = scopeOf(ctx.origin);
+      /** The job to change, if this chat may change it; another chat's job is reported as missing. */
+      const own = (id: string) => jobToChange(scope, id, scheduler.get(id));
       switch (params.action) {
         case 'create': {
           if (params.prompt === undefined || params.prompt.trim() === '') return fail('create needs prompt: what to do when the job runs.');
           const created = scheduler.create({
             id: params.id, prompt: params.prompt, cron: params.cron, run_at: params.run_at, when: params.when, catchUp: params.catch_up,
             origin: ctx.origin, source: ctx.origin.channel === 'cli' ? 'cli' : 'chat',
+            // Made while outside content is in play (and approved by the person): its runs start tainted.
+            sources: ctx.taint,
           });
           return created.ok ? ok(describe(created.value, 'Created')) : fail(created.error);
         }
         case 'list':
-          return ok(formatJobs(scheduler.list(), clock, now));
+          return ok(formatJobs(scheduler.list(listFilter(scope)), clock, now));
         case 'delete': {
           const missing = needId();
           if (missing) return missing;
           const id = params.id ?? '';
+          const job = own(id);
+          if (!job.success) return fail(job.error);
           return scheduler.remove(id) ? ok(`Deleted job ${id}.`) : fail(`No job with id "${id}"; call schedule with action "list" to see the ids.`);
         }
         case 'pause':
         case 'resume': {
           const missing = needId();
           if (missing) return missing;
-          const changed = params.action === 'pause' ? scheduler.pause(params.id ?? '') : scheduler.resume(params.id ?? '');
+          const job = own(params.id ?? '');
+          if (!job.success) return fail(job.error);
+          const changed = params.action === 'pause' ? scheduler.pause(job.value.id) : scheduler.resume(job.value.id);
           return changed.ok ? ok(formatJob(changed.value, clock, now)) : fail(changed.error);
         }
         case 'update': {
           const missing = needId();
           if (missing) return missing;
-          const updated = scheduler.update(params.id ?? '', { prompt: params.prompt, cron: params.cron, run_at: params.run_at, when: params.when, catchUp: params.catch_up });
+          const job = own(params.id ?? '');
+          if (!job.success) return fail(job.error);
+          const updated = scheduler.update(job.value.id, { prompt: params.prompt, cron: params.cron, run_at: params.run_at, when: params.when, catchUp: params.catch_up, sources: ctx.taint });
           return updated.ok ? ok(describe(updated.value, 'Updated')) : fail(updated.error);
         }
       }

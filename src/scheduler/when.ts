@@ -253,6 +253,15 @@ function findOneShots(text: string, now: number, timeZone: string): OneShot[] {
   });
 }
 
+/**
+ * The first one-shot time in a free text (a task's due date), read with the same defaults as `when` (one set of
+ * part-of-day hours, 09:00 for a day named without a time). Undefined when there is none, or it is a range.
+ */
+export function findOneShot(text: string, now: number, timeZone: string): { at: number; index: number; matched: string } | undefined {
+  const [shot] = findOneShots(text, now, timeZone);
+  return shot && !shot.isRange ? { at: shot.at, index: shot.index, matched: shot.matched } : undefined;
+}
+
 // Words that only join a time to the sentence ("at noon", "on Friday", "in 2 hours", "by 5pm").
 const CONNECTOR = /^(?:at|on|in|by|for)$/i;
 const stripEdges = (text: string): string => text.replace(/^[\s,.:;!–—-]+|[\s,.:;!–—-]+$/g, '');

@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import type { Database } from '../db/database.js';
 import type { DoctorLine, Part } from '../part.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
+import { seedFolder } from '../ops/seed-folders.js';
 import { createSkillJobExecutor, isSkillJob, SkillScheduling } from './schedule.js';
 import { SkillService, type SkillsDeps } from './service.js';
 import { SkillStore } from './store.js';
@@ -26,7 +26,7 @@ export interface SkillsPartDeps extends SkillsDeps {
  */
 export function createSkillsPart(deps: SkillsPartDeps): { service: SkillService; part: Part } {
   const log = deps.log.child({ component: 'skills' });
-  mkdirSync(deps.config.skills_dir, { recursive: true });
+  seedFolder('skills', deps.config.skills_dir, log);
   const store = new SkillStore({ dir: deps.config.skills_dir, db: deps.db, timeZone: deps.config.timezone });
   const scheduling = new SkillScheduling({ scheduler: deps.scheduler, store, log });
   const service = new SkillService(deps, store, scheduling);

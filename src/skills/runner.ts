@@ -1,18 +1,31 @@
-import { cpSync, existsSync, lstatSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import { KeyedMutex } from '../lib/atomic-write.js';
 import type { Logger } from '../log.js';
 import type { SandboxRun } from '../tools/context.js';
+import { OWNER_CHANNELS } from '../scheduler/ownership.js';
+import { stageFolder } from '../workspace/stage.js';
+import type { Workspaces } from '../workspace/workspace.js';
 import { createPolicy } from '../tools/policy.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
 import type { StartTurn } from '../turns/types.js';
+import { wrapExternal } from '../tools/external.js';
 import type { Skill } from './format.js';
 import type { SkillRunTrigger, SkillStore } from './store.js';
 
+/** What a skill run uses of the rest of the daemon. */
+export interface SkillRunnerDeps {
+  log: Logger;
+  sandbox: SkillSandbox | undefined;
+  startTurn: StartTurn;
+  labels: { get(kind: 'skill', key: string): readonly string[] | undefined };
+}
+
 /** The sandbox as skills use it: the conversation's workspace folder and commands in its container. */
 export interface SkillSandbox {
-  readonly workspaces: { ensure(conversationId: string): Promise<string>; giveAll(paths: readonly string[]): void };
+  readonly workspaces: Workspaces;
   readonly config: { timeout_s: number };
   run(conversationId: string, request: { command: string; timeoutMs: number; signal?: AbortSignal }): Promise<SandboxRun>;
 }
@@ -24,6 +37,8 @@ export interface SkillRunRequest {
   unattended: boolean;
   trigger: Exclude<SkillRunTrigger, 'test'>;
   signal?: AbortSignal | undefined;
+  /** Outside sources in play where the run was asked for (run_skill from a tainted turn): the run holds them too. */
+  taint?: readonly string[] | undefined;
 }
 
 export interface SkillRunResult {
@@ -37,9 +52,15 @@ export interface SkillRunResult {
   denied: string[];
 }
 
-/** The conversation (and sandbox workspace) of a skill's runs. */
-export function skillConversation(id: string): string {
-  return `skill-${id}`;
+/**
+ * The conversation (and sandbox workspace) of a skill's runs: the owner's (terminal, tests, unattended runs
+ * without a chat) is `skill-<id>`; a chat's runs have their own, so one chat never reads another's run history
+ * or files (`skill-<id>--<channel>-<hash of the chat>`).
+ */
+export function skillConversation(id: string, origin?: CallOrigin): string {
+  if (!origin || OWNER_CHANNELS.has(origin.channel) || origin.channel === 'scheduler') return `skill-${id}`;
+  const chat = createHash('sha256').update(`${origin.channel}:${origin.chatId}`).digest('hex').slice(0, 16);
+  return `skill-${id}--${origin.channel.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 20)}-${chat}`;
 }
 
 export const SANDBOX_REQUIRED = 'its scripts run only in the sandbox, and the sandbox is not available here (configure tools.sandbox with a running Docker engine; see familiar doctor)';
@@ -56,23 +77,11 @@ export function hasScripts(dir: string): boolean {
 
 /**
  * Copies the skill's `scripts/` into its sandbox workspace (`/workspace/scripts`), replacing an older
- * copy, so a run always sees the files as they are now. The host only copies; nothing runs here.
+ * copy, so a run always sees the files as they are now. The host only copies, through pinned folders
+ * (the container may be hostile; see src/sandbox/stage.ts); nothing runs here.
  */
 export async function stageScripts(pool: SkillSandbox, conversationId: string, skillDir: string): Promise<void> {
-  const workspace = await pool.workspaces.ensure(conversationId);
-  const target = path.join(workspace, 'scripts');
-  rmSync(target, { recursive: true, force: true });
-  const source = path.join(skillDir, 'scripts');
-  if (!existsSync(source)) return;
-  const copied: string[] = [];
-  cpSync(source, target, {
-    recursive: true, dereference: false,
-    filter: (from, to) => {
-      copied.push(to);
-      return !lstatSync(from).isSymbolicLink();
-    },
-  });
-  pool.workspaces.giveAll([target, ...copied.filter((file) => existsSync(file))]);
+  await stageFolder(pool.workspaces, conversationId, path.join(skillDir, 'scripts'), 'scripts');
 }
 
 /** Runs a skill's `test` command in its sandbox workspace. Contract: never throws. */
@@ -96,11 +105,11 @@ export async function runSkillTest(pool: SkillSandbox, skill: Skill, skillDir: s
  * restricted to the skill's `tools`. Runs of one skill never overlap. Every run is recorded.
  */
 export class SkillRunner {
-  private readonly deps: { log: Logger; sandbox: SkillSandbox | undefined; startTurn: StartTurn };
+  private readonly deps: SkillRunnerDeps;
   private readonly store: SkillStore;
   private readonly mutex = new KeyedMutex();
 
-  constructor(deps: { log: Logger; sandbox: SkillSandbox | undefined; startTurn: StartTurn }, store: SkillStore) {
+  constructor(deps: SkillRunnerDeps, store: SkillStore) {
     this.deps = deps;
     this.store = store;
   }
@@ -121,7 +130,7 @@ export class SkillRunner {
       return { ...result, runId };
     };
 
-    const conversationId = skillConversation(skill.id);
+    const conversationId = skillConversation(skill.id, request.origin);
     const dir = store.folder(skill.id);
     const scripts = hasScripts(dir);
     if (scripts) {
@@ -139,12 +148,17 @@ export class SkillRunner {
     }
 
     const text = `Run the skill "${skill.name}" now.${request.input ? `\n\nInput for this run:\n${request.input}` : ''}`;
+    // A skill drafted while outside content was in play, or installed from a hub and not yet activated by the person,
+    // carries its sources: its instructions are data, and the run is gated as a tainted turn.
+    const label = deps.labels.get('skill', skill.id) ?? [];
+    const taint = [...new Set([...label, ...(request.taint ?? [])])];
     try {
       // Unattended runs cannot ask anyone: only the skill's own approve list lets a high-risk tool through.
       const result = await deps.startTurn({
         conversationId, text, origin: request.origin, source: 'skill',
         policy: createPolicy(skill.tools),
-        systemExtra: systemExtra(skill, request, scripts),
+        systemExtra: systemExtra(skill, request, scripts, label),
+        ...(taint.length > 0 ? { taint } : {}),
         ...(request.unattended ? { unattended: { owner: 'skill' as const, id: skill.id, approve: skill.approve } } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
       });
@@ -160,7 +174,7 @@ export class SkillRunner {
   }
 }
 
-function systemExtra(skill: Skill, request: SkillRunRequest, scripts: boolean): string {
+function systemExtra(skill: Skill, request: SkillRunRequest, scripts: boolean, label: readonly string[]): string {
   const how = request.unattended
     ? 'It runs unattended (on its schedule): nobody can answer questions. Do the task and reply with the result for the person.'
     : 'The person asked for this run.';
@@ -169,6 +183,6 @@ function systemExtra(skill: Skill, request: SkillRunRequest, scripts: boolean): 
   return [
     `You are running the skill "${skill.name}" (id ${skill.id}, version ${skill.version}). ${how} ${tools}${files}`,
     'The skill\'s instructions:',
-    skill.instructions,
+    label.length > 0 ? wrapExternal(`skill ${skill.id} (from ${label.join(', ')})`, skill.instructions) : skill.instructions,
   ].join('\n\n');
 }

@@ -26,6 +26,12 @@ export interface MemoryAccess {
   /** Atomic; `conversationId` records who wrote it (history, undo, the hand-edit guard). */
   write(path: string, content: string, options?: { mode?: 'overwrite' | 'append'; conversationId?: string }): Promise<{ path: string; bytes: number; previous: string | null }>;
   search(query: string, limit?: number): Array<{ path: string; snippet: string }>;
+  /**
+   * The outside source a file's text came from (a web page saved as a note, a file written while outside content
+   * was in play), or undefined for the person's own. A tool that returns such text must treat it as outside
+   * content: wrap it (`wrapExternal`) and set `externalSource`.
+   */
+  outsideSource(path: string, content: string): string | undefined;
 }
 
 export interface JobRequest {

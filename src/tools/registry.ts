@@ -1,11 +1,14 @@
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { randomUUID } from 'node:crypto';
-import { redactSecrets } from '../log.js';
+import { redactSecrets, redactSecretValues } from '../log.js';
 import { errorMessage } from '../errors.js';
 import { ALLOW_ALL, type ToolPolicy } from './policy.js';
 import { fail, type AnyTool, type CallOrigin, type FunctionSchema, type Risk, type ToolCallContext, type ToolContext, type ToolEvent, type ToolResult } from './types.js';
 import { compareCodePoints } from '../lib/compare.js';
 import { maskJsonText, maskSecretKeys } from '../lib/mask.js';
+import { checkArgumentKeys } from './argument-keys.js';
+import { withCallScope } from '../lib/call-scope.js';
+import { UNKNOWN_EFFECTS, type Effect, type Provenance, type ProvenanceVerdict } from './effects.js';
 
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -36,6 +39,8 @@ export interface CallRequest {
   approve?: ApprovalHandler;
   /** Names the outside content already in this turn, if any (approval gating). */
   taint?: readonly string[];
+  /** Where the conversation's texts came from: a tainted call's inputs are checked against them. */
+  provenance?: Provenance;
   /**
    * When given, the call's audit record is pushed here instead of being written at once; the caller writes it
    * with `writeAudit` (the agent does, in the same commit as the call's result).
@@ -59,6 +64,14 @@ export interface ApprovalRequest {
   taint: readonly string[];
   /** The turn's signal: a question still open when it aborts (/stop, shutdown) ends unapproved. */
   signal?: AbortSignal;
+  /**
+   * Why the person is asked: `risk` (a high-risk tool or call), or `provenance` (the turn holds outside content and
+   * the call could carry data out or change what runs later; `provenance` lines say where its inputs came from).
+   */
+  reason: 'risk' | 'provenance';
+  provenance?: readonly string[];
+  /** What the tool says the call would do (`NativeTool.explain`), for the question. */
+  details?: readonly string[];
 }
 
 export type ApprovalDecision = { approved: true; by?: string } | { approved: false; reason: string };
@@ -98,6 +111,11 @@ export interface ToolRegistryOptions {
   audit?: (record: AuditRecord) => void;
   /** Decides high-risk calls when the request brings no handler of its own. Default: allow. */
   approvalGate?: (request: ApprovalRequest, handler: ApprovalHandler | undefined) => Promise<ApprovalDecision>;
+  /**
+   * In a turn that holds outside content, decides from a call's declared effects and the provenance of its inputs
+   * whether the person must approve it (src/trust/policy.ts). Without it only `risk` decides.
+   */
+  provenanceGate?: (effects: readonly Effect[], provenance: Provenance | undefined) => ProvenanceVerdict;
 }
 
 /**
@@ -111,7 +129,7 @@ export class ToolRegistry {
   private readonly beforeHooks: BeforeHook[] = [];
   private readonly afterHooks: AfterHook[] = [];
   private context: ToolContext | undefined;
-  private readonly options: Required<Omit<ToolRegistryOptions, 'audit' | 'approvalGate'>> & ToolRegistryOptions;
+  private readonly options: Required<Omit<ToolRegistryOptions, 'audit' | 'approvalGate' | 'provenanceGate'>> & ToolRegistryOptions;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.options = { defaultTimeoutMs: 30_000, timeouts: {}, outputChars: 16_000, ...options };
@@ -194,10 +212,11 @@ export class ToolRegistry {
   async execute(request: CallRequest): Promise<CallOutcome> {
     const started = performance.now();
     const callId = request.callId ?? randomUUID();
+    /** `input` is what the audit row keeps: the arguments as sent when refused early, else as executed. */
     const finish = (tool: string | undefined, result: ToolResult, input: unknown, decision?: string): CallOutcome => {
       const capped = this.finalize(result);
       const durationMs = performance.now() - started;
-      this.record({ callId, request, tool: tool ?? request.name, input, result: capped, durationMs, decision });
+      this.record({ callId, request, tool: tool ?? request.name, input: input instanceof AuditInput ? input.text : this.auditText(input), result: capped, durationMs, decision });
       return { callId, tool, result: capped, durationMs, ...(decision ? { decision } : {}) };
     };
 
@@ -215,8 +234,8 @@ export class ToolRegistry {
     if (approval && !approval.approved) {
       return finish(tool.name, fail(`The call to ${tool.functionName} was not approved: ${approval.reason}. Do not retry it; tell the person what you wanted to do.`), params.value, approval.decision);
     }
-    const result = await this.run(tool, params.value, request, context, callId, started);
-    return finish(tool.name, result, params.value, approval?.decision);
+    const { result, executed } = await this.run(tool, params.value, request, context, callId, started);
+    return finish(tool.name, result, executed, approval?.decision);
   }
 
   /** The tool by name or alias, if the call's policy allows it; else a failure listing the valid names. */
@@ -229,12 +248,22 @@ export class ToolRegistry {
     return { success: false, error: fail(`${reason} Valid tools: ${valid || '(none)'}.`) };
   }
 
-  /** The model's JSON text as one object (a copy, when the caller passed an object). */
+  /**
+   * The model's JSON text as one object (a copy, when the caller passed an object). Keys such as `__proto__` are
+   * refused: dropped by a copy, they would be sent without being shown (see argument-keys.ts).
+   */
   private parse(entry: RegisteredTool, raw: CallRequest['arguments']): { success: true; value: Record<string, unknown> } | { success: false; error: ToolResult } {
-    if (typeof raw !== 'string') return { success: true, value: structuredClone(raw) };
-    const parsed = parseArguments(raw);
-    if (parsed.success) return parsed;
-    return { success: false, error: fail(`Arguments for ${entry.functionName} are not valid JSON (${parsed.error}). Send one JSON object that matches the tool's schema.`) };
+    let params: Record<string, unknown>;
+    if (typeof raw !== 'string') {
+      params = structuredClone(raw);
+    } else {
+      const parsed = parseArguments(raw);
+      if (!parsed.success) return { success: false, error: fail(`Arguments for ${entry.functionName} are not valid JSON (${parsed.error}). Send one JSON object that matches the tool's schema.`) };
+      params = parsed.value;
+    }
+    const keys = checkArgumentKeys(params);
+    if (!keys.success) return { success: false, error: fail(`Arguments for ${entry.functionName} refused: ${keys.error}.`) };
+    return { success: true, value: params };
   }
 
   /** ajv against the tool's JSON Schema (compiled on first use); a failure names what to fix. */
@@ -244,29 +273,50 @@ export class ToolRegistry {
     return fail(`Invalid arguments for ${entry.functionName}: ${formatAjvErrors(entry.validate.errors)}. Fix them and call again.`);
   }
 
-  /** High-risk calls go through the approval gate (or the request's handler); undefined when none was needed. */
+  /**
+   * High-risk calls, and in a turn that holds outside content the calls whose effects the provenance gate wants a
+   * person to see, go through the approval gate (or the request's handler); undefined when none was needed.
+   */
   private async approve(entry: RegisteredTool, params: Record<string, unknown>, request: CallRequest, callId: string): Promise<(ApprovalDecision & { decision: string }) | undefined> {
     const risk = this.riskOf(entry, params);
-    if (risk !== 'high') return undefined;
+    const taint = request.taint ?? [];
+    const gate = this.options.provenanceGate;
+    const verdict = taint.length > 0 && gate ? gate(this.effectsOf(entry, params), request.provenance) : undefined;
+    if (risk !== 'high' && verdict?.ask !== true) return undefined;
     const approvalRequest: ApprovalRequest = {
       tool: entry.name, params, risk, callId, conversationId: request.conversationId, origin: request.origin,
-      unattended: request.unattended ?? false, taint: request.taint ?? [],
+      unattended: request.unattended ?? false, taint,
+      reason: risk === 'high' ? 'risk' : 'provenance',
+      ...(verdict && verdict.lines.length > 0 ? { provenance: verdict.lines } : {}),
+      ...(entry.tool.explain ? { details: safeLines(() => entry.tool.explain?.(params) ?? []) } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     };
-    const gate = this.options.approvalGate;
-    const verdict: ApprovalDecision = gate
-      ? await gate(approvalRequest, request.approve)
+    const approvalGate = this.options.approvalGate;
+    const decided: ApprovalDecision = approvalGate
+      ? await approvalGate(approvalRequest, request.approve)
       : request.approve
         ? await request.approve(approvalRequest)
         : { approved: true };
-    return { ...verdict, decision: verdict.approved ? `approved${verdict.by ? ` by ${verdict.by}` : ''}` : `denied: ${verdict.reason}` };
+    return { ...decided, decision: decided.approved ? `approved${decided.by ? ` by ${decided.by}` : ''}` : `denied: ${decided.reason}` };
+  }
+
+  /** What a call can do beyond answering, as its tool declares; undeclared means it could send data anywhere. */
+  effectsOf(entry: RegisteredTool, params: Record<string, unknown>): readonly Effect[] {
+    const effects = entry.tool.effects;
+    if (effects === undefined) return UNKNOWN_EFFECTS;
+    if (typeof effects !== 'function') return effects;
+    try {
+      return effects(params);
+    } catch {
+      return UNKNOWN_EFFECTS;
+    }
   }
 
   /**
    * `tool:before` hooks, then the tool raced against its deadline and the turn's cancellation, then `tool:after`
    * hooks. A thrown tool or hook becomes a failed result or a logged warning, never an exception.
    */
-  private async run(entry: RegisteredTool, params: Record<string, unknown>, request: CallRequest, context: ToolContext, callId: string, started: number): Promise<ToolResult> {
+  private async run(entry: RegisteredTool, params: Record<string, unknown>, request: CallRequest, context: ToolContext, callId: string, started: number): Promise<{ result: ToolResult; executed: AuditInput | Record<string, unknown> }> {
     const timeoutMs = this.timeoutFor(entry);
     // Progress moves the deadline only for tools that declare a cap, and never below the configured timeout.
     const capMs = Math.max(timeoutMs, entry.tool.maxTimeoutMs ?? timeoutMs);
@@ -308,12 +358,13 @@ export class ToolRegistry {
           log.warn({ err: error }, 'tool event listener failed');
         }
       },
+      taint: request.taint ?? [],
     };
     let onCancelled: (() => void) | undefined;
     try {
       for (const hook of this.beforeHooks) {
         const verdict = await hook({ tool: entry.name, params, ctx: callContext });
-        if (verdict && 'block' in verdict) return fail(verdict.block);
+        if (verdict && 'block' in verdict) return { result: fail(verdict.block), executed: params };
       }
       const deadline = new Promise<ToolResult>((resolve) => {
         expire = () => {
@@ -330,9 +381,12 @@ export class ToolRegistry {
         onCancelled = () => resolve(fail('The turn was cancelled.'));
         request.signal?.addEventListener('abort', onCancelled, { once: true });
       });
+      // The audit row keeps the arguments as they go to the tool (after defaults, approval and hooks).
+      const executed = new AuditInput(this.auditText(params));
       let result: ToolResult;
       try {
-        result = await Promise.race([entry.tool.execute(params, callContext), deadline, cancelled]);
+        // Stores the call writes to (memory files, jobs) label what they keep with the sources in play.
+        result = await Promise.race([withCallScope({ taint: callContext.taint }, () => entry.tool.execute(params, callContext)), deadline, cancelled]);
       } catch (error) {
         log.warn({ err: error }, 'tool threw');
         result = fail(`${entry.functionName} failed: ${errorMessage(error)}`);
@@ -347,7 +401,7 @@ export class ToolRegistry {
           log.warn({ err: error }, 'tool:after hook failed');
         }
       }
-      return result;
+      return { result, executed };
     } finally {
       if (timer) clearTimeout(timer);
       expire = undefined;
@@ -387,17 +441,26 @@ export class ToolRegistry {
     }
   }
 
-  private record(entry: { callId: string; request: CallRequest; tool: string; input: unknown; result: ToolResult; durationMs: number; decision: string | undefined }): void {
-    if (!this.options.audit) return;
+  /**
+   * Arguments as the audit keeps them: secret values redacted before serialising (so a secret with a quote in it
+   * is still found) and secret-looking keys masked, as displayed: a password that is in the arguments only (not in
+   * the config) is not kept. Raw text from the model is kept as sent, parsed when it is JSON.
+   */
+  private auditText(input: unknown): string {
+    if (!this.options.audit) return '';
     const secrets = this.context?.secrets ?? [];
-    // Stored masked, as displayed: a password that is in the arguments only (not in the config) is not kept.
-    const input = typeof entry.input === 'string' ? maskJsonText(entry.input, []) : JSON.stringify(maskSecretKeys(entry.input ?? null));
+    if (typeof input === 'string') return maskJsonText(input, secrets);
+    return JSON.stringify(maskSecretKeys(redactSecretValues(input ?? null, secrets))) ?? 'null';
+  }
+
+  private record(entry: { callId: string; request: CallRequest; tool: string; input: string; result: ToolResult; durationMs: number; decision: string | undefined }): void {
+    if (!this.options.audit) return;
     const record: AuditRecord = {
       callId: entry.callId,
       conversationId: entry.request.conversationId,
       turnId: entry.request.turnId,
       tool: entry.tool,
-      input: redactSecrets(input, secrets).slice(0, 8000),
+      input: entry.input.slice(0, 8000),
       output: entry.result.output.slice(0, 8000),
       error: entry.result.success ? undefined : entry.result.output.slice(0, 2000),
       success: entry.result.success,
@@ -406,6 +469,20 @@ export class ToolRegistry {
     };
     if (entry.request.deferAudit) entry.request.deferAudit.push(record);
     else this.writeAudit([record]);
+  }
+}
+
+/** Arguments already serialised for the audit (taken when the call ran). */
+class AuditInput {
+  constructor(readonly text: string) {}
+}
+
+/** A tool's own explanation lines; one that throws explains nothing rather than stopping the question. */
+function safeLines(explain: () => string[]): string[] {
+  try {
+    return explain().filter((line) => typeof line === 'string').slice(0, 20);
+  } catch {
+    return [];
   }
 }
 

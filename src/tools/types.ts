@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { CallOrigin, MemoryAccess, SandboxAccess, SchedulerAccess } from './context.js';
+import type { Effect } from './effects.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -67,6 +68,8 @@ export interface ToolCallContext extends ToolContext {
   unattended: boolean;
   /** Reports an event of this call to the turn (and whoever watches it). Contract: never throws. */
   emit(event: ToolEvent): void;
+  /** Outside sources in play in the turn (empty: only the person's own words and data). */
+  taint: readonly string[];
 }
 
 export interface NativeTool<P = Record<string, unknown>> {
@@ -82,6 +85,14 @@ export interface NativeTool<P = Record<string, unknown>> {
   risk?: Risk | ((params: P) => Risk);
   /** Results carry outside content (web, mail, MCP): the turn becomes tainted. */
   external?: boolean;
+  /**
+   * What a call can do beyond answering (`./effects.ts`): send data out, change what outlives the turn, install.
+   * In a turn that holds outside content the trust policy gates these by where their inputs came from. A tool that
+   * declares nothing is treated as able to send data anywhere.
+   */
+  effects?: readonly Effect[] | ((params: P) => readonly Effect[]);
+  /** Lines the approval question adds about what the call would do (e.g. the tools and approve list a skill gets). */
+  explain?: (params: P) => string[];
   /** Deadline for one call, overriding `tools.timeout_s` (itself overridden by `tools.timeouts.<name>`). */
   timeoutMs?: number;
   /**

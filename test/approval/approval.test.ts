@@ -71,7 +71,7 @@ describe('approvals for high-risk calls', () => {
     await app.turns.start({ text: 'tell Anna', origin, source: 'cli', approve: askWith(app, prompter) });
     expect(prompter.prompts).toHaveLength(1);
     expect(prompter.prompts[0]?.text).toMatch(/send_message is a high-risk tool/);
-    expect(prompter.prompts[0]?.text).toContain('"to": "anna@example.org"');
+    expect(prompter.prompts[0]?.text).toContain('\nto: "anna@example.org"');
     expect(prompter.prompts[0]?.chatId).toBe('approvals');
     expect(sent).toEqual([{ to: 'anna@example.org', text: 'see you at 8' }]);
     expect(auditDecision(app, 'send_message')).toBe('approved by cli:owner');
@@ -131,7 +131,7 @@ describe('approvals for high-risk calls', () => {
     const prompter = recordingPrompter('deny');
     fake.script({ toolCalls: [{ name: 'fetch_page', arguments: { method: 'GET' } }, { name: 'fetch_page', arguments: { method: 'POST' } }] }, { content: 'ok' });
     await app.turns.start({ text: 'fetch', origin, source: 'cli', approve: askWith(app, prompter) });
-    expect(prompter.prompts.map((prompt) => prompt.text)).toEqual([expect.stringContaining('"method": "POST"')]);
+    expect(prompter.prompts.map((prompt) => prompt.text)).toEqual([expect.stringContaining('method: "POST"')]);
     const rows = app.db.prepare("SELECT success, decision FROM audit WHERE tool = 'fetch_page' ORDER BY id").all();
     expect(rows).toEqual(expect.arrayContaining([{ success: 1, decision: null }, { success: 0, decision: 'denied: the person said no' }]));
   });

@@ -82,7 +82,7 @@ describe('Telegram approval buttons: who may answer, and what is shown', () => {
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'leak it' });
     const question = await telegramQuestion(rig.telegram, OWNER_TG);
     expect(question.text).toContain('the key is [REDACTED]');
-    expect(question.text).toContain('"password": "[MASKED]"');
+    expect(question.text).toContain('password: "[MASKED]"');
     press(rig.telegram, question, 'Deny', OWNER_TG);
     await rig.telegram.waitFor(() => textsTo(OWNER_TG).includes('Not sent.'));
     await rig.telegram.waitFor(() => question.edits.length > 0);
@@ -99,7 +99,7 @@ describe('Telegram approval buttons: who may answer, and what is shown', () => {
     rig.llm.script(...taintedScript);
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'read this page' });
     const question = await telegramQuestion(rig.telegram, OWNER_TG);
-    expect(question.text).toContain(`read outside content (${EVIL_PAGE})`);
+    expect(question.text).toContain(`holds outside content (${EVIL_PAGE})`);
     press(rig.telegram, question, 'Deny', OWNER_TG);
     await rig.telegram.waitFor(() => textsTo(OWNER_TG).includes('I did not send it.'));
     expect(sent).toEqual([]);
@@ -150,7 +150,7 @@ describe('Discord approval buttons: who may answer, and what is shown', () => {
     const { channelId } = rig.discord.sendUserMessage({ userId: OWNER_DC, username: 'owner', content: 'leak it', dm: true });
     const question = await discordQuestion(rig.discord, channelId);
     expect(question.content).toContain('the key is [REDACTED]');
-    expect(question.content).toContain('"password": "[MASKED]"');
+    expect(question.content).toContain('password: "[MASKED]"');
     click(rig.discord, question, 'Deny', OWNER_DC);
     await rig.discord.waitFor(() => contents(channelId).includes('Not sent.'));
     const wire = JSON.stringify(rig.discord.requests) + JSON.stringify(rig.discord.interactionResponses);
@@ -164,7 +164,7 @@ describe('Discord approval buttons: who may answer, and what is shown', () => {
     rig.llm.script(...taintedScript);
     const { channelId } = rig.discord.sendUserMessage({ userId: OWNER_DC, username: 'owner', content: 'read this page', dm: true });
     const question = await discordQuestion(rig.discord, channelId);
-    expect(question.content).toContain(`read outside content (${EVIL_PAGE})`);
+    expect(question.content).toContain(`holds outside content (${EVIL_PAGE})`);
     click(rig.discord, question, 'Deny', OWNER_DC);
     await rig.discord.waitFor(() => contents(channelId).includes('I did not send it.'));
     expect(sent).toEqual([]);

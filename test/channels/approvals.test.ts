@@ -33,7 +33,7 @@ describe('approvals with Telegram inline buttons (grammy against the fake Bot AP
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'tell Anna' });
     const question = await telegramQuestion(rig.telegram, OWNER_TG);
     expect(question.text).toMatch(/^Approve this action\? send_message is a high-risk tool\./);
-    expect(question.text).toContain('"to": "anna@example.org"');
+    expect(question.text).toContain('\nto: "anna@example.org"');
     expect(question.parse_mode).toBeUndefined();
     expect(telegramButtons(question).map((button) => button.text)).toEqual(['✅ Approve', '❌ Deny']);
     expect(sent).toEqual([]);

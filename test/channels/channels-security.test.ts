@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_PENDING_PER_CHANNEL } from '../../src/channels/pairing.js';
 import { runCli } from '../../src/cli/run.js';
 import { OWNER_DC, OWNER_TG, STRANGER_DC, STRANGER_TG, sleep, startChannelRig, type ChannelRig } from '../helpers/channels.js';
 
@@ -85,14 +86,14 @@ describe('channel access (unknown users, pairing)', () => {
     expect(rig.telegram.messagesTo(STRANGER_TG)).toHaveLength(1);
   });
 
-  it('keeps at most 3 pending codes per channel', async () => {
-    for (let index = 0; index < 5; index += 1) rig.telegram.sendUserMessage({ chatId: 5000 + index, userId: 5000 + index, text: 'hi' });
+  it(`keeps at most ${MAX_PENDING_PER_CHANNEL} pending codes per channel`, async () => {
+    for (let index = 0; index < MAX_PENDING_PER_CHANNEL + 2; index += 1) rig.telegram.sendUserMessage({ chatId: 5000 + index, userId: 5000 + index, text: 'hi' });
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'hi' });
     await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG)[0]);
     await sleep(100);
     const codes = rig.telegram.sent.filter((message) => CODE.test(message.text ?? ''));
-    expect(codes).toHaveLength(3);
-    expect(new Set(codes.map((message) => CODE.exec(message.text ?? '')?.[1])).size).toBe(3);
+    expect(codes).toHaveLength(MAX_PENDING_PER_CHANNEL);
+    expect(new Set(codes.map((message) => CODE.exec(message.text ?? '')?.[1])).size).toBe(MAX_PENDING_PER_CHANNEL);
     expect(rig.llm.requests).toHaveLength(1);
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PairingStore, PAIRING_TTL_MS } from '../../src/channels/pairing.js';
+import { MAX_PENDING_PER_CHANNEL, PairingStore, PAIRING_TTL_MS } from '../../src/channels/pairing.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { tempDir } from '../helpers/app.js';
 
@@ -44,8 +44,8 @@ describe('PairingStore', () => {
   });
 
   it('counts the pending limit per channel', () => {
-    for (let index = 0; index < 3; index += 1) expect(store.request({ ...user, userId: `t${index}` }).kind).toBe('issued');
-    expect(store.request({ ...user, userId: 't9' }).kind).toBe('full');
+    for (let index = 0; index < MAX_PENDING_PER_CHANNEL; index += 1) expect(store.request({ ...user, userId: `t${index}` }).kind).toBe('issued');
+    expect(store.request({ ...user, userId: 'one-more' }).kind).toBe('full');
     expect(store.request({ ...user, channel: 'discord', userId: 'd1' }).kind).toBe('issued');
   });
 });

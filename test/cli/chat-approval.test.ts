@@ -69,7 +69,7 @@ describe('familiar chat approvals', () => {
   it('asks y/N on the terminal and runs the call on y', async () => {
     const { prompt } = await chatWithAnswer('y');
     expect(prompt).toMatch(/mcp:fake:echo \(mcp__fake__echo\) is a high-risk tool/);
-    expect(prompt).toContain('"text": "from the chat"');
+    expect(prompt).toContain('\ntext: "from the chat"');
     const toolMessage = fake.requests[1]?.body.messages.filter((message) => message.role === 'tool').at(-1);
     expect(toolMessage?.content).toMatch(/echo: from the chat/);
   });

@@ -128,7 +128,7 @@ describe('familiar command line', () => {
     expect(good.stdout).toMatch(/✓ llm: gpt-test at http:\/\/127\.0\.0\.1:\d+\/v1/);
     const badKey = await runFamiliar(['doctor'], { cwd: dir, env: { TEST_LLM_KEY: 'sk-wrong' } });
     expect(badKey.code).toBe(1);
-    expect(badKey.stdout).toMatch(/✗ llm: .*the API key was refused — check llm\.api_key/);
+    expect(badKey.stdout).toMatch(/✗ llm: .*refused the API key \(401\): check llm\.api_key/);
   });
 
   it('starts with the example defaults when there is no config file, and stops cleanly on SIGTERM', async () => {

@@ -34,7 +34,7 @@ export interface FakeTelegram {
   sendUserMessage(opts: UserMessageOptions): { updateId: number; messageId: number };
   /** Re-queue a delivered update (same update_id): the next getUpdates returns it whatever its offset, once. */
   redeliver(updateId: number): void;
-  pressButton(opts: { chatId: number; userId: number; messageId: number; data: string }): { updateId: number; callbackQueryId: string };
+  pressButton(opts: { chatId: number; userId: number; messageId: number; data: string; firstName?: string; username?: string }): { updateId: number; callbackQueryId: string };
   failNext(method: string, error: TelegramError, times?: number): void;
   setDelay(method: string, ms: number): void;
   sent: SentMessage[]; messagesTo(chatId: ChatId): SentMessage[]; chatActions: ChatAction[];
@@ -402,12 +402,12 @@ export async function startTelegramServer(opts: { token?: string; botUsername?: 
       queue.push({ update: u, force: true }); queue.sort((a, b) => (a.update['update_id'] as number) - (b.update['update_id'] as number));
       poll?.wake(); notify();
     },
-    pressButton({ chatId, userId, messageId, data }) {
+    pressButton({ chatId, userId, messageId, data, firstName, username }) {
       const message = chats.get(String(chatId))?.messages.get(messageId);
       if (!message) throw new Error(`pressButton: no message ${messageId} in chat ${chatId}`);
       const callbackQueryId = String(9_000_000 + nextCallback++);
       callbackIds.add(callbackQueryId);
-      const updateId = pushUpdate({ callback_query: { id: callbackQueryId, from: { id: userId, is_bot: false, first_name: 'Test', language_code: 'en' }, message, chat_instance: `ci${chatId}`, data } });
+      const updateId = pushUpdate({ callback_query: { id: callbackQueryId, from: { id: userId, is_bot: false, first_name: firstName ?? 'Test', ...(username ? { username } : {}), language_code: 'en' }, message, chat_instance: `ci${chatId}`, data } });
       return { updateId, callbackQueryId };
     },
     failNext(method, error, times = 1) { failures.set(method, [...(failures.get(method) ?? []), ...Array.from({ length: times }, () => error)]); },

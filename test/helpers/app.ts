@@ -36,7 +36,9 @@ export function writeTestConfig(dir: string, fake: FakeOpenAI | undefined, overr
     llm: { base_url: fake?.baseUrl ?? 'http://127.0.0.1:9/v1', api_key: '${TEST_LLM_KEY}', model: 'gpt-test', max_retries: 2, timeout_s: 10, ...llmOverrides },
     ...rest,
   };
+  // Both folders exist, so the bundled starter memory and skills are not copied in (first use seeds only new folders).
   mkdirSync(path.join(dir, 'memory'), { recursive: true });
+  mkdirSync(path.join(dir, 'skills'), { recursive: true });
   const file = path.join(dir, 'config.yaml');
   writeFileSync(file, stringify(config));
   return file;

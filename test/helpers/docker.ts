@@ -1,10 +1,10 @@
 // Docker for tests: whether an engine and the sandbox image are there, a `describeDocker` that skips
 // (or, in CI, fails) without them, and small dockerode helpers.
 //
-// Set-up on a fresh machine: bash scripts/setup-docker.sh && bash scripts/build-sandbox-image.sh
+// Set-up: `npm test` does it (test/setup/global-setup.ts runs scripts/setup-docker.sh and build-sandbox-image.sh).
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
-import { describe, it } from 'vitest';
+import { describe, inject, it } from 'vitest';
 
 /** The image the tests run: built by scripts/build-sandbox-image.sh (it tags familiar-sandbox:test). */
 export const TEST_IMAGE = 'familiar-sandbox:test';
@@ -90,7 +90,8 @@ export function describeDocker(name: string, fn: () => void): void {
     });
     return;
   }
-  if (!docker.available && !warned) {
+  // The global set-up (test/setup/global-setup.ts) already printed one line for what it could not provide.
+  if (!docker.available && !warned && inject('familiarSetupSkipped').length === 0) {
     warned = true;
     console.warn(`[docker tests skipped] ${docker.reason}`);
   }

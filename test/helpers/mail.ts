@@ -1,9 +1,9 @@
 // Mail servers for tests: whether Dovecot and Postfix are installed, a `describeMail` that skips (or, in CI,
 // fails) without them, and a count of this process's open connections to a port.
 //
-// Set-up on a fresh machine: bash scripts/setup-mail.sh
+// Set-up: `npm test` does it (test/setup/global-setup.ts runs scripts/setup-mail.sh).
 import fs from 'node:fs';
-import { describe, it } from 'vitest';
+import { describe, inject, it } from 'vitest';
 
 export type MailStatus = { available: true } | { available: false; reason: string };
 
@@ -36,7 +36,8 @@ export function describeMail(name: string, fn: () => void): void {
     });
     return;
   }
-  if (!mail.available && !warned) {
+  // The global set-up (test/setup/global-setup.ts) already printed one line for what it could not provide.
+  if (!mail.available && !warned && inject('familiarSetupSkipped').length === 0) {
     warned = true;
     console.warn(`[mail tests skipped] ${mail.reason}`);
   }

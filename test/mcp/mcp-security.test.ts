@@ -63,10 +63,10 @@ describe('MCP security', () => {
     const reply = await app.commands.get('everything_simple_prompt')!.run({ ...origin, args: '', conversationId: 'c' });
     if (typeof reply === 'string') throw new Error(reply);
     fake.script({ toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'from the prompt' } }] }, { content: 'ok' });
-    const result = await app.turns.start({ text: reply.turn.text, origin, source: 'cli', approve: askWith(app, prompter), externalSources: reply.turn.externalSources ?? [] });
+    const result = await app.turns.start({ text: reply.turn.text, origin, source: 'cli', approve: askWith(app, prompter), taint: reply.turn.externalSources ?? [] });
     expect(prompter.prompts).toHaveLength(1);
     expect(prompter.prompts[0]?.text).toContain('read outside content (MCP server everything (prompt simple-prompt))');
-    expect(result.externalSources).toContain('MCP server everything (prompt simple-prompt)');
+    expect(result.taint).toContain('MCP server everything (prompt simple-prompt)');
   });
 
   it('never gives a prompt command a name that shadows a built-in or fixed command', () => {

@@ -111,6 +111,22 @@ describe('familiar backup', () => {
     expect(io.err()).toContain('backed up database');
   });
 
+  it('covers everything that is the person\'s: config.yaml, .env (private), and the conversations\' workspaces', async () => {
+    writeFileSync(path.join(dir, '.env'), 'TEST_LLM_KEY=sk-in-dotenv\n', { mode: 0o600 });
+    mkdirSync(path.join(dir, 'data', 'workspaces', 'cli-owner'), { recursive: true });
+    writeFileSync(path.join(dir, 'data', 'workspaces', 'cli-owner', 'plot.py'), 'print(1)\n');
+    const io = captureIo();
+    expect(await runCli(['backup', '--config', configPath, '--out', tempDir('familiar-backup-')], io), io.err()).toBe(0);
+    const folder = io.out().trim();
+    expect(readFileSync(path.join(folder, 'config.yaml'), 'utf8')).toBe(readFileSync(configPath, 'utf8'));
+    expect(readFileSync(path.join(folder, '.env'), 'utf8')).toBe('TEST_LLM_KEY=sk-in-dotenv\n');
+    expect(statSync(path.join(folder, '.env')).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path.join(folder, 'workspaces', 'cli-owner', 'plot.py'), 'utf8')).toBe('print(1)\n');
+    expect(io.err()).toMatch(/workspaces, config\.yaml, \.env/);
+    // Earlier backups are not backed up again.
+    expect(existsSync(path.join(folder, 'backups'))).toBe(false);
+  });
+
   it('takes --out and refuses stray arguments', async () => {
     const out = tempDir('familiar-backup-');
     const io = captureIo();

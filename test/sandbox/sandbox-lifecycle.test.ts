@@ -82,7 +82,8 @@ describeDocker('sandbox pool lifecycle', () => {
     expect((await labelled(label)).length).toBeGreaterThan(0);
     await t.app.close(0);
     expect(await labelled(label)).toEqual([]);
-  });
+    // Two daemons' starts, each making two warm workspaces (images mounted) and containers: slow on a loaded machine.
+  }, 90_000);
 
   it('reclaims an idle container and gives the conversation a new one with its files', async () => {
     const t = await makeTestApp(fake, { tools: { sandbox: { image: TEST_IMAGE, pool_size: 0, idle_s: 0.5, labels: { [TEST_LABEL]: 'idle' } } } });

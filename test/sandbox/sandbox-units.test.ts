@@ -1,10 +1,16 @@
-// Pure parts of the sandbox: the capped demultiplexer, globs, docker_host parsing, output formatting.
+// Pure parts of the sandbox: the capped demultiplexer, globs, docker_host parsing, output formatting, workspace paths and sizes.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
 import { dockerOptions } from '../../src/sandbox/docker-client.js';
 import { CappedBuffer, Demuxer } from '../../src/sandbox/exec.js';
 import { formatRun, shellQuote } from '../../src/sandbox/tools.js';
-import { globToRegExp } from '../../src/sandbox/walk.js';
-import { parseSandboxUser } from '../../src/sandbox/workspace.js';
+import { globToRegExp } from '../../src/workspace/walk.js';
+import { imageBytes } from '../../src/workspace/volumes.js';
+import { fullMessage, nearlyFull, splitWorkspacePath } from '../../src/workspace/workspace-files.js';
+import { parseSandboxUser } from '../../src/workspace/workspace.js';
+import { tempDir } from '../helpers/app.js';
 
 function frame(stream: 1 | 2, payload: string): Buffer {
   const body = Buffer.from(payload);
@@ -82,5 +88,46 @@ describe('small helpers', () => {
     expect(parseSandboxUser('1000')).toEqual({ uid: 1000, gid: 1000 });
     expect(parseSandboxUser('1000:100')).toEqual({ uid: 1000, gid: 100 });
     expect(parseSandboxUser('familiar')).toBeUndefined();
+  });
+});
+
+describe('splitWorkspacePath', () => {
+  it.each([
+    ['src/app.py', ['src', 'app.py']],
+    ['./a//b/', ['a', 'b']],
+    ['a\\b.txt', ['a', 'b.txt']],
+    ['.', []],
+    ['', []],
+  ])('splits %j into names', (requested, names) => {
+    expect(splitWorkspacePath(requested)).toEqual({ success: true, value: names });
+  });
+
+  it.each([['../x'], ['a/../../x'], ['/etc/passwd'], ['~/.ssh/id_rsa'], ['C:/x'], ['a\u0000b']])('refuses %j', (requested) => {
+    expect(splitWorkspacePath(requested).success).toBe(false);
+  });
+});
+
+describe('workspace size', () => {
+  it('sizes an image so that about the limit is free after ext4 metadata', () => {
+    expect(imageBytes(64)).toBe((64 + 2 + 8) * 1024 * 1024);
+    expect(imageBytes(1024)).toBe((1024 + 31 + 8) * 1024 * 1024);
+  });
+
+  it('says how full, and how to fix it', () => {
+    const usage = { usedBytes: 63.2 * 1024 * 1024, limitBytes: 64 * 1024 * 1024, availableBytes: 0.8 * 1024 * 1024 };
+    expect(fullMessage(usage)).toBe('the workspace is full (64 MB of 64 MB); delete files or raise tools.sandbox.workspace_mb');
+    expect(nearlyFull(usage)).toBe(true);
+    expect(nearlyFull({ ...usage, availableBytes: 10 * 1024 * 1024 })).toBe(false);
+  });
+
+  it('accepts workspace_mb 0 or at least 32, and says so otherwise', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'config.yaml');
+    writeFileSync(file, 'tools:\n  sandbox:\n    workspace_mb: 10\n');
+    expect(() => loadConfig({ configPath: file, env: {} })).toThrow(/tools\.sandbox\.workspace_mb.*use 0 \(no limit\) or at least 32/s);
+    writeFileSync(file, 'tools:\n  sandbox:\n    workspace_mb: 0\n');
+    expect(loadConfig({ configPath: file, env: {} }).config.tools.sandbox?.workspace_mb).toBe(0);
+    writeFileSync(file, 'tools:\n  sandbox: {}\n');
+    expect(loadConfig({ configPath: file, env: {} }).config.tools.sandbox?.workspace_mb).toBe(1024);
   });
 });

@@ -39,7 +39,7 @@ describe('the schedule tool and the /jobs and /remind commands', () => {
   it('asks for an id where one is needed, and lists the known ids for an unknown one', async () => {
     await call({ action: 'create', id: 'known', cron: '0 7 * * *', prompt: 'x' });
     expect((await call({ action: 'pause' })).output).toMatch(/action "pause" needs id/);
-    expect((await call({ action: 'resume', id: 'nope' })).output).toMatch(/No job with id "nope"\. Jobs: known\./);
+    expect((await call({ action: 'resume', id: 'nope' })).output).toMatch(/No job with id "nope" in this chat; list the jobs to see the ids\./);
   });
 
   it('lists, updates and deletes, and listing changes nothing', async () => {

@@ -1,6 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
-import { resolveInside } from '../../lib/paths.js';
+import { RefusedError } from '../../workspace/pinned-dir.js';
+import { splitWorkspacePath, type WorkspaceFiles } from '../../workspace/workspace-files.js';
 import type { ParsedMessage } from './read.js';
 
 export const MAX_RECIPIENTS = 50;
@@ -35,31 +34,48 @@ export async function parseRecipients(field: string, value: string | string[] | 
   return { success: true, value: out };
 }
 
-/** Reads workspace files to attach. Paths are relative to the conversation's workspace and cannot leave it. */
-export async function loadAttachments(workspace: string, paths: readonly string[]): Promise<Checked<Array<{ filename: string; content: Buffer }>>> {
+/**
+ * Reads workspace files to attach. Paths are relative to the conversation's workspace and cannot leave it:
+ * the files are read through pinned folders (src/sandbox/workspace-files.ts), so no link is followed and a
+ * FIFO or device named like an attachment is refused without being opened.
+ */
+export async function loadAttachments(open: () => Promise<Checked<WorkspaceFiles>>, paths: readonly string[]): Promise<Checked<Array<{ filename: string; content: Buffer }>>> {
+  if (paths.length === 0) return { success: true, value: [] };
+  const opened = await open();
+  if (!opened.success) return { success: false, error: `attachment "${paths[0] ?? ''}": ${opened.error}` };
+  const files = opened.value;
   const out: Array<{ filename: string; content: Buffer }> = [];
   let total = 0;
-  for (const requested of paths) {
-    const resolved = resolveInside(workspace, requested);
-    if (!resolved.success) {
-      const reason = resolved.error === 'the folder does not exist' ? 'this conversation has no workspace files yet' : resolved.error;
-      return { success: false, error: `attachment "${requested}": ${reason}` };
+  try {
+    for (const requested of paths) {
+      const split = splitWorkspacePath(requested);
+      if (!split.success) return { success: false, error: `attachment "${requested}": ${split.error}` };
+      const name = split.value.at(-1);
+      if (name === undefined) return { success: false, error: `attachment "${requested}" names the workspace itself, not a file` };
+      let content: Buffer;
+      try {
+        content = await files.read(split.value, MAX_ATTACHMENT_BYTES - total);
+      } catch (error) {
+        return { success: false, error: describeAttachmentError(requested, error) };
+      }
+      total += content.length;
+      out.push({ filename: name, content });
     }
-    let size: number;
-    try {
-      const info = await stat(resolved.absolute);
-      if (!info.isFile()) return { success: false, error: `attachment "${requested}" is not a file` };
-      size = info.size;
-    } catch {
-      return { success: false, error: `attachment "${requested}" does not exist in the workspace; give a path relative to it, e.g. "report.pdf"` };
-    }
-    total += size;
-    if (total > MAX_ATTACHMENT_BYTES) {
-      return { success: false, error: `attachments exceed ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB in total; send fewer or smaller files` };
-    }
-    out.push({ filename: path.basename(resolved.absolute), content: await readFile(resolved.absolute) });
+  } finally {
+    await files.close();
   }
   return { success: true, value: out };
+}
+
+function describeAttachmentError(requested: string, error: unknown): string {
+  if (error instanceof RefusedError) {
+    if (error.refusal === 'too_large') return `attachments exceed ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB in total; send fewer or smaller files`;
+    if (error.refusal === 'link') return `attachment "${requested}" is or passes through a symbolic link, which is not followed; attach the file itself`;
+    return `attachment "${requested}": ${error.message}; only regular files can be attached`;
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return `attachment "${requested}" does not exist in the workspace; give a path relative to it, e.g. "report.pdf"`;
+  return `attachment "${requested}" cannot be read (${(error as Error).message})`;
 }
 
 export interface ReplyPlan {

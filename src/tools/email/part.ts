@@ -2,6 +2,8 @@ import type { Config } from '../../config/schema.js';
 import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { DoctorLine, Part } from '../../part.js';
+import type { Workspaces } from '../../workspace/workspace.js';
+import type { createRecentMail } from './recent.js';
 import { EmailError } from './errors.js';
 import type { ImapSession } from './imap.js';
 import type { SmtpSender } from './send.js';
@@ -12,7 +14,7 @@ import { resolveEmailSettings, type EmailSettings } from './settings.js';
  * Nothing connects here: the IMAP login happens on the first call, and imapflow, mailparser and nodemailer are
  * loaded only then. The tool's own modules are loaded only when the section is there.
  */
-export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger }): Promise<Part | undefined> {
+export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger; workspaces?: Workspaces | undefined }): Promise<{ part: Part; recent: ReturnType<typeof createRecentMail> } | undefined> {
   const resolved = resolveEmailSettings(deps.config.tools.email, deps.configDir);
   const log = deps.log.child({ component: 'email' });
   if (!resolved.enabled) {
@@ -20,7 +22,7 @@ export async function createEmailPart(deps: { config: Config; configDir: string;
     return undefined;
   }
   const { settings } = resolved;
-  const [{ ImapSession }, { SmtpSender }, { createEmailTool }] = await Promise.all([import('./imap.js'), import('./send.js'), import('./tool.js')]);
+  const [{ ImapSession }, { SmtpSender }, { createEmailTool }, { createRecentMail }] = await Promise.all([import('./imap.js'), import('./send.js'), import('./tool.js'), import('./recent.js')]);
   const session = new ImapSession({ endpoint: settings.imap, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log });
   const sender = settings.smtp
     ? new SmtpSender({ endpoint: settings.smtp, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log })
@@ -29,15 +31,17 @@ export async function createEmailPart(deps: { config: Config; configDir: string;
     { account: settings.imap.user, imap: `${settings.imap.host}:${settings.imap.port}`, smtp: settings.smtp ? `${settings.smtp.host}:${settings.smtp.port}` : null, allowSend: settings.allowSend },
     `email: ${settings.imap.user}; sending ${!settings.smtp ? 'unavailable (no smtp.host)' : settings.allowSend ? 'allowed' : 'off (allow_send: false)'}`,
   );
-  return {
+  const part: Part = {
     name: 'email',
-    tools: [createEmailTool({ settings, session, sender })],
+    tools: [createEmailTool({ settings, session, sender, workspaces: deps.workspaces })],
     async close() {
       sender?.close();
       await session.close();
     },
     doctor: () => emailDoctor(settings, session, sender),
   };
+  // The notes part's email scan reads recent mail through the same one connection.
+  return { part, recent: createRecentMail(session, settings.imap.user) };
 }
 
 async function emailDoctor(settings: EmailSettings, session: ImapSession, sender: SmtpSender | undefined): Promise<DoctorLine[]> {

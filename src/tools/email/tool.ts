@@ -2,6 +2,8 @@ import path from 'node:path';
 import { errorMessage } from '../../errors.js';
 import { wrapExternal } from '../external.js';
 import { fail, ok, type NativeTool, type ToolCallContext, type ToolResult } from '../types.js';
+import { openWorkspace } from '../../workspace/uploads.js';
+import type { Workspaces } from '../../workspace/workspace.js';
 import { loadAttachments, MAX_RECIPIENTS, parseRecipients, planReply } from './compose.js';
 import { EmailError } from './errors.js';
 import { formatDate, formatMessage, formatPage, formatSize, oneLine } from './format.js';
@@ -50,6 +52,8 @@ export interface EmailToolDeps {
   session: ImapSession;
   /** Absent when no SMTP server is configured. */
   sender: SmtpSender | undefined;
+  /** The sandbox's workspaces (pinned, size-limited) where attachments are read; absent: plain folders. */
+  workspaces?: Workspaces | undefined;
 }
 
 /** The `email` tool: read one IMAP account (list, read, search) and, when allowed, send and reply over SMTP. */
@@ -96,6 +100,12 @@ export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
     // Reading is low risk; anything that sends mail in the person's name is high.
     risk: (params) => (params.action === 'send' || params.action === 'reply' ? 'high' : 'low'),
     external: true,
+    // Sending is a way out: the question shows where each recipient came from. Reading stays on the person's server.
+    effects: (params) => {
+      if (params.action === 'send') return [{ kind: 'egress', to: [params.to, params.cc, params.bcc].flat().filter((value): value is string => typeof value === 'string'), what: 'an e-mail' }];
+      if (params.action === 'reply') return [{ kind: 'egress', what: `an e-mail reply to message ${params.uid ?? '?'}${params.all === true ? ' (to everyone on it)' : ''}` }];
+      return [];
+    },
     async execute(params, ctx) {
       const problem = checkFields(params);
       if (problem !== undefined) return fail(problem);
@@ -188,7 +198,7 @@ export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
     if (to.value.length === 0) return fail('Not sent: "to" has no address.');
     if (to.value.length + cc.value.length + bcc.value.length > MAX_RECIPIENTS) return fail(`Not sent: more than ${MAX_RECIPIENTS} recipients.`);
     const workspace = path.join(ctx.config.data_dir, 'workspaces', ctx.conversationId);
-    const attachments = await loadAttachments(workspace, params.attachments ?? []);
+    const attachments = await loadAttachments(() => openWorkspace(deps.workspaces, ctx.conversationId, workspace, { create: false }), params.attachments ?? []);
     if (!attachments.success) return fail(`Not sent: ${attachments.error}.`);
     const subject = oneLine(params.subject ?? '', 500);
     const sent = await gate.smtp.send({ to: to.value, cc: cc.value, bcc: bcc.value, subject, text: params.body ?? '', attachments: attachments.value }, ctx.signal);

@@ -166,7 +166,7 @@ function sendOnce(
   const host = bareAddress(url.hostname);
   if (isIP(host) !== 0) {
     // The socket skips DNS for an address literal, so the guard runs here instead.
-    const verdict = checkDestination(url.hostname, host, options.policy);
+    const verdict = checkDestination(url.hostname, host, options.policy, url.origin);
     if (verdict.blocked) return Promise.reject(blockedError(url, host, verdict.reason));
   }
   const resolve = options.resolve ?? defaultResolver;
@@ -181,7 +181,7 @@ function sendOnce(
         // Every address must pass, not just the first: a name with one public and one private record must
         // not let the connection fall through to the private one.
         for (const entry of wanted) {
-          const verdict = checkDestination(url.hostname, entry.address, options.policy);
+          const verdict = checkDestination(url.hostname, entry.address, options.policy, url.origin);
           if (verdict.blocked) {
             callback(blockedError(url, entry.address, verdict.reason), '', 0);
             return;

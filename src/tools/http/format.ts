@@ -84,7 +84,7 @@ export function htmlToText(convert: Convert, html: string, baseUrl: string): str
  * The body as text, in the charset the header names; for HTML without one, the charset its first 1024 bytes
  * declare (`<meta charset>` or `<meta http-equiv="Content-Type">`, as browsers look for it); else UTF-8.
  */
-function decode(body: Buffer, contentType: string, html: boolean): string {
+export function decode(body: Buffer, contentType: string, html: boolean): string {
   const charset = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1] ?? (html ? metaCharset(body) : undefined);
   if (charset) {
     try {

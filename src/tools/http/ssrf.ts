@@ -149,6 +149,11 @@ export interface AddressPolicy {
   allowPrivate: boolean;
   /** Host names (`nas.lan`), wildcards (`*.lan`), addresses (`192.168.1.10`) or CIDR ranges (`192.168.1.0/24`). */
   allowHosts: readonly string[];
+  /**
+   * Exact origins (`http://127.0.0.1:8123`) that may be private: an HTTP preset's base_url. Pinned to scheme, host
+   * and port, so a preset on one port of a machine does not open its other ports.
+   */
+  allowOrigins?: readonly string[];
 }
 
 /** True when the URL host itself is listed in allow_hosts (by name, wildcard or literal address). */
@@ -187,11 +192,13 @@ function addressAllowed(address: string, allowHosts: readonly string[]): boolean
 }
 
 /**
- * Decides whether a connection to `address` (resolved from `host`) may go ahead. allow_private opens
+ * Decides whether a connection to `address` (resolved from `host`, for a request to `origin`) may go ahead.
+ * An `allow_hosts` entry opens a host on every port; a preset's origin opens that origin only. allow_private opens
  * loopback and private ranges but not cloud metadata addresses, which only an explicit allow_hosts entry opens.
  */
-export function checkDestination(host: string, address: string, policy: AddressPolicy): AddressVerdict {
+export function checkDestination(host: string, address: string, policy: AddressPolicy, origin?: string): AddressVerdict {
   if (hostAllowed(host, policy.allowHosts) || addressAllowed(address, policy.allowHosts)) return { blocked: false };
+  if (origin !== undefined && policy.allowOrigins?.includes(origin) === true) return { blocked: false };
   const verdict = classifyAddress(address);
   if (!verdict.blocked) return verdict;
   if (policy.allowPrivate && verdict.category !== 'metadata' && verdict.category !== 'invalid') return { blocked: false };

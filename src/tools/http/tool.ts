@@ -32,6 +32,7 @@ export function httpRisk(params: { method?: unknown }): Risk {
 
 export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams> {
   const { config } = options;
+  const presetOrigins = presetOriginsOf(config);
   const presetNames = Object.keys(config.presets);
   const presetLines = presetNames.map((name) => `- ${describePreset(name, config.presets[name] as HttpConfig['presets'][string])}`);
   const guardNote = config.allow_private
@@ -64,6 +65,12 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
     },
     risk: httpRisk,
     external: true,
+    // The address as it will be requested (query included): in a tainted turn it must have been written by the person
+    // or appear in the outside content already read; a body or headers always need the person.
+    effects: (params: HttpParams) => [{
+      kind: 'egress', url: requestedAddress(params), method: (params.method ?? 'GET').toUpperCase(),
+      carriesData: params.body !== undefined || (params.headers !== undefined && Object.keys(params.headers).length > 0),
+    }],
     // Our own timeout answers first, with a clearer message than the registry's deadline.
     timeoutMs: (config.timeout_s + 5) * 1000,
     async execute(params, ctx): Promise<ToolResult> {
@@ -86,13 +93,12 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
       }
       headers.accept ??= 'application/json, text/html;q=0.9, text/*;q=0.8, */*;q=0.5';
 
-      const hostsAllowed = [...config.allow_hosts, ...presetHosts(config)];
       let response;
       try {
         response = await fetchGuarded(
           { method, url, headers, ...(body ? { body } : {}), ...(scoped ? { scoped } : {}) },
           {
-            policy: { allowPrivate: config.allow_private, allowHosts: hostsAllowed },
+            policy: { allowPrivate: config.allow_private, allowHosts: config.allow_hosts, allowOrigins: presetOrigins },
             timeoutMs: config.timeout_s * 1000,
             maxBytes: config.max_bytes,
             maxRedirects: config.max_redirects,
@@ -130,17 +136,20 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
   };
 }
 
-/** The hosts of preset base URLs: the operator named them, so the private-address guard lets them through. */
-export function presetHosts(config: HttpConfig): string[] {
-  const hosts: string[] = [];
+/**
+ * The origins of preset base URLs: the operator named them, so the private-address guard lets requests to
+ * exactly those origins through (scheme, host and port; not the host's other ports).
+ */
+export function presetOriginsOf(config: HttpConfig): string[] {
+  const origins: string[] = [];
   for (const preset of Object.values(config.presets)) {
     try {
-      hosts.push(new URL(preset.base_url).hostname);
+      origins.push(new URL(preset.base_url).origin);
     } catch {
       // Validated by the config schema; nothing to add.
     }
   }
-  return hosts;
+  return origins;
 }
 
 function fetchHint(error: HttpFetchError, allowPrivate: boolean): string {
@@ -169,4 +178,12 @@ function statusHint(status: number, retryAfter: string | string[] | undefined, p
   }
   if (status >= 500) return 'the server failed; try again later';
   return 'the server refused the request; check the method, headers and body';
+}
+
+/** The URL as given with its `query` parameters added, as a person would read it (a preset keeps its relative path). */
+function requestedAddress(params: HttpParams): string {
+  const query = Object.entries(params.query ?? {});
+  if (query.length === 0) return params.url;
+  const encoded = query.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`).join('&');
+  return `${params.url}${params.url.includes('?') ? '&' : '?'}${encoded}`;
 }

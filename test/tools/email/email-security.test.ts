@@ -1,4 +1,5 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { linkSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -199,10 +200,17 @@ describeMail('email security', () => {
     mkdirSync(workspace, { recursive: true });
     writeFileSync(path.join(app.config.data_dir, 'outside.txt'), 'private');
     symlinkSync(path.join(app.config.data_dir, 'outside.txt'), path.join(workspace, 'link.txt'));
+    symlinkSync(app.config.data_dir, path.join(workspace, 'linkdir'));
+    // A FIFO named like a file would block a plain read forever; a hard link could be a host file's other name.
+    execFileSync('mkfifo', [path.join(workspace, 'report.pdf')]);
+    linkSync(path.join(app.config.data_dir, 'outside.txt'), path.join(workspace, 'hard.txt'));
     const attempts: Array<[string, string]> = [
-      ['../outside.txt', 'goes outside the folder'],
+      ['../outside.txt', 'goes outside the workspace'],
       ['/etc/passwd', 'is absolute'],
-      ['link.txt', 'a link that leads outside'],
+      ['link.txt', 'symbolic link, which is not followed'],
+      ['linkdir/outside.txt', 'symbolic link, which is not followed'],
+      ['report.pdf', 'not a regular file'],
+      ['hard.txt', 'hard links'],
       ['missing.pdf', 'does not exist in the workspace'],
     ];
     for (const [file, reason] of attempts) {

@@ -1,0 +1,209 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseDocument } from 'yaml';
+import { readEnvFile } from '../config/env-file.js';
+import { EXAMPLE_CONFIG_PATH } from '../config/load.js';
+import { isValidTimeZone, systemTimeZone } from '../config/timezone.js';
+import { chooseDiscord, chooseTelegram, type ExistingChannel } from './channel-steps.js';
+import { composeSetup } from './compose-env.js';
+import { checkDocker } from './docker-check.js';
+import { changeOf, narrowMode, writeAtomically, type PlannedFile } from './files.js';
+import type { SetupFlags } from './flags.js';
+import { chooseLlm, SetupFailed } from './llm-step.js';
+import { presetForUrl } from './presets.js';
+import { renderConfig, renderEnv, type SetupChoices } from './render.js';
+import { SetupCancelled, type SetupUi } from './ui.js';
+
+const SANDBOX_IMAGE = 'familiar-sandbox:latest';
+
+export interface SetupOptions {
+  /** Where config.yaml goes; `.env` goes beside it. */
+  configFile: string;
+  flags: SetupFlags;
+  ui: SetupUi;
+}
+
+/**
+ * `familiar init`: asks (or takes from flags) the LLM, the time zone, the chat channels and the sandbox, then
+ * writes config.yaml (no secrets) and .env (the secrets, 0600) beside it. A file that exists and would change is
+ * shown as a diff and replaced only when the person says so (--overwrite with --yes).
+ * Contract: returns the exit code (0 written or nothing to change, 1 failed or refused, 130 cancelled); never
+ * throws for what the person did.
+ */
+export async function runSetup(options: SetupOptions): Promise<number> {
+  const { ui, flags } = options;
+  const envFile = path.join(path.dirname(options.configFile), '.env');
+  ui.intro('Familiar set-up');
+  ui.info(`This writes ${options.configFile} and ${envFile} (secrets only there). Existing files are never replaced without your yes.`);
+  try {
+    const existing = readExisting(options.configFile, envFile);
+    const choices = await collect(ui, flags, existing);
+    const compose = composeSetup(options.configFile, choices.sandbox !== undefined);
+    if (compose) {
+      Object.assign(choices.env, compose.env);
+      ui.info(`Compose: .env gets the variables docker-compose.yml reads (${Object.keys(compose.env).join(', ')})${compose.notes.length > 0 ? `; ${compose.notes.join('; ')}` : ''}.`);
+    }
+    const written = await writeFiles(ui, flags, [
+      { path: options.configFile, text: renderConfig(existing.configText ?? readFileSync(EXAMPLE_CONFIG_PATH, 'utf8'), choices), mode: 0o644, secret: false },
+      { path: envFile, text: renderEnv(existing.envText ?? '', choices.env), mode: 0o600, secret: true },
+    ], choices);
+    if (written === 0) compose?.prepare();
+    return written;
+  } catch (error) {
+    if (error instanceof SetupCancelled) {
+      ui.outro('Set-up cancelled; nothing was written.');
+      return 130;
+    }
+    if (error instanceof SetupFailed) {
+      ui.error(error.message);
+      ui.outro('Nothing was written.');
+      return 1;
+    }
+    throw error;
+  }
+}
+
+interface ExistingSetup {
+  configText?: string;
+  envText?: string;
+  baseUrl?: string;
+  model?: string;
+  timezone?: string;
+  env: Record<string, string>;
+  telegram?: ExistingChannel;
+  discord?: ExistingChannel;
+  sandbox: boolean;
+}
+
+async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup): Promise<SetupChoices> {
+  const keyVariableNow = existing.baseUrl !== undefined ? presetForUrl(existing.baseUrl).keyVariable : 'OPENAI_API_KEY';
+  const llm = await chooseLlm(ui, flags, {
+    ...(existing.baseUrl !== undefined ? { baseUrl: existing.baseUrl } : {}),
+    ...(existing.model !== undefined ? { model: existing.model } : {}),
+    ...(keyVariableNow !== undefined && existing.env[keyVariableNow] !== undefined ? { key: existing.env[keyVariableNow] } : {}),
+  });
+  const timezone = await chooseTimezone(ui, flags, existing.timezone);
+  const telegram = await chooseTelegram(ui, flags, existing.telegram);
+  const discord = await chooseDiscord(ui, flags, existing.discord);
+  if (!telegram && !discord) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
+  const sandbox = await chooseSandbox(ui, flags, existing.sandbox);
+  const env: Record<string, string> = {};
+  if (llm.keyVariable !== undefined && llm.key !== '') env[llm.keyVariable] = llm.key;
+  if (telegram) env.TELEGRAM_BOT_TOKEN = telegram.token;
+  if (discord) env.DISCORD_BOT_TOKEN = discord.token;
+  return {
+    timezone,
+    // A keyless server keeps api_key empty; a key variable is named only when it has a value to hold.
+    llm: { baseUrl: llm.baseUrl, model: llm.model, keyVariable: llm.key !== '' ? (llm.keyVariable ?? 'LLM_API_KEY') : undefined },
+    ...(telegram ? { telegram: { apiRoot: telegram.root, allowedUsers: telegram.allowedUsers } } : {}),
+    ...(discord ? { discord: { apiUrl: discord.root, allowedUsers: discord.allowedUsers } } : {}),
+    ...(sandbox ? { sandbox: { image: SANDBOX_IMAGE } } : {}),
+    env: llm.key !== '' && llm.keyVariable === undefined ? { ...env, LLM_API_KEY: llm.key } : env,
+  };
+}
+
+async function chooseTimezone(ui: SetupUi, flags: SetupFlags, current: string | undefined): Promise<string> {
+  if (flags.timezone !== undefined) {
+    if (!isValidTimeZone(flags.timezone)) throw new SetupFailed(`--timezone ${flags.timezone}: not an IANA time zone (e.g. Europe/Paris, America/New_York)`);
+    return flags.timezone;
+  }
+  const detected = current ?? systemTimeZone();
+  if (!ui.interactive) {
+    ui.info(`Time zone: ${detected}${current ? '' : ' (this machine\'s)'}`);
+    return detected;
+  }
+  const answer = await ui.text({
+    message: `Your time zone (for reminders and dates)${current ? '' : `; this machine says ${detected}`}`,
+    initialValue: detected,
+    validate: (value) => (isValidTimeZone(value.trim()) ? undefined : 'not an IANA time zone (e.g. Europe/Paris, America/New_York)'),
+  });
+  return answer.trim();
+}
+
+async function chooseSandbox(ui: SetupUi, flags: SetupFlags, current: boolean): Promise<boolean> {
+  if (flags.sandbox === false) return false;
+  const docker = await checkDocker(SANDBOX_IMAGE);
+  let enabled = flags.sandbox ?? current;
+  if (flags.sandbox === undefined && docker.answers && ui.interactive) {
+    enabled = await ui.confirm({ message: 'Docker answers here. Let the assistant run commands and code in locked-down containers (the sandbox)?', initialValue: current });
+  }
+  if (!enabled) return false;
+  if (!docker.answers) ui.warn(`The sandbox is on but ${docker.detail}; it stays off until Docker runs (familiar doctor says so).`);
+  else if (!docker.image) ui.warn(`Build the sandbox image before starting: bash scripts/build-sandbox-image.sh (Debian, no registry needed) or docker build -t ${SANDBOX_IMAGE} docker/sandbox`);
+  else ui.success(`Sandbox: on (${SANDBOX_IMAGE}).`);
+  return true;
+}
+
+type Planned = { file: PlannedFile; change: ReturnType<typeof changeOf> };
+
+async function writeFiles(ui: SetupUi, flags: SetupFlags, files: PlannedFile[], choices: SetupChoices): Promise<number> {
+  const changes: Planned[] = files.map((file) => ({ file, change: changeOf(file) }));
+  const changed = changes.filter(({ change }) => change.kind === 'changed');
+  for (const { file, change } of changed) if (change.kind === 'changed') ui.note(change.diff, `${file.path} would change${file.secret ? ' (values masked)' : ''}`);
+  if (changed.length > 0 && !flags.overwrite) {
+    const names = changed.map(({ file }) => file.path).join(' and ');
+    if (!ui.interactive) {
+      ui.error(`${names} already exist${changed.length === 1 ? 's' : ''} and would change (diff above); nothing was written. Pass --overwrite to replace ${changed.length === 1 ? 'it' : 'them'}.`);
+      return 1;
+    }
+    // All or nothing: a new config.yaml beside an old .env (or the reverse) would name variables that are not there.
+    if (!(await ui.confirm({ message: `Replace ${names} with these changes?`, initialValue: false }))) {
+      ui.outro('Nothing was written; your files are as they were.');
+      return 1;
+    }
+  }
+  return finish(ui, changes, choices);
+}
+
+function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices): number {
+  for (const { file, change } of changes) {
+    if (change.kind === 'same') {
+      ui.info(`${file.path}: unchanged${narrowMode(file) ? ' (now mode 0600: it holds secrets)' : ''}`);
+      continue;
+    }
+    writeAtomically(file);
+    ui.success(`${change.kind === 'new' ? 'Wrote' : 'Updated'} ${file.path}${file.secret ? ' (mode 0600)' : ''}`);
+  }
+  const steps = [
+    'familiar doctor        checks everything, with what to fix',
+    'npm start              (or familiar start) runs the daemon',
+    ...(choices.telegram ? ['then message your bot in Telegram'] : []),
+    ...(choices.discord ? ['then DM your bot in Discord'] : []),
+    ...(!choices.telegram && !choices.discord ? ['familiar chat          talk to it in the terminal'] : []),
+  ];
+  ui.note(steps.join('\n'), 'Next');
+  ui.outro('Done.');
+  return 0;
+}
+
+function readExisting(configFile: string, envFile: string): ExistingSetup {
+  const existing: ExistingSetup = { env: {}, sandbox: false };
+  if (existsSync(envFile)) {
+    existing.envText = readFileSync(envFile, 'utf8');
+    existing.env = readEnvFile(envFile).values;
+  }
+  if (!existsSync(configFile)) return existing;
+  existing.configText = readFileSync(configFile, 'utf8');
+  const document = parseDocument(existing.configText);
+  if (document.errors.length > 0) return existing;
+  const raw = (document.toJS() ?? {}) as Record<string, unknown>;
+  const pick = (...keys: string[]): unknown => keys.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), raw);
+  const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' && !value.includes('${') ? value : undefined);
+  const set = <K extends keyof ExistingSetup>(key: K, value: ExistingSetup[K] | undefined): void => {
+    if (value !== undefined) existing[key] = value;
+  };
+  set('baseUrl', text(pick('llm', 'base_url')));
+  set('model', text(pick('llm', 'model')));
+  set('timezone', text(pick('timezone')));
+  existing.sandbox = pick('tools', 'sandbox') !== undefined && pick('tools', 'sandbox') !== null;
+  const channel = (name: 'telegram' | 'discord', rootKey: string, variable: string): ExistingChannel | undefined => {
+    if (pick('channels', name) === undefined) return undefined;
+    const users = pick('channels', name, 'allowed_users');
+    const root = text(pick('channels', name, rootKey));
+    const token = existing.env[variable];
+    return { allowedUsers: Array.isArray(users) ? users.map(String) : [], ...(root !== undefined ? { root } : {}), ...(token !== undefined ? { token } : {}) };
+  };
+  set('telegram', channel('telegram', 'api_root', 'TELEGRAM_BOT_TOKEN'));
+  set('discord', channel('discord', 'api_url', 'DISCORD_BOT_TOKEN'));
+  return existing;
+}

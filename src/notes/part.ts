@@ -1,0 +1,141 @@
+import type { Database } from '../db/database.js';
+import type { LlmClient } from '../llm/types.js';
+import type { Logger } from '../log.js';
+import type { MemoryStore } from '../memory/store.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
+import type { Resolver } from '../tools/http/fetch-guarded.js';
+import type { HttpConfig } from '../tools/http/target.js';
+import type { AnyTool } from '../tools/types.js';
+import { createNotesCommands, type ConversationAccess } from './commands.js';
+import { EmailScanner } from './email-scan.js';
+import type { MailSource } from './email-source.js';
+import { createEmailTasksTool } from './email-tool.js';
+import { createGoalTools } from './goal-tools.js';
+import { NoteFiles, NOTES_DIR, parseNote } from './note-files.js';
+import { NoteIndex } from './note-index.js';
+import { createNoteTools } from './note-tools.js';
+import { isReminderJob, TaskReminders } from './reminders.js';
+import { scrapePage } from './scrape.js';
+import type { NotesServices } from './services.js';
+import { TaskFiles } from './task-files.js';
+import { createTaskTools } from './task-tools.js';
+import { TaskService } from './tasks.js';
+import type { DoctorLine } from '../part.js';
+import type { NotesCommand } from './types.js';
+import { createWebScrapeTool } from './web-tools.js';
+
+export interface NotesPartDeps {
+  /** Notes and tasks are written through it: atomic writes, history and /undo, compare-and-swap. */
+  memory: MemoryStore;
+  /** The note search index lives in this connection's temp schema. */
+  db: Database;
+  log: Logger;
+  timeZone: string;
+  /** `tools.http`: web_scrape keeps the http tool's address rules and limits. */
+  http: HttpConfig;
+  resolve?: Resolver;
+  /** Task reminders (absent: tasks keep their ⏰ but nothing is sent). */
+  scheduler?: Scheduler;
+  /** Sends a reminder to a chat (`telegram:123`); throws when the channel is not running. */
+  deliver?: (target: string, text: string) => Promise<void>;
+  defaultChat?: string;
+  channelWaitMs?: number;
+  /** The mailbox and the model, for `/email` (both needed). */
+  mail?: MailSource;
+  llm?: LlmClient;
+  conversation?: ConversationAccess;
+  now?: () => number;
+}
+
+export interface NotesPart {
+  name: 'notes';
+  tools: AnyTool[];
+  commands: Map<string, NotesCommand>;
+  services: NotesServices;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  doctor(): Promise<DoctorLine[]>;
+}
+
+/**
+ * Notes, tasks, goals, plans and reflections as Markdown files the person can edit by hand, web pages saved
+ * as notes, and tasks found in mail. The files are the truth; everything else (the search index, reminder
+ * jobs) is derived from them and follows their hand edits.
+ */
+export function createNotesPart(deps: NotesPartDeps): NotesPart {
+  const now = deps.now ?? Date.now;
+  const { memory, log, timeZone } = deps;
+  const notes = new NoteFiles({ memory, timeZone, now });
+  const index = new NoteIndex({ db: deps.db, memory });
+  const files = new TaskFiles({ memory });
+  let reminders: TaskReminders | undefined;
+  const tasks = new TaskService({ files, timeZone, now, onChange: (changed, origin) => reminders?.follow(changed, origin.chat) });
+  if (deps.scheduler) {
+    reminders = new TaskReminders({
+      scheduler: deps.scheduler, tasks, memoryRoot: memory.root, timeZone, log,
+      deliver: deps.deliver ?? (() => Promise.reject(new Error('no chat channel runs here'))),
+      defaultChat: deps.defaultChat, now,
+      ...(deps.channelWaitMs !== undefined ? { channelWaitMs: deps.channelWaitMs } : {}),
+    });
+    deps.scheduler.addExecutor(isReminderJob, reminders.executor());
+  }
+  const scanner = deps.mail && deps.llm ? new EmailScanner({ mail: deps.mail, llm: deps.llm, timeZone, now }) : undefined;
+
+  // A note saved from a page is outside content wherever its text goes: labelled for memory_read and
+  // memory_search, and kept out of the system prompt (its parsed source is cached by the file's text).
+  const sources = new Map<string, { raw: string; source: string | undefined }>();
+  const sourceOf = (path: string, raw: string): string | undefined => {
+    if (!path.startsWith(`${NOTES_DIR}/`) || !raw.startsWith('---')) return undefined;
+    const cached = sources.get(path);
+    if (cached?.raw === raw) return cached.source;
+    const source = parseNote(path, raw).source;
+    sources.set(path, { raw, source });
+    return source;
+  };
+  memory.addOutsideLabeler(sourceOf);
+  memory.addPromptFilter((path) => {
+    if (!path.startsWith(`${NOTES_DIR}/`)) return true;
+    try {
+      return sourceOf(path, memory.read(path)) === undefined;
+    } catch {
+      return true;
+    }
+  });
+
+  const services: NotesServices = {
+    notes, index, tasks, reminders, scanner, timeZone, log, now,
+    scrape: (url, signal) => scrapePage(url, { http: deps.http, ...(deps.resolve ? { resolve: deps.resolve } : {}), ...(signal ? { signal } : {}) }),
+  };
+  const tools: AnyTool[] = [...createNoteTools(services), ...createTaskTools(services), ...createGoalTools(services), createWebScrapeTool(services)];
+  if (scanner) tools.push(createEmailTasksTool(services, scanner));
+  // Hand edits are seen on the next turn: before any of this part's tools or commands runs, reminders are
+  // brought in line with the files if a task file changed (a stat per file; the watch catches the rest).
+  const follow = async () => {
+    await reminders?.check();
+  };
+  const followed = tools.map((tool): AnyTool => ({ ...tool, execute: async (params: unknown, ctx) => (await follow(), tool.execute(params, ctx)) }));
+  const commands = new Map([...createNotesCommands(services, deps.conversation ?? {})].map(([name, command]) => [name, { ...command, run: async (input: Parameters<NotesCommand['run']>[0]) => (await follow(), command.run(input)) }]));
+
+  return {
+    name: 'notes',
+    tools: followed,
+    commands,
+    services,
+    async start() {
+      reminders?.start();
+    },
+    async stop() {
+      reminders?.stop();
+    },
+    async doctor() {
+      const lines: DoctorLine[] = [];
+      const open = tasks.search({ status: 'open', limit: 100_000 });
+      lines.push({ status: 'ok', label: 'notes', detail: `${notes.paths().length} note(s) in ${NOTES_DIR}/, ${open.length} open task(s)` });
+      if (!reminders) lines.push({ status: 'warn', label: 'notes: task reminders', detail: 'no scheduler here; ⏰ on tasks is not sent' });
+      if (!scanner) {
+        lines.push({ status: 'skip', label: 'notes: /email', detail: deps.mail ? 'no usable LLM' : 'tools.email is not configured', fix: 'configure tools.email (and llm) to find tasks in mail' });
+      }
+      return lines;
+    },
+  };
+}

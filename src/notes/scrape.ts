@@ -1,0 +1,177 @@
+import { fetchGuarded, HttpFetchError, type Resolver } from '../tools/http/fetch-guarded.js';
+import { decode, headerText } from '../tools/http/format.js';
+import type { HttpConfig } from '../tools/http/target.js';
+import { presetOriginsOf } from '../tools/http/tool.js';
+import { failure, success, type Result } from './types.js';
+
+export interface ScrapedPage {
+  /** The final URL, after redirects. */
+  url: string;
+  title: string;
+  byline: string | undefined;
+  /** As the page states it (ISO when it gives one). */
+  published: string | undefined;
+  siteName: string | undefined;
+  excerpt: string | undefined;
+  /** The readable article as Markdown. */
+  markdown: string;
+  /** The body was cut at tools.http.max_bytes. */
+  truncated: boolean;
+  /** No article was found: the whole body's text is given instead. */
+  wholePage: boolean;
+}
+
+export interface ScrapeOptions {
+  http: HttpConfig;
+  /** Name resolution for the SSRF guard (tests). */
+  resolve?: Resolver;
+  signal?: AbortSignal;
+}
+
+type Libraries = {
+  parseHTML: (typeof import('linkedom'))['parseHTML'];
+  Readability: (typeof import('@mozilla/readability'))['Readability'];
+  turndown: (html: string) => string;
+};
+
+let libraries: Promise<Libraries> | undefined;
+/** linkedom, Readability and turndown are loaded with the first page, not at start. */
+function load(): Promise<Libraries> {
+  libraries ??= Promise.all([import('linkedom'), import('@mozilla/readability'), import('turndown'), import('@joplin/turndown-plugin-gfm')]).then(
+    ([linkedom, readability, turndownModule, gfmModule]) => {
+      const TurndownService = turndownModule.default;
+      const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
+      // A CommonJS module: its functions are on the default export when imported from ESM.
+      const gfm = (gfmModule as { default?: { gfm?: typeof gfmModule.gfm } }).default?.gfm ?? gfmModule.gfm;
+      service.use(gfm);
+      // Images would make an editor fetch them from the page's site; their alt text is enough in a note.
+      service.addRule('images', { filter: 'img', replacement: (_content, node) => ((node as { getAttribute(name: string): string | null }).getAttribute('alt') ?? '').trim() });
+      service.remove(['script', 'style', 'noscript', 'iframe', 'form', 'button', 'svg', 'canvas']);
+      return { parseHTML: linkedom.parseHTML, Readability: readability.Readability, turndown: (html: string) => service.turndown(html) };
+    },
+  );
+  return libraries;
+}
+
+// Overlays that are not the article: cookie and consent banners, newsletter pop-ups, modal dialogs.
+const NOISE = /(^|[-_\s])(cookie|cookies|consent|gdpr|cmp|newsletter|subscribe|paywall|popup|modal|overlay|banner|share|social|related|comments?)([-_\s]|$)/i;
+
+/**
+ * Fetches a page through the `http` tool's guarded path (SSRF rules on every hop, time and size limits,
+ * the charset of the header or the page's <meta>) and extracts its readable article with Mozilla's
+ * Readability on a linkedom DOM, as Markdown (turndown, with GitHub tables). Contract: never throws.
+ */
+export async function scrapePage(rawUrl: string, options: ScrapeOptions): Promise<Result<ScrapedPage>> {
+  let url: URL;
+  try {
+    url = new URL(rawUrl.trim());
+  } catch {
+    return failure(`"${rawUrl}" is not a URL; give an absolute http(s) address.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return failure(`Only http and https pages can be read (got ${url.protocol}).`);
+  const { http } = options;
+  let response;
+  try {
+    response = await fetchGuarded(
+      { method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.3' } },
+      {
+        policy: { allowPrivate: http.allow_private, allowHosts: http.allow_hosts, allowOrigins: presetOriginsOf(http) },
+        timeoutMs: http.timeout_s * 1000,
+        maxBytes: http.max_bytes,
+        maxRedirects: http.max_redirects,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.resolve ? { resolve: options.resolve } : {}),
+      },
+    );
+  } catch (error) {
+    if (error instanceof HttpFetchError) {
+      const hint = error.kind === 'blocked' ? ' Do not retry this address; the person can allow a host in tools.http.allow_hosts.' : error.kind === 'timeout' ? ' Try again later.' : '';
+      return failure(`Could not read ${url.href}: ${error.message}.${hint}`);
+    }
+    return failure(`Could not read ${url.href}: ${(error as Error).message}`);
+  }
+  if (response.status >= 400) {
+    return failure(`${url.href} answered ${response.status} ${response.statusText}${response.status === 404 ? '; check the URL' : response.status === 401 || response.status === 403 ? '; the page needs a login or refuses robots' : ''}.`);
+  }
+  const contentType = headerText(response.headers['content-type']);
+  const mime = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  const final = response.url.href;
+  const html = mime === 'text/html' || mime === 'application/xhtml+xml' || (mime === '' && /^\s*<(!doctype|html)/i.test(response.body.subarray(0, 200).toString('latin1')));
+  if (!html) {
+    if (mime.startsWith('text/')) {
+      const text = decode(response.body, contentType, false);
+      return success({ url: final, title: url.pathname.split('/').pop() || url.hostname, byline: undefined, published: undefined, siteName: undefined, excerpt: undefined, markdown: text.trim(), truncated: response.truncated, wholePage: true });
+    }
+    return failure(`${final} is not a web page (${mime || 'no content type'}); use the http tool with as_file for files.`);
+  }
+  try {
+    const page = await extract(decode(response.body, contentType, true), response.url);
+    return success({ ...page, url: final, truncated: response.truncated });
+  } catch (error) {
+    return failure(`The page at ${final} could not be read as an article: ${(error as Error).message}`);
+  }
+}
+
+/** Readability over an HTML string; the whole body as Markdown when no article stands out. */
+export async function extract(htmlText: string, base: URL): Promise<Omit<ScrapedPage, 'url' | 'truncated'>> {
+  const { parseHTML, Readability, turndown } = await load();
+  const { document } = parseHTML(htmlText);
+  // linkedom has no base URL, and Readability keeps links as written: make them absolute first.
+  for (const [selector, attribute] of [['a[href]', 'href'], ['img[src]', 'src']] as const) {
+    for (const element of document.querySelectorAll(selector)) {
+      const value = element.getAttribute(attribute);
+      if (value === null) continue;
+      try {
+        const absolute = new URL(value, base);
+        if (absolute.protocol === 'javascript:') element.removeAttribute(attribute);
+        else element.setAttribute(attribute, absolute.href);
+      } catch {
+        element.removeAttribute(attribute);
+      }
+    }
+  }
+  const meta = (name: string) => document.querySelector(`meta[property="${name}"], meta[name="${name}"]`)?.getAttribute('content')?.trim() || undefined;
+  const pageTitle = document.querySelector('title')?.textContent?.replace(/\s+/g, ' ').trim();
+  const heading = clean(document.querySelector('h1')?.textContent);
+  const timeElement = document.querySelector('article time[datetime], time[datetime]')?.getAttribute('datetime') ?? undefined;
+  for (const element of [...document.querySelectorAll('[id], [class], [role], [aria-modal]')]) {
+    const role = element.getAttribute('role');
+    const label = `${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`;
+    if (role === 'dialog' || role === 'alertdialog' || element.getAttribute('aria-modal') === 'true' || (NOISE.test(label) && element.tagName !== 'BODY' && element.tagName !== 'HTML' && element.tagName !== 'ARTICLE' && element.tagName !== 'MAIN')) {
+      element.remove();
+    }
+  }
+  for (const element of [...document.querySelectorAll('nav, footer, aside, script, style, noscript, template')]) element.remove();
+  const article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 250 }).parse();
+  const published = article?.publishedTime ?? meta('article:published_time') ?? meta('datePublished') ?? meta('date') ?? timeElement;
+  const byline = clean(article?.byline ?? meta('author'));
+  if (article?.content && (article.textContent ?? '').trim().length > 0) {
+    return {
+      title: articleTitle(clean(article.title) ?? pageTitle, heading, clean(meta('og:title'))) ?? base.hostname,
+      byline, published: clean(published), siteName: clean(article.siteName ?? meta('og:site_name')),
+      excerpt: clean(article.excerpt), markdown: tidy(turndown(article.content)), wholePage: false,
+    };
+  }
+  const body = document.querySelector('body');
+  return {
+    title: pageTitle ?? base.hostname, byline, published: clean(published), siteName: clean(meta('og:site_name')), excerpt: undefined,
+    markdown: tidy(turndown(body?.innerHTML ?? htmlText)), wholePage: true,
+  };
+}
+
+/** "Title | Site" as the <title> has it: the page's own heading or og:title when the title starts with it. */
+function articleTitle(title: string | undefined, heading: string | undefined, ogTitle: string | undefined): string | undefined {
+  for (const candidate of [heading, ogTitle]) {
+    if (candidate !== undefined && title !== undefined && title !== candidate && title.startsWith(candidate) && /^\s*[|\-–—·:]/.test(title.slice(candidate.length))) return candidate;
+  }
+  return title ?? heading ?? ogTitle;
+}
+
+function clean(value: string | null | undefined): string | undefined {
+  const text = value?.replace(/\s+/g, ' ').trim();
+  return text === undefined || text === '' ? undefined : text;
+}
+
+function tidy(markdown: string): string {
+  return markdown.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+}

@@ -1,0 +1,40 @@
+/**
+ * What a tool call can do beyond answering the model, declared by the tool (`NativeTool.effects`). The trust
+ * policy reads these in a turn that holds outside content: a call that can carry data out, or change what later
+ * prompts and unattended runs see, is allowed only when its inputs came from the person or from the outside content
+ * itself — otherwise the person is asked (or, unattended, it is refused).
+ */
+export type Effect =
+  /**
+   * Data may leave the machine. `url`: the exact address a GET would fetch (query included); `query`: a search
+   * query; `to`: mail recipients; `carriesData`: a body or headers go along. Without any of these the call is a way
+   * out whose destination cannot be checked (an MCP call, a sandbox command with network, a custom tool).
+   */
+  | { kind: 'egress'; url?: string; method?: string; query?: string; to?: readonly string[]; carriesData?: boolean; what?: string }
+  /**
+   * Something outlives the turn. `memory`: a file in the memory folder (`path`); `job`: a scheduled job (`runs`:
+   * an agent job that runs a prompt unattended, not a reminder that only sends text to the person); `skill`: a
+   * skill's instructions, status or schedule.
+   */
+  | { kind: 'persist'; target: 'memory' | 'job' | 'skill'; path?: string; runs?: boolean; what?: string }
+  /** New code or instructions come in (a skill from a hub). */
+  | { kind: 'install'; what?: string };
+
+/** Where the texts of a conversation came from, read on demand (only a tainted call that sends something needs them). */
+export interface Provenance {
+  /** What the person wrote: their messages in the conversation's window (not a tainted job's prompt). */
+  personTexts(): readonly string[];
+  /** Outside content the model has read: tool results from outside sources, in this turn and in the window. */
+  outsideTexts(): readonly string[];
+}
+
+/** The provenance policy's answer for one call in a tainted turn (see src/trust/policy.ts). */
+export interface ProvenanceVerdict {
+  /** The person must approve the call (unattended: it is refused). */
+  ask: boolean;
+  /** For the approval question and the refusal: what is in play and where the call's inputs came from. */
+  lines: string[];
+}
+
+/** A tool that declares nothing is assumed able to send data anywhere (custom tools, MCP tools). */
+export const UNKNOWN_EFFECTS: readonly Effect[] = [{ kind: 'egress' }];
