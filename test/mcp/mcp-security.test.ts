@@ -59,13 +59,15 @@ describe('MCP security', () => {
     fake.script({ toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'plain' } }] }, { content: 'ok' });
     await app.turns.start({ text: 'echo plain', origin, source: 'cli', approve: askWith(app, prompter) });
     expect(prompter.prompts).toHaveLength(0);
-    // The same call in a turn started by the server's prompt is asked about.
+    // The same call in a turn started by the server's prompt is asked about (in a new conversation: the plain
+    // turn's echo result would taint the old one by itself).
+    app.conversations.reset(origin.channel, origin.chatId);
     const reply = await app.commands.get('everything_simple_prompt')!.run({ ...origin, args: '', conversationId: 'c' });
     if (typeof reply === 'string') throw new Error(reply);
     fake.script({ toolCalls: [{ name: 'mcp__everything__echo', arguments: { message: 'from the prompt' } }] }, { content: 'ok' });
     const result = await app.turns.start({ text: reply.turn.text, origin, source: 'cli', approve: askWith(app, prompter), taint: reply.turn.externalSources ?? [] });
     expect(prompter.prompts).toHaveLength(1);
-    expect(prompter.prompts[0]?.text).toContain('read outside content (MCP server everything (prompt simple-prompt))');
+    expect(prompter.prompts[0]?.text).toContain('holds outside content (MCP server everything (prompt simple-prompt))');
     expect(result.taint).toContain('MCP server everything (prompt simple-prompt)');
   });
 
