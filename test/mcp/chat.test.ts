@@ -57,6 +57,9 @@ describe('MCP prompts and progress on Telegram and Discord', { timeout: 90_000 }
   });
 
   it('shows a long call\'s progress as one Telegram message, edited, not one per report', async () => {
+    // A new conversation: the prompts above left outside content in this one, and in a conversation that holds
+    // outside content every MCP call asks the person first (issue 14's provenance policy), which is not this test.
+    rig.app.conversations.reset('telegram', String(OWNER_TG));
     rig.llm.script({ toolCalls: [{ name: LONG_CALL, arguments: { duration: 5, steps: 10 } }] }, { content: 'The operation finished.' });
     const before = rig.telegram.messagesTo(OWNER_TG).length;
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'run the long operation' });
@@ -79,6 +82,8 @@ describe('MCP prompts and progress on Telegram and Discord', { timeout: 90_000 }
     await rig.discord.waitFor(() => rig.discord.messagesIn(channelId).find((message) => message.content === 'Simple answered.'));
     expect(userTexts(rig.llm).at(-1)).toBe('This is a simple prompt without arguments.');
 
+    // The prompt's turn left this conversation tainted, where an MCP call would be asked about: start a new one.
+    rig.app.conversations.reset('discord', channelId);
     rig.llm.script({ toolCalls: [{ name: LONG_CALL, arguments: { duration: 4, steps: 8 } }] }, { content: 'Long one done.' });
     const before = rig.discord.messagesIn(channelId).length;
     rig.discord.sendUserMessage({ userId: OWNER_DC, username: 'owner', content: 'go long', dm: true });
@@ -112,7 +117,8 @@ describe('MCP prompts and progress in familiar chat', { timeout: 90_000 }, () =>
       });
       const stderr = new Writable({ write: (_chunk, _encoding, callback) => callback() });
       // Lines are queued by the chat's reader: the turns run one after the other.
-      stdin.end('/help\n/everything_args_prompt "Rio de Janeiro"\nrun it\n');
+      // /reset: in the conversation the prompt tainted, the MCP call would be asked about first.
+      stdin.end('/help\n/everything_args_prompt "Rio de Janeiro"\n/reset\nrun it\n');
       const code = await runCli(['chat', '--config', configPath, '--log-level', 'silent'], { stdin, stdout, stderr });
       expect(code).toBe(0);
       expect(out).toMatch(/\/everything_args_prompt — A prompt with two arguments/);
