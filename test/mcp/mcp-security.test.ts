@@ -17,7 +17,7 @@ describe('MCP security', () => {
   beforeEach(async () => {
     fake = await startOpenAiServer();
     t = await makeTestApp(fake, {
-      approval: { auto_approve: ['mcp:everything:echo'] },
+      approval: { auto_approve: ['mcp:everything:echo', 'mcp_resources'] },
       tools: { mcp: { servers: { everything: EVERYTHING, fake: { command: process.execPath, args: [FAKE_MCP_SERVER], trust: 'low' } } } },
     }, undefined, { mode: 'command' });
     app = t.app;
@@ -69,6 +69,22 @@ describe('MCP security', () => {
     expect(prompter.prompts).toHaveLength(1);
     expect(prompter.prompts[0]?.text).toContain('holds outside content (MCP server everything (prompt simple-prompt))');
     expect(result.taint).toContain('MCP server everything (prompt simple-prompt)');
+  });
+
+  it('asks before a resource read in a tainted turn, even when mcp_resources is auto-approved; a listing goes ahead', async () => {
+    const prompter = recordingPrompter('deny');
+    const uri = 'demo://resource/static/document/architecture.md';
+    fake.script(
+      { toolCalls: [{ name: 'mcp_resources', arguments: { action: 'list', server: 'everything' } }] },
+      { toolCalls: [{ name: 'mcp_resources', arguments: { action: 'read', server: 'everything', uri } }] },
+      { content: 'done' },
+    );
+    const result = await app.turns.start({ text: 'read the doc', origin, source: 'cli', approve: askWith(app, prompter), taint: ['web_search:test'] });
+    // Only the read was asked about: the URI goes to the server, a way out whose destination cannot be checked.
+    expect(prompter.prompts).toHaveLength(1);
+    expect(prompter.prompts[0]?.text).toContain(uri);
+    expect(prompter.prompts[0]?.text).toContain('It can send data out (a resource read from the MCP server everything)');
+    expect(result.denied).toContain('mcp_resources');
   });
 
   it('never gives a prompt command a name that shadows a built-in or fixed command', () => {
