@@ -23,7 +23,10 @@ import { ZonedClock } from './lib/clock.js';
 import { createLlmClient, llmConfigured } from './llm/client.js';
 import type { LlmClient } from './llm/types.js';
 import type { Logger } from './log.js';
+import { layeredMap } from './lib/layered-map.js';
 import type { McpManager } from './mcp/manager.js';
+import type { McpPart } from './mcp/part.js';
+import type { SamplingDeps } from './mcp/sampling.js';
 import { createMemoryPart } from './memory/part.js';
 import { createNotesPart } from './notes/part.js';
 import type { MemoryHistory } from './memory/history.js';
@@ -167,7 +170,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     config, db, clock, log, tools, llm, sandbox: sandbox.sandbox, startTurn: turns.start, delivery, labels,
     scheduler: scheduler.scheduler, baseDir: configDir,
   });
-  const mcp = await createMcpPart(config, tools, log);
+  const mcp = await createMcpPart(config, tools, log, {
+    llm,
+    checkBudget: (conversationId) => usage.gate({ conversationId, source: 'sampling' }),
+    record: (call) => usage.record({ ...call, source: 'sampling' }),
+  });
   const notes = createNotesPart({
     memory: memory.store, db, log: log.child({ component: 'notes' }), timeZone: config.timezone, http: config.tools.http,
     ...(options.resolve ? { resolve: options.resolve } : {}),
@@ -193,7 +200,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // Parts in start order; each one's tools and chat commands are registered before anything starts.
   const early: Part[] = [memory.part, usage.part, ...(mcp ? [mcp.part] : []), web, ...(email ? [email.part] : []), ...(sandbox.part ? [sandbox.part] : []), voice.part];
   const late: Part[] = [scheduler.part, skills.part, notes];
-  const commands = collectCommands([...early, ...late]);
+  // MCP prompts come and go with their servers: looked up live, after every fixed command.
+  const commands = mcp ? layeredMap([collectCommands([...early, ...late]), mcp.prompts]) : collectCommands([...early, ...late]);
   for (const part of [...early, ...late]) for (const tool of part.tools ?? []) tools.register(tool);
 
   // What only the running daemon has: the HTTP endpoint (first, so /healthz answers while slow parts start) and
@@ -270,10 +278,10 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   };
 }
 
-async function createMcpPart(config: Config, tools: ToolRegistry, log: Logger): Promise<{ manager: McpManager; part: Part } | undefined> {
+async function createMcpPart(config: Config, tools: ToolRegistry, log: Logger, sampling: SamplingDeps): Promise<McpPart | undefined> {
   if (Object.keys(config.tools.mcp.servers).length === 0) return undefined;
   const { createMcpPart: create } = await import('./mcp/part.js');
-  return create({ config, tools, log });
+  return create({ config, tools, log, sampling });
 }
 
 /** The parts' chat commands by name; the first part to claim a name keeps it. */

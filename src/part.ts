@@ -22,11 +22,24 @@ export interface ChatCommandInput {
   conversationId: string;
 }
 
-/** A chat command (`/jobs`, `/remind …`) answered without an LLM call. */
+/**
+ * What a command asks the chat to do instead of replying: start an agent turn with this text, as if the person had
+ * sent it (an MCP prompt). `externalSources` names where the text came from when the person did not write it: the
+ * turn starts tainted by it (approvals then say so).
+ */
+export interface ChatCommandTurn {
+  turn: {
+    text: string;
+    externalSources?: readonly string[];
+    images?: ReadonlyArray<{ mimeType: string; data: Buffer }>;
+  };
+}
+
+/** A chat command (`/jobs`, `/remind …`) answered without an LLM call, or one that starts a turn. */
 export interface ChatCommand {
   description: string;
-  /** Returns the reply text; an empty string sends nothing. */
-  run(input: ChatCommandInput): Promise<string>;
+  /** Returns the reply text (an empty string sends nothing), or a turn for the chat to run. */
+  run(input: ChatCommandInput): Promise<string | ChatCommandTurn>;
 }
 
 export type ChatCommands = ReadonlyMap<string, ChatCommand>;

@@ -291,6 +291,7 @@ class Turn {
       taint: [...this.taint],
       provenance: this.provenance,
       deferAudit: this.audit,
+      ...(input.onEvent ? { onEvent: input.onEvent } : {}),
     });
     input.onEvent?.({ type: 'tool_end', tool: call.name, success: outcome.result.success, durationMs: outcome.durationMs });
     if (outcome.decision?.startsWith('denied') && !result.denied.includes(outcome.tool ?? call.name)) result.denied.push(outcome.tool ?? call.name);

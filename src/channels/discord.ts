@@ -197,6 +197,14 @@ export class DiscordChannel implements ChannelAdapter {
         if (!channel.isSendable()) throw new AppError('CHANNEL_UNAVAILABLE', `discord: cannot send to channel ${message.channelId}`);
         return channel;
       }),
+      sendEditable: async (text) => {
+        if (!channel.isSendable()) throw new AppError('CHANNEL_UNAVAILABLE', `discord: cannot send to channel ${message.channelId}`);
+        // No mentions: a status line quotes a tool's words, which must not ping anyone.
+        const sent = await channel.send({ content: text, allowedMentions: { parse: [] } });
+        return async (next) => {
+          await sent.edit({ content: next, allowedMentions: { parse: [] } });
+        };
+      },
     });
   }
 }

@@ -2,7 +2,8 @@ import type { ApprovalPrompter } from '../approval/prompter.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../log.js';
-import type { ChatCommands, Part } from '../part.js';
+import { layeredMap } from '../lib/layered-map.js';
+import type { ChatCommand, ChatCommands, Part } from '../part.js';
 import type { Workspaces } from '../workspace/workspace.js';
 import type { StartTurn } from '../turns/types.js';
 import { createBuiltinCommands } from './commands.js';
@@ -47,7 +48,9 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
     ['telegram', new Set(telegram?.allowed_users ?? [])],
     ['discord', new Set(discord?.allowed_users ?? [])],
   ]);
-  const commands = new Map(deps.commands);
+  // A view, not a copy: the parts' commands include MCP prompts, which come and go while the daemon runs.
+  const builtinCommands = new Map<string, ChatCommand>();
+  const commands = layeredMap([deps.commands, builtinCommands]);
   const router = new ChannelRouter({
     db: deps.db, log: deps.log, dataDir: config.data_dir, vision: config.llm.vision, commands,
     conversations: deps.conversations, startTurn: deps.startTurn, allowedUsers, workspaces: deps.workspaces, voice: deps.voice,
@@ -56,7 +59,7 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
     config, db: deps.db, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,
     runningChannels: () => hub.names(), all: () => commands,
   }, router);
-  for (const [name, command] of builtins) if (!commands.has(name)) commands.set(name, command);
+  for (const [name, command] of builtins) if (!commands.has(name)) builtinCommands.set(name, command);
   // Replies of turns that ended during the drain are still being sent: let them go out (and be recorded) first.
   const settled = () => router.settle(SETTLE_MS);
   const parts: Part[] = [];

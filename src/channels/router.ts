@@ -1,13 +1,14 @@
 import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ChatCommands } from '../part.js';
+import type { ChatCommandTurn, ChatCommands } from '../part.js';
 import type { Workspaces } from '../workspace/workspace.js';
 import type { StartTurn } from '../turns/types.js';
 import { storeAttachments, describeAttachments, type RemoteAttachment } from './attachments.js';
 import { ChannelInbox, type ReplayableMessage } from './inbox.js';
 import { cleanName } from './display-name.js';
 import { MAX_CODES_PER_PERSON_PER_DAY, MAX_PENDING_PER_CHANNEL, PairingStore } from './pairing.js';
+import { createProgressView, type EditMessage } from './progress.js';
 import type { ChannelVoice, InboundMessage, OutboundReply } from './types.js';
 import { hearAudio, speakAnswer, type VoiceOut } from './voice-notes.js';
 
@@ -20,6 +21,8 @@ export interface ChatIo {
   typing(): Promise<void>;
   /** How this chat plays a spoken answer; absent where nothing can be played. */
   voice?: VoiceOut;
+  /** Sends a short plain-text status message and returns how to replace its text (progress of a long call). */
+  sendEditable?(text: string): Promise<EditMessage>;
 }
 
 export interface ChannelRouterOptions {
@@ -40,6 +43,8 @@ export interface ChannelRouterOptions {
   /** Voice notes transcribed, answers spoken (the voice part's service); absent: audio is only stored. */
   voice?: ChannelVoice | undefined;
   typingIntervalMs?: number;
+  /** A long call's progress message is edited at most this often (platforms rate-limit edits). */
+  progressIntervalMs?: number;
   maxAttachmentBytes?: number;
 }
 
@@ -66,6 +71,7 @@ export class ChannelRouter {
   readonly inbox: ChannelInbox;
   readonly pairing: PairingStore;
   private readonly typingIntervalMs: number;
+  private readonly progressIntervalMs: number;
   private readonly maxAttachmentBytes: number;
   /** Turns accepted per chat, oldest first: the first one is the running turn (`/stop` aborts it). */
   private readonly turns = new Map<string, AbortController[]>();
@@ -86,6 +92,7 @@ export class ChannelRouter {
     this.inbox = new ChannelInbox(options.db);
     this.pairing = new PairingStore(options.db);
     this.typingIntervalMs = options.typingIntervalMs ?? 4000;
+    this.progressIntervalMs = options.progressIntervalMs ?? 3000;
     this.maxAttachmentBytes = options.maxAttachmentBytes ?? 20 * 1024 * 1024;
   }
 
@@ -177,11 +184,13 @@ export class ChannelRouter {
   }
 
   private async answer(update: InboundUpdate, io: ChatIo, log: Logger, key: string): Promise<void> {
-    if (await this.runCommand(update, io, log)) {
+    const command = await this.runCommand(update, io, log);
+    if (command === 'answered') {
       this.inbox.finish(update.channel, key, 'command');
       return;
     }
-    const status = await this.runTurn(update, io, log);
+    // A command that starts a turn (an MCP prompt) runs it as a message would: queued, typing, /stop, progress.
+    const status = await this.runTurn(update, io, log, command?.turn);
     this.inbox.finish(update.channel, key, status);
   }
 
@@ -239,28 +248,33 @@ export class ChannelRouter {
     await io.send({ text: PAIRING_TEXT(outcome.code) });
   }
 
-  /** A `/command` known to the app is answered here, without an LLM call. Unknown commands go to the agent. */
-  private async runCommand(update: InboundUpdate, io: ChatIo, log: Logger): Promise<boolean> {
+  /**
+   * A `/command` known to the app is answered here, without an LLM call ('answered'), or gives the turn to start
+   * instead. Unknown commands go to the agent (undefined).
+   */
+  private async runCommand(update: InboundUpdate, io: ChatIo, log: Logger): Promise<'answered' | ChatCommandTurn | undefined> {
     const match = /^\/([a-zA-Z0-9_]{1,32})(?:@\S+)?(?:\s+([\s\S]*))?$/.exec(update.text.trim());
-    if (!match) return false;
+    if (!match) return undefined;
     const name = (match[1] ?? '').toLowerCase();
     const command = this.deps.commands.get(name);
-    if (!command) return false;
+    if (!command) return undefined;
     let text: string;
     try {
-      text = await command.run({
+      const reply = await command.run({
         channel: update.channel, chatId: update.chatId, userId: update.userId, args: (match[2] ?? '').trim(),
         conversationId: this.deps.conversations.resolve(update.channel, update.chatId),
       });
+      if (typeof reply !== 'string') return reply;
+      text = reply;
     } catch (error) {
       log.error({ err: error, command: name }, 'chat command failed');
       text = `/${name} failed: ${errorMessage(error).slice(0, 300)}`;
     }
     if (text.trim() !== '') await io.send({ text });
-    return true;
+    return 'answered';
   }
 
-  private async runTurn(update: InboundUpdate, io: ChatIo, log: Logger): Promise<'answered' | 'failed'> {
+  private async runTurn(update: InboundUpdate, io: ChatIo, log: Logger, commandTurn?: ChatCommandTurn['turn']): Promise<'answered' | 'failed'> {
     const chatKey = `${update.channel}:${update.chatId}`;
     const controller = new AbortController();
     const list = this.turns.get(chatKey) ?? [];
@@ -279,6 +293,8 @@ export class ChannelRouter {
     });
     const previousReply = this.outbox.get(chatKey);
     this.outbox.set(chatKey, replied);
+    const sendEditable = io.sendEditable?.bind(io);
+    const progress = sendEditable ? createProgressView({ sendEditable }, { intervalMs: this.progressIntervalMs, log }) : undefined;
     try {
       await previous;
       const conversationId = this.deps.conversations.resolve(update.channel, update.chatId);
@@ -290,11 +306,12 @@ export class ChannelRouter {
       const heard = await hearAudio({
         voice: this.deps.voice, audio: stored.audio, conversationId, forwarded: update.forwarded === true, signal: controller.signal, log,
       });
-      const text = [message.text.trim(), ...heard.lines, describeAttachments(stored.saved, stored.skipped, heard.notes)].filter((part) => part !== '').join('\n\n');
+      const question = commandTurn ? commandTurn.text : message.text.trim();
+      const text = [question, ...heard.lines, describeAttachments(stored.saved, stored.skipped, heard.notes)].filter((part) => part !== '').join('\n\n');
       if (heard.failures.length > 0) {
         // Said at once, after the previous message's answer: the person need not wait for a turn to learn it.
         await previousReply;
-        const others = message.text.trim() !== '' || heard.lines.length > 0 || stored.saved.some((file) => file.kind !== 'audio');
+        const others = question !== '' || heard.lines.length > 0 || stored.saved.some((file) => file.kind !== 'audio');
         // Nothing else in the message: the notice is its answer, and no turn runs.
         if (!others) this.inbox.replying(update.channel, `${update.chatId}/${update.platformMessageId}`);
         await io.send({ text: heard.failures.join('\n') });
@@ -303,7 +320,9 @@ export class ChannelRouter {
           return 'answered';
         }
       }
-      const images = this.deps.vision ? stored.images : [];
+      const images = this.deps.vision ? [...(commandTurn?.images ?? []), ...stored.images] : [];
+      // Outside content the message brings in: a forwarded voice note's transcript, an MCP prompt's messages.
+      const taint = [...heard.outside, ...(commandTurn?.externalSources ?? [])];
       // `startTurn` puts the turn in the ChatQueue synchronously, so the next message may follow now.
       const turn = this.deps.startTurn({
         text: text || '(empty message)',
@@ -311,10 +330,12 @@ export class ChannelRouter {
         source: 'chat',
         signal: controller.signal,
         ...(images.length > 0 ? { images } : {}),
-        ...(heard.outside.length > 0 ? { taint: heard.outside } : {}),
+        ...(taint.length > 0 ? { taint } : {}),
+        ...(progress ? { onEvent: (event) => progress.onEvent(event) } : {}),
       });
       enqueued();
       const result = await turn;
+      progress?.close();
       const reply = result.status === 'llm_error' && result.text.length > REPLY_CAP ? `${result.text.slice(0, REPLY_CAP)}…` : result.text;
       log.debug({ status: result.status, artifacts: result.artifacts.length }, 'turn finished');
       await previousReply;
@@ -333,6 +354,7 @@ export class ChannelRouter {
       await io.send({ text: 'Sorry, something went wrong on my side; the details are in the logs.' }).catch(() => undefined);
       return 'failed';
     } finally {
+      progress?.close();
       enqueued();
       sent();
       if (this.intake.get(chatKey) === inQueue) this.intake.delete(chatKey);

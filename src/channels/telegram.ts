@@ -42,6 +42,8 @@ export class TelegramChannel implements ChannelAdapter {
   private stopped = false;
   private polling: Promise<void> | undefined;
   private readonly callbackListeners: Array<(ctx: Context) => void | Promise<void>> = [];
+  /** The command names last sent to setMyCommands. */
+  private menu = '';
 
   constructor(options: TelegramChannelOptions) {
     this.options = options;
@@ -142,6 +144,7 @@ export class TelegramChannel implements ChannelAdapter {
       .filter(([name]) => COMMAND_NAME.test(name))
       .slice(0, 100)
       .map(([command, { description }]) => ({ command, description: description.slice(0, 256) || command }));
+    this.menu = commands.map((command) => command.command).join(' ');
     try {
       await this.bot.api.setMyCommands(commands);
     } catch (error) {
@@ -149,9 +152,21 @@ export class TelegramChannel implements ChannelAdapter {
     }
   }
 
+  /**
+   * The command list changes while the daemon runs (MCP prompts come and go with their servers): the menu is set
+   * again, in the background, when a message arrives and the names differ from the last ones sent.
+   */
+  private syncCommands(): void {
+    const names = [...this.options.commands.keys()].filter((name) => COMMAND_NAME.test(name)).slice(0, 100).join(' ');
+    if (names === this.menu) return;
+    this.menu = names;
+    this.registerCommands().catch((error: unknown) => this.log.debug({ err: error }, 'telegram: command menu not updated'));
+  }
+
   private onMessage(ctx: Context): void {
     const message = ctx.message;
     if (!this.accepting || !message?.from || message.from.is_bot) return;
+    this.syncCommands();
     const isDirect = message.chat.type === 'private';
     const rawText = message.text ?? message.caption ?? '';
     const entities = message.entities ?? message.caption_entities ?? [];
@@ -187,6 +202,18 @@ export class TelegramChannel implements ChannelAdapter {
         recording: async () => {
           await this.bot.api.sendChatAction(update.chatId, 'record_voice');
         },
+      },
+      // Plain text: a status line quotes a tool's words and must not be read as markup.
+      sendEditable: async (text) => {
+        const sent = await this.bot.api.sendMessage(update.chatId, text, { link_preview_options: { is_disabled: true } });
+        return async (next) => {
+          try {
+            await this.bot.api.editMessageText(update.chatId, sent.message_id, next, { link_preview_options: { is_disabled: true } });
+          } catch (error) {
+            // Telegram refuses an edit to the same text; that is not a failure.
+            if (!(error instanceof GrammyError && /not modified/i.test(error.description))) throw error;
+          }
+        };
       },
     };
   }

@@ -1,3 +1,4 @@
+import { formatProgress } from '../channels/progress.js';
 import { parseCommandArgs } from './args.js';
 import type { Command } from './context.js';
 
@@ -15,7 +16,13 @@ export const askCommand: Command = async (context) => {
     if (values.new === true) app.conversations.reset('cli', chatId);
     // Modules are not started for one turn, but configured MCP tools should be there (each bounded by its timeout_s).
     await app.mcp?.connectNow();
-    const result = await app.turns.start({ text, origin: { channel: 'cli', chatId, userId: 'owner' }, source: 'cli' });
+    const result = await app.turns.start({
+      text, origin: { channel: 'cli', chatId, userId: 'owner' }, source: 'cli',
+      // Progress of a long call goes to stderr; stdout keeps only the answer.
+      onEvent: (event) => {
+        if (event.type === 'progress') context.io.stderr.write(`${formatProgress(event)}\n`);
+      },
+    });
     const stream = result.status === 'ok' ? context.io.stdout : context.io.stderr;
     stream.write(`${result.text}\n`);
     for (const artifact of result.artifacts) context.io.stderr.write(`[artifact: ${artifact.type} ${artifact.name}]\n`);

@@ -1,5 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import { createTerminalPrompter } from '../approval/terminal.js';
+import { formatProgress } from '../channels/progress.js';
+import { errorMessage } from '../errors.js';
 import type { Command } from './context.js';
 
 const CHAT_HELP = 'Commands: /reset (new conversation), /undo (last memory change), /usage, /exit. Anything else goes to the assistant.\n';
@@ -36,7 +38,8 @@ export const chatCommand: Command = async (context) => {
       if (line === '') continue;
       if (line === '/exit' || line === '/quit') break;
       if (line === '/help') {
-        // The chat commands every channel answers (/task, /tasks, /save, …), then the terminal's own.
+        // The chat commands every channel answers (/task, /tasks, /save, …, MCP prompts as they come and go), then the
+        // terminal's own.
         const commands = [...app.commands.entries()].filter(([name]) => name !== 'help' && name !== 'reset');
         stdout.write(`${commands.map(([name, entry]) => `/${name} — ${entry.description}`).join('\n')}\n${CHAT_HELP}`);
         continue;
@@ -46,18 +49,27 @@ export const chatCommand: Command = async (context) => {
         stdout.write('Started a new conversation (the old one is kept in the database).\n');
         continue;
       }
-      const command = /^\/([a-z_]+)\s*(.*)$/s.exec(line);
-      const handler = command?.[1] !== undefined ? app.commands.get(command[1]) : undefined;
+      const command = /^\/([a-zA-Z0-9_]+)(?:\s+(.*))?$/s.exec(line);
+      const handler = command?.[1] !== undefined ? app.commands.get(command[1].toLowerCase()) : undefined;
+      let question: { text: string; externalSources?: readonly string[]; images?: ReadonlyArray<{ mimeType: string; data: Buffer }> } = { text: line };
       if (handler) {
         const conversationId = app.conversations.resolve(origin.channel, origin.chatId);
-        stdout.write(`${await handler.run({ ...origin, args: command?.[2] ?? '', conversationId })}\n`);
-        continue;
+        const reply = await handler.run({ ...origin, args: (command?.[2] ?? '').trim(), conversationId }).catch((error: unknown) => `/${command?.[1] ?? ''} failed: ${errorMessage(error)}`);
+        if (typeof reply === 'string') {
+          stdout.write(`${reply}\n`);
+          continue;
+        }
+        // The command starts a turn (an MCP prompt): its text goes to the assistant as the question.
+        question = reply.turn;
       }
       running = new AbortController();
       const result = await app.turns.start({
-        text: line, origin, source: 'cli', signal: running.signal, approve,
+        text: question.text, origin, source: 'cli', signal: running.signal, approve,
+        ...(question.externalSources ? { taint: question.externalSources } : {}),
+        ...(question.images && app.config.llm.vision ? { images: question.images } : {}),
         onEvent: (event) => {
           if (event.type === 'tool_start') stdout.write(`  · ${event.tool}\n`);
+          else if (event.type === 'progress') stdout.write(`  ${formatProgress(event)}\n`);
         },
       });
       running = undefined;

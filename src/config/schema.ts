@@ -78,6 +78,14 @@ const mcpServerSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).default({}),
   trust: z.enum(['low', 'high']).default('high'),
   timeout_s: z.number().positive().default(30),
+  /** A call that reports progress gets timeout_s more after each report, up to this long in all. */
+  max_timeout_s: z.number().positive().default(300),
+  /** Answer the server's sampling requests with our LLM (no tools, counted against the daily budget). */
+  sampling: z.boolean().default(true),
+  /** The most tokens one sampling answer may use (a smaller maxTokens from the server is kept). */
+  sampling_max_tokens: z.number().int().positive().default(1000),
+  /** Folders the server is told it may work in (MCP roots): absolute paths. Default none. */
+  roots: z.array(z.string()).default([]),
 });
 
 const toolsSchema = z.strictObject({
@@ -150,7 +158,13 @@ const toolsSchema = z.strictObject({
     })
     .optional(),
   skills: z.strictObject({ hub: z.string().optional() }).default({}),
-  mcp: z.strictObject({ servers: z.record(z.string(), mcpServerSchema).default({}) }).default({}),
+  mcp: z
+    .strictObject({
+      servers: z.record(z.string(), mcpServerSchema).default({}),
+      /** The largest resource (text or binary) `mcp_resources` passes on; larger ones are refused with their size. */
+      max_resource_bytes: z.number().int().positive().default(5 * 1024 * 1024),
+    })
+    .default({}),
 });
 
 /** A local engine's command: a list of words, or one line split like a shell would (but never run by one). */

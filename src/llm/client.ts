@@ -45,7 +45,7 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       messages: request.messages,
       ...(request.tools && request.tools.length > 0 ? { tools: request.tools } : {}),
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      ...(config.max_tokens !== undefined ? { max_tokens: config.max_tokens } : {}),
+      ...maxTokens(config.max_tokens, request.maxTokens),
     };
     const completion = await (await openai()).chat.completions.create(body, request.signal ? { signal: request.signal } : {});
     const choice = completion.choices?.[0];
@@ -114,6 +114,12 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       throw new LlmError(failure.reason, statusOf(last?.error), { cause: last?.error, transient: failure.transient });
     },
   };
+}
+
+/** The smaller of the configured and the requested cap, if either is set. */
+function maxTokens(configured: number | undefined, requested: number | undefined): { max_tokens?: number } {
+  const caps = [configured, requested].filter((value): value is number => value !== undefined);
+  return caps.length > 0 ? { max_tokens: Math.min(...caps) } : {};
 }
 
 /** The one line for a missing key on OpenAI's API (local servers need none). */

@@ -29,6 +29,8 @@ export interface LlmRequest {
   /** Models to try in order; defaults to the primary then `llm.fallback_models`. */
   models?: readonly string[];
   signal?: AbortSignal;
+  /** At most this many completion tokens (below `llm.max_tokens`, which still caps it). */
+  maxTokens?: number;
 }
 
 /** Contract: resolves with a response or throws LlmError (AbortError when the signal fired). */

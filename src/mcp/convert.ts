@@ -11,6 +11,9 @@ export function cleanInputSchema(schema: unknown): JsonSchema {
   return out;
 }
 
+/** Room for the wrapper and notes inside `tools.output_chars`. */
+const WRAPPER_CHARS = 600;
+
 interface McpContent {
   type: string;
   text?: string;
@@ -21,8 +24,11 @@ interface McpContent {
   resource?: { uri?: string; text?: string; blob?: string; mimeType?: string };
 }
 
-/** A `tools/call` result as a ToolResult: outside content, wrapped; `isError` becomes a failure the model reads. */
-export function toToolResult(canonical: string, source: string, result: { [key: string]: unknown }): ToolResult {
+/**
+ * A `tools/call` result as a ToolResult: outside content, wrapped; `isError` becomes a failure the model reads. The
+ * text is cut to fit `outputChars` inside the wrapper, so the registry's own cap never cuts off its end marker.
+ */
+export function toToolResult(canonical: string, source: string, result: { [key: string]: unknown }, outputChars = 16_000): ToolResult {
   const parts: string[] = [];
   const artifacts: Artifact[] = [];
   const content = Array.isArray(result.content) ? (result.content as McpContent[]) : [];
@@ -42,7 +48,9 @@ export function toToolResult(canonical: string, source: string, result: { [key: 
   // Servers on the 2024 protocol may answer with a bare `toolResult`.
   const structured = result.structuredContent ?? result.toolResult;
   if (parts.length === 0 && structured !== undefined) parts.push(JSON.stringify(structured));
-  const text = parts.join('\n');
+  const limit = Math.max(1000, outputChars - WRAPPER_CHARS);
+  let text = parts.join('\n');
+  if (text.length > limit) text = `${text.slice(0, limit)}\n…[result cut: ${text.length - limit} more characters not shown]`;
   if (result.isError === true) {
     return { success: false, output: `${canonical} reported an error: ${wrapExternal(source, text || '(no details)')}`, externalSource: source };
   }

@@ -1,23 +1,25 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Config } from '../config/schema.js';
+import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { ChatCommand } from '../part.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import { fail, type AnyTool } from '../tools/types.js';
-import { cleanInputSchema, toToolResult } from './convert.js';
+import { McpConnection, type ConnectionState, type McpServerConfig } from './connection.js';
+import { oneLine, parsePromptArguments, promptCommandName, promptHelp, promptTurn, promptUsage } from './prompts.js';
+import { createResourcesTool, RESOURCES_TOOL } from './resources.js';
+import type { SamplingDeps } from './sampling.js';
 
-export type McpServerConfig = Config['tools']['mcp']['servers'][string];
+export type { McpServerConfig };
 
 export interface McpServerStatus {
   name: string;
   transport: 'stdio' | 'http';
-  state: 'idle' | 'connecting' | 'connected' | 'failed' | 'closed';
+  state: ConnectionState;
   /** Canonical names of the tools registered now (empty while withdrawn). */
   tools: string[];
+  /** Chat commands of its prompts now. */
+  prompts: string[];
+  /** Offers resources (read through `mcp_resources`). */
+  resources: boolean;
   error?: string;
   /** Failed connections in a row (reset by a successful one). */
   failures: number;
@@ -29,208 +31,37 @@ export interface McpManagerOptions {
   log: Logger;
   /** Reconnection backoff: first wait, doubling up to the cap (with jitter). */
   retry?: { initialMs: number; maxMs: number };
-}
-
-interface RemoteTool {
-  name: string;
-  description?: string;
-  title?: string;
-  inputSchema?: unknown;
-}
-
-/** One configured server: connects, registers its tools, withdraws them when it fails or exits, reconnects with backoff. */
-class McpConnection {
-  readonly name: string;
-  private readonly config: McpServerConfig;
-  private readonly manager: McpManagerOptions;
-  private readonly log: Logger;
-  private client: Client | undefined;
-  private registered: string[] = [];
-  private retryTimer: NodeJS.Timeout | undefined;
-  private connecting: Promise<void> | undefined;
-  private closed = false;
-  /** Reconnect after failures only once the daemon runs (`start`), not for one-off commands. */
-  autoReconnect = false;
-  state: McpServerStatus['state'] = 'idle';
-  error: string | undefined;
-  failures = 0;
-
-  constructor(name: string, config: McpServerConfig, manager: McpManagerOptions) {
-    this.name = name;
-    this.config = config;
-    this.manager = manager;
-    this.log = manager.log.child({ mcp: name });
-  }
-
-  get transportKind(): 'stdio' | 'http' {
-    return this.config.url ? 'http' : 'stdio';
-  }
-
-  get tools(): string[] {
-    return [...this.registered];
-  }
-
-  /** Connects unless connected or connecting; resolves when this attempt is over (never throws). */
-  connect(): Promise<void> {
-    if (this.closed || this.state === 'connected') return Promise.resolve();
-    this.connecting ??= this.attempt().finally(() => {
-      this.connecting = undefined;
-    });
-    return this.connecting;
-  }
-
-  private async attempt(): Promise<void> {
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
-    this.state = 'connecting';
-    const client = new Client({ name: 'familiar', version: '0.1.0' });
-    const transport = this.makeTransport();
-    let ready = false;
-    client.onclose = () => {
-      if (this.client !== client) return;
-      this.lost(ready ? 'the server closed the connection (exited?)' : 'the connection closed during start-up');
-    };
-    client.onerror = (error) => this.log.debug({ err: error }, 'mcp transport error');
-    this.client = client;
-    try {
-      await client.connect(transport, { timeout: this.config.timeout_s * 1000 });
-      const remote = await this.listAll(client);
-      if (this.closed || this.client !== client) return;
-      this.register(remote, client);
-      ready = true;
-      this.state = 'connected';
-      this.error = undefined;
-      this.failures = 0;
-      if (client.getServerCapabilities()?.tools?.listChanged) {
-        client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-          try {
-            this.register(await this.listAll(client), client);
-          } catch (error) {
-            this.log.warn({ err: error }, 'mcp tools could not be re-listed');
-          }
-        });
-      }
-      this.log.info({ tools: this.registered.length }, `mcp ${this.name}: connected`);
-    } catch (error) {
-      if (this.client === client) this.lost(errorMessage(error));
-    }
-  }
-
-  private makeTransport(): Transport {
-    if (this.config.url) {
-      return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: { ...this.config.headers } } });
-    }
-    // Only the SDK's safe default environment (PATH, HOME, …) plus the server's own `env`: our secrets stay here.
-    const transport = new StdioClientTransport({ command: this.config.command ?? '', args: this.config.args, env: { ...this.config.env }, stderr: 'pipe' });
-    transport.stderr?.on('data', (chunk: Buffer) => this.log.debug({ stderr: chunk.toString('utf8').slice(0, 2000) }, 'mcp server stderr'));
-    return transport;
-  }
-
-  private async listAll(client: Client): Promise<RemoteTool[]> {
-    const tools: RemoteTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 50; page += 1) {
-      const result = await client.listTools(cursor ? { cursor } : {}, { timeout: this.config.timeout_s * 1000 });
-      tools.push(...(result.tools as RemoteTool[]));
-      cursor = result.nextCursor;
-      if (!cursor) break;
-    }
-    return tools;
-  }
-
-  private register(remote: RemoteTool[], client: Client): void {
-    this.withdraw();
-    for (const tool of remote) {
-      const canonical = `mcp:${this.name}:${tool.name}`;
-      try {
-        this.manager.tools.register(this.toNative(canonical, tool, client));
-        this.registered.push(canonical);
-      } catch (error) {
-        this.log.warn({ err: error, tool: canonical }, 'mcp tool not registered');
-      }
-    }
-  }
-
-  private toNative(canonical: string, tool: RemoteTool, client: Client): AnyTool {
-    const server = this.name;
-    const timeoutMs = this.config.timeout_s * 1000;
-    const source = `MCP server ${server} (tool ${tool.name})`;
-    return {
-      name: canonical,
-      group: `mcp:${server}`,
-      description: `[MCP ${server}] ${(tool.description ?? tool.title ?? tool.name).slice(0, 1000)}`,
-      parameters: cleanInputSchema(tool.inputSchema),
-      risk: this.config.trust === 'low' ? 'low' : 'high',
-      external: true,
-      timeoutMs,
-      execute: async (params: Record<string, unknown>, ctx) => {
-        if (this.client !== client || this.state !== 'connected') {
-          return fail(`The MCP server ${server} is not connected right now (it is being reconnected); try again later or do without it.`);
-        }
-        try {
-          const result = await client.callTool({ name: tool.name, arguments: params }, undefined, { signal: ctx.signal, timeout: timeoutMs });
-          return toToolResult(canonical, source, result);
-        } catch (error) {
-          if (error instanceof McpError) return fail(`${canonical} failed: ${errorMessage(error)}. Check the arguments against its schema.`);
-          return fail(`${canonical} could not be reached: ${errorMessage(error)}`);
-        }
-      },
-    };
-  }
-
-  private withdraw(): void {
-    for (const name of this.registered) this.manager.tools.unregister(name);
-    this.registered = [];
-  }
-
-  private lost(reason: string): void {
-    const client = this.client;
-    this.client = undefined;
-    this.withdraw();
-    if (client) void client.close().catch(() => undefined);
-    if (this.closed) return;
-    this.state = 'failed';
-    this.error = reason;
-    this.failures += 1;
-    if (!this.autoReconnect) {
-      this.log.warn({ reason }, `mcp ${this.name}: unavailable`);
-      return;
-    }
-    const retry = this.manager.retry ?? { initialMs: 1000, maxMs: 300_000 };
-    const base = Math.min(retry.maxMs, retry.initialMs * 2 ** Math.min(this.failures - 1, 20));
-    const delay = Math.round(base * (0.8 + Math.random() * 0.4));
-    this.log.warn({ reason, retryInMs: delay }, `mcp ${this.name}: unavailable, its tools are withdrawn until it is back`);
-    this.retryTimer = setTimeout(() => {
-      void this.connect();
-    }, delay);
-    this.retryTimer.unref?.();
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    const client = this.client;
-    this.client = undefined;
-    this.withdraw();
-    this.state = 'closed';
-    if (client) await client.close().catch(() => undefined);
-  }
-
-  /** Ends the current connection as a failure would (tests and `reconnect`). */
-  drop(reason: string): void {
-    if (this.client) this.lost(reason);
-  }
+  /** Answers servers' sampling requests (those with `sampling: true`); absent: no server is offered sampling. */
+  sampling?: SamplingDeps;
+  /** `tools.mcp.max_resource_bytes`. */
+  maxResourceBytes?: number;
 }
 
 /**
- * The MCP client side: one connection per `tools.mcp.servers` entry. Contract: never throws; a server
- * that fails is reported in `status()` and in the log, and the rest of the daemon runs.
+ * The MCP client side: one connection per `tools.mcp.servers` entry. Their tools are registered on the registry,
+ * their prompts are chat commands in `promptCommands` (a live map: entries come and go with the servers), and
+ * while any connected server offers resources the `mcp_resources` tool is registered. Contract: never throws; a
+ * server that fails is reported in `status()` and in the log, and the rest of the daemon runs.
  */
 export class McpManager {
   private readonly connections: McpConnection[];
+  private readonly options: McpManagerOptions;
+  /** `/<server>_<prompt>` for every prompt of a connected server; changes as servers connect and go. */
+  readonly promptCommands = new Map<string, ChatCommand>();
+  /** Which prompt each command runs, for `/prompts`. */
+  private readonly promptOf = new Map<string, { server: string; prompt: Prompt }>();
+  /** The servers `mcp_resources` was registered for (its description names them). */
+  private resourcesFor = '';
 
   constructor(options: McpManagerOptions) {
-    this.connections = Object.entries(options.servers).map(([name, config]) => new McpConnection(name, config, options));
+    this.options = options;
+    this.connections = Object.entries(options.servers).map(([name, config]) => new McpConnection(name, config, {
+      tools: options.tools,
+      log: options.log,
+      ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.sampling ? { sampling: options.sampling } : {}),
+      changed: () => this.refresh(),
+    }));
   }
 
   /** Connects every server in the background and keeps reconnecting them; start-up does not wait. */
@@ -252,12 +83,73 @@ export class McpManager {
       transport: connection.transportKind,
       state: connection.state,
       tools: connection.tools,
+      prompts: [...this.promptOf].filter(([, entry]) => entry.server === connection.name).map(([command]) => command),
+      resources: connection.client() !== undefined,
       failures: connection.failures,
       ...(connection.error !== undefined ? { error: connection.error } : {}),
     }));
   }
 
+  /** `/prompts`: every prompt command with its usage, and the servers that are not connected. */
+  describePrompts(): string {
+    const lines: string[] = [];
+    for (const [command, { server, prompt }] of this.promptOf) {
+      lines.push(`${promptUsage(command, prompt)} — ${oneLine(prompt.description ?? prompt.title ?? prompt.name, 120)} (${server})`);
+    }
+    const away = this.connections.filter((connection) => connection.state !== 'connected').map((connection) => connection.name);
+    if (lines.length === 0) lines.push('No MCP prompts right now.');
+    else lines.unshift('Prompts of the MCP servers (send one to start it here):');
+    if (away.length > 0) lines.push(`Not connected now: ${away.join(', ')}.`);
+    return lines.join('\n');
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.connections.map((connection) => connection.close()));
+  }
+
+  /** Rebuilds the prompt commands and the resources tool from the connected servers. */
+  private refresh(): void {
+    this.promptCommands.clear();
+    this.promptOf.clear();
+    for (const connection of this.connections) {
+      for (const prompt of connection.prompts) {
+        const command = promptCommandName(connection.name, prompt.name, (name) => this.promptCommands.has(name));
+        if (command === undefined) {
+          this.options.log.warn({ mcp: connection.name, prompt: prompt.name }, 'mcp prompt has no usable command name; left out');
+          continue;
+        }
+        this.promptCommands.set(command, this.promptCommand(connection, prompt, command));
+        this.promptOf.set(command, { server: connection.name, prompt });
+      }
+    }
+    const withResources = this.connections.filter((connection) => connection.client() !== undefined).map((connection) => connection.name).join(',');
+    if (withResources === this.resourcesFor) return;
+    this.resourcesFor = withResources;
+    this.options.tools.unregister(RESOURCES_TOOL);
+    if (withResources !== '') {
+      this.options.tools.register(createResourcesTool({ servers: () => this.connections, maxBytes: this.options.maxResourceBytes ?? 5 * 1024 * 1024 }));
+    }
+  }
+
+  private promptCommand(connection: McpConnection, prompt: Prompt, command: string): ChatCommand {
+    const server = connection.name;
+    const args = (prompt.arguments ?? []).map((argument) => (argument.required ? argument.name : `[${argument.name}]`));
+    return {
+      description: `${oneLine(prompt.description ?? prompt.title ?? prompt.name, 150)} (MCP ${server} prompt${args.length > 0 ? `; ${args.join(' ')}` : ''})`,
+      run: async ({ args: text, conversationId }) => {
+        const client = connection.connectedClient();
+        if (!client) return `The MCP server ${server} is not connected right now; try /${command} again later.`;
+        if (!connection.prompts.some((offered) => offered.name === prompt.name)) return `${server} no longer offers the prompt ${prompt.name}; /prompts lists what it has now.`;
+        const parsed = parsePromptArguments(text, prompt);
+        if (!parsed.success) return `${parsed.error}\n${promptHelp(command, prompt)}`;
+        try {
+          const result = await connection.during({ callId: `prompt:${command}`, conversationId }, () =>
+            client.getPrompt({ name: prompt.name, arguments: parsed.value }, { timeout: connection.timeoutMs }));
+          return promptTurn(server, prompt.name, result);
+        } catch (error) {
+          return `${server} could not give the prompt: ${oneLine(errorMessage(error), 300)}\n${promptHelp(command, prompt)}`;
+        }
+      },
+    };
   }
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { redactSecrets, redactSecretValues } from '../log.js';
 import { errorMessage } from '../errors.js';
 import { ALLOW_ALL, type ToolPolicy } from './policy.js';
-import { fail, type AnyTool, type CallOrigin, type FunctionSchema, type Risk, type ToolCallContext, type ToolContext, type ToolResult } from './types.js';
+import { fail, type AnyTool, type CallOrigin, type FunctionSchema, type Risk, type ToolCallContext, type ToolContext, type ToolEvent, type ToolResult } from './types.js';
 import { compareCodePoints } from '../lib/compare.js';
 import { maskJsonText, maskSecretKeys } from '../lib/mask.js';
 import { checkArgumentKeys } from './argument-keys.js';
@@ -46,7 +46,12 @@ export interface CallRequest {
    * with `writeAudit` (the agent does, in the same commit as the call's result).
    */
   deferAudit?: AuditRecord[];
+  /** Receives the events the tool emits while it runs (progress), named with the tool and the call. */
+  onEvent?: (event: CallEvent) => void;
 }
+
+/** A tool's event as the caller sees it: which call it came from. */
+export type CallEvent = ToolEvent & { tool: string; callId: string };
 
 export interface ApprovalRequest {
   tool: string;
@@ -313,21 +318,48 @@ export class ToolRegistry {
    */
   private async run(entry: RegisteredTool, params: Record<string, unknown>, request: CallRequest, context: ToolContext, callId: string, started: number): Promise<{ result: ToolResult; executed: AuditInput | Record<string, unknown> }> {
     const timeoutMs = this.timeoutFor(entry);
+    // Progress moves the deadline only for tools that declare a cap, and never below the configured timeout.
+    const capMs = Math.max(timeoutMs, entry.tool.maxTimeoutMs ?? timeoutMs);
+    const callStarted = performance.now();
     const controller = new AbortController();
     const onTurnAbort = () => controller.abort(request.signal?.reason);
     request.signal?.addEventListener('abort', onTurnAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    let expire: (() => void) | undefined;
+    let extended = false;
+    /** (Re)arms the deadline `ms` from now. */
+    const arm = (ms: number): void => {
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => expire?.(), ms);
+      timer.unref?.();
+    };
+    const log = context.log.child({ tool: entry.name, callId });
     const callContext: ToolCallContext = {
       ...context,
-      log: context.log.child({ tool: entry.name, callId }),
+      log,
       conversationId: request.conversationId,
       turnId: request.turnId,
       callId,
       signal: controller.signal,
       origin: request.origin,
       unattended: request.unattended ?? false,
+      emit: (event) => {
+        if (controller.signal.aborted) return;
+        if (event.type === 'progress' && capMs > timeoutMs) {
+          const left = capMs - (performance.now() - callStarted);
+          if (left > 0) {
+            arm(Math.min(timeoutMs, left));
+            extended = true;
+          }
+        }
+        try {
+          request.onEvent?.({ ...event, tool: entry.name, callId });
+        } catch (error) {
+          log.warn({ err: error }, 'tool event listener failed');
+        }
+      },
       taint: request.taint ?? [],
     };
-    let timer: NodeJS.Timeout | undefined;
     let onCancelled: (() => void) | undefined;
     try {
       for (const hook of this.beforeHooks) {
@@ -335,11 +367,14 @@ export class ToolRegistry {
         if (verdict && 'block' in verdict) return { result: fail(verdict.block), executed: params };
       }
       const deadline = new Promise<ToolResult>((resolve) => {
-        timer = setTimeout(() => {
+        expire = () => {
+          const ranMs = performance.now() - callStarted;
           controller.abort(new DOMException(`${entry.name} timed out`, 'TimeoutError'));
-          resolve(fail(`${entry.functionName} did not finish within ${formatSeconds(timeoutMs)} and was stopped. Try a smaller task or a longer timeout if the tool accepts one.`));
-        }, timeoutMs);
-        timer.unref?.();
+          resolve(fail(extended
+            ? `${entry.functionName} was stopped after ${formatSeconds(Math.round(ranMs / 1000) * 1000)}: its progress reports keep it going ${formatSeconds(timeoutMs)} at a time, up to ${formatSeconds(capMs)} in all. Try a smaller task.`
+            : `${entry.functionName} did not finish within ${formatSeconds(timeoutMs)} and was stopped. Try a smaller task or a longer timeout if the tool accepts one.`));
+        };
+        arm(timeoutMs);
       });
       const cancelled = new Promise<ToolResult>((resolve) => {
         if (request.signal?.aborted) resolve(fail('The turn was cancelled.'));
@@ -353,7 +388,7 @@ export class ToolRegistry {
         // Stores the call writes to (memory files, jobs) label what they keep with the sources in play.
         result = await Promise.race([withCallScope({ taint: callContext.taint }, () => entry.tool.execute(params, callContext)), deadline, cancelled]);
       } catch (error) {
-        callContext.log.warn({ err: error }, 'tool threw');
+        log.warn({ err: error }, 'tool threw');
         result = fail(`${entry.functionName} failed: ${errorMessage(error)}`);
       }
       if (!result || typeof result.output !== 'string') result = fail(`${entry.functionName} returned no result.`);
@@ -363,12 +398,13 @@ export class ToolRegistry {
         try {
           await hook({ tool: entry.name, params, ctx: callContext, result, durationMs });
         } catch (error) {
-          callContext.log.warn({ err: error }, 'tool:after hook failed');
+          log.warn({ err: error }, 'tool:after hook failed');
         }
       }
       return { result, executed };
     } finally {
       if (timer) clearTimeout(timer);
+      expire = undefined;
       request.signal?.removeEventListener('abort', onTurnAbort);
       if (onCancelled) request.signal?.removeEventListener('abort', onCancelled);
     }

@@ -50,6 +50,13 @@ export interface ToolContext {
 
 export type { CallOrigin };
 
+/**
+ * What a running call may tell the turn while it works. `progress`: how far it got (an MCP server's progress
+ * notification); the turn's watcher shows it, and it moves the call's deadline (see `NativeTool.maxTimeoutMs`).
+ * Further kinds are added here, as a union on `type`.
+ */
+export type ToolEvent = { type: 'progress'; progress: number; total?: number; message?: string };
+
 /** The per-call view a tool gets: the shared context plus this call's identity, deadline and origin. */
 export interface ToolCallContext extends ToolContext {
   conversationId: string;
@@ -59,6 +66,8 @@ export interface ToolCallContext extends ToolContext {
   origin: CallOrigin;
   /** True for scheduled jobs and skill runs, which nobody is watching. */
   unattended: boolean;
+  /** Reports an event of this call to the turn (and whoever watches it). Contract: never throws. */
+  emit(event: ToolEvent): void;
   /** Outside sources in play in the turn (empty: only the person's own words and data). */
   taint: readonly string[];
 }
@@ -86,6 +95,11 @@ export interface NativeTool<P = Record<string, unknown>> {
   explain?: (params: P) => string[];
   /** Deadline for one call, overriding `tools.timeout_s` (itself overridden by `tools.timeouts.<name>`). */
   timeoutMs?: number;
+  /**
+   * A call that emits `progress` is alive: each event moves its deadline to one timeout after the event, but
+   * never past this long after the call started. Absent: progress does not move the deadline.
+   */
+  maxTimeoutMs?: number;
   execute(params: P, ctx: ToolCallContext): Promise<ToolResult>;
 }
 

@@ -5,17 +5,22 @@
  */
 import type { LlmUsage } from '../llm/types.js';
 import type { ToolPolicy } from '../tools/policy.js';
-import type { ApprovalHandler } from '../tools/registry.js';
+import type { ApprovalHandler, CallEvent } from '../tools/registry.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
 
 export type TurnSource = 'chat' | 'cli' | 'job' | 'skill';
 
-/** Checked before every LLM call (the usage budget): a string stops the turn with that message. */
-export type LlmGate = (input: { conversationId: string; source: TurnSource }) => string | undefined;
+/**
+ * Checked before every LLM call (the usage budget): a string stops the turn with that message. `sampling`: a model
+ * call an MCP server asked for, outside any turn.
+ */
+export type LlmGate = (input: { conversationId: string; source: TurnSource | 'sampling' }) => string | undefined;
 
+/** What a turn reports while it runs; `progress` comes from a running tool call (`ToolCallContext.emit`). */
 export type TurnEvent =
   | { type: 'tool_start'; tool: string; arguments: string }
-  | { type: 'tool_end'; tool: string; success: boolean; durationMs: number };
+  | { type: 'tool_end'; tool: string; success: boolean; durationMs: number }
+  | CallEvent;
 
 /** `error`: the turn threw (a bug, or the database failing); it is recorded so, and the error goes to the caller. */
 export type TurnStatus = 'ok' | 'loop_cap' | 'repeat' | 'llm_error' | 'cancelled' | 'blocked' | 'error';
@@ -62,7 +67,8 @@ export interface TurnRequest {
   unattended?: Unattended;
   /**
    * Outside sources the run starts with: a job or skill made while outside content was in play, a skill run from a
-   * turn that holds outside content. Its calls are gated as in any tainted turn.
+   * turn that holds outside content, an MCP prompt's messages (which the person chose but did not write). Its calls
+   * are gated as in any tainted turn.
    */
   taint?: readonly string[];
   /** A further restriction of the tools (a skill's own list); intersected with the agent's. */

@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
 import type { Part } from '../part.js';
 import type { LlmGate } from '../turns/types.js';
+import { createUsageRecorder, type OutsideCall } from './record.js';
 import { formatNumber, formatUsageToday, usageOfConversation, usageToday } from './usage.js';
 
 /**
@@ -9,7 +10,7 @@ import { formatNumber, formatUsageToday, usageOfConversation, usageToday } from 
  * step's tokens to its turn's row with the step's messages (not only when the turn ends), so the gate sees a long
  * turn's spending too.
  */
-export function createUsagePart(deps: { config: Config; db: Database; now?: () => Date }): { gate: LlmGate; part: Part } {
+export function createUsagePart(deps: { config: Config; db: Database; now?: () => Date }): { gate: LlmGate; record: (call: OutsideCall) => void; part: Part } {
   const { config, db } = deps;
   const now = deps.now ?? (() => new Date());
   const gate: LlmGate = () => {
@@ -29,5 +30,5 @@ export function createUsagePart(deps: { config: Config; db: Database; now?: () =
       },
     }]]),
   };
-  return { gate, part };
+  return { gate, record: createUsageRecorder(db), part };
 }

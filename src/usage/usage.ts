@@ -35,11 +35,15 @@ interface ModelRow {
   turns: number;
 }
 
-/** Token and cost totals of turns started in [from, to). Tokens come from the API's usage fields. */
+/**
+ * Token and cost totals of turns started in [from, to). Tokens come from the API's usage fields. Rows of model calls
+ * made outside a turn (`source = 'sampling'`, an MCP server's request) count their tokens but not as turns.
+ */
 export function usageBetween(db: Database, prices: Prices, from: number, to: number, conversationId?: string): UsageTotals {
   const rows = db
     .prepare(
-      `SELECT model, SUM(prompt_tokens) AS prompt, SUM(completion_tokens) AS completion, SUM(llm_calls) AS calls, COUNT(*) AS turns
+      `SELECT model, SUM(prompt_tokens) AS prompt, SUM(completion_tokens) AS completion, SUM(llm_calls) AS calls,
+         SUM(source <> 'sampling') AS turns
        FROM turns WHERE started_at >= ? AND started_at < ? ${conversationId ? 'AND conversation_id = ?' : ''} GROUP BY model`,
     )
     .all(...(conversationId ? [from, to, conversationId] : [from, to])) as ModelRow[];
@@ -76,7 +80,7 @@ export function usageByDay(db: Database, config: Pick<Config, 'timezone' | 'llm'
 export function topConversations(db: Database, from: number, limit = 10): Array<{ conversationId: string; totalTokens: number; turns: number }> {
   return db
     .prepare(
-      `SELECT conversation_id AS conversationId, SUM(prompt_tokens + completion_tokens) AS totalTokens, COUNT(*) AS turns
+      `SELECT conversation_id AS conversationId, SUM(prompt_tokens + completion_tokens) AS totalTokens, SUM(source <> 'sampling') AS turns
        FROM turns WHERE started_at >= ? GROUP BY conversation_id ORDER BY totalTokens DESC LIMIT ?`,
     )
     .all(from, limit) as Array<{ conversationId: string; totalTokens: number; turns: number }>;

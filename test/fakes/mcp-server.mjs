@@ -1,6 +1,7 @@
 // Contract: a real MCP server over stdio, made with @modelcontextprotocol/sdk, for the MCP client tests.
 // Tools: echo {text}, fail (isError), crash (the process exits), env (names of its environment variables),
-// image (one PNG). A `$schema` key is left in echo's input schema on purpose.
+// image (one PNG), sample_later (asks the client for sampling after the call has returned: a server spending
+// tokens on its own). A `$schema` key is left in echo's input schema on purpose.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -18,6 +19,7 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
     { name: 'crash', description: 'Exits the server process.', inputSchema: { type: 'object', properties: {} } },
     { name: 'env', description: 'Names of the environment variables the server sees.', inputSchema: { type: 'object', properties: {} } },
     { name: 'image', description: 'Returns a tiny PNG.', inputSchema: { type: 'object', properties: {} } },
+    { name: 'sample_later', description: 'Asks for sampling after returning.', inputSchema: { type: 'object', properties: {} } },
   ],
 }));
 
@@ -35,6 +37,14 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       return { content: [{ type: 'text', text: Object.keys(process.env).sort().join(' ') }] };
     case 'image':
       return { content: [{ type: 'image', mimeType: 'image/png', data: Buffer.from('89504e470d0a1a0a', 'hex').toString('base64') }] };
+    case 'sample_later':
+      setTimeout(() => {
+        server
+          .createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'spend the tokens' } }], maxTokens: 10 })
+          .then(() => process.stderr.write('LATE SAMPLING ANSWERED\n'))
+          .catch((error) => process.stderr.write(`LATE SAMPLING REFUSED: ${error.message}\n`));
+      }, 50);
+      return { content: [{ type: 'text', text: 'scheduled' }] };
     default:
       return { isError: true, content: [{ type: 'text', text: `unknown tool ${request.params.name}` }] };
   }

@@ -133,7 +133,7 @@ describe('MCP servers that fail', () => {
     const logs: string[] = [];
     const log = captureLogger(logs, []);
     const tools = new ToolRegistry();
-    const manager = new McpManager({ servers: { broken: { command: '/nonexistent/mcp-server', args: [], env: {}, headers: {}, trust: 'high', timeout_s: 5 } }, tools, log, retry: { initialMs: 20, maxMs: 80 } });
+    const manager = new McpManager({ servers: { broken: { command: '/nonexistent/mcp-server', args: [], env: {}, headers: {}, trust: 'high', timeout_s: 5, max_timeout_s: 300, sampling: true, sampling_max_tokens: 1000, roots: [] } }, tools, log, retry: { initialMs: 20, maxMs: 80 } });
     manager.start();
     await until(() => (manager.status()[0]?.failures ?? 0) >= 3, 'three failed attempts');
     const status = manager.status()[0];

@@ -46,7 +46,10 @@ export async function notesHarness(overrides: Record<string, unknown> = {}): Pro
     async command(name, args = '', origin = CHAT) {
       const command = app.commands.get(name);
       if (!command) throw new Error(`no chat command /${name}`);
-      return command.run({ ...origin, args, conversationId: app.conversations.resolve(origin.channel, origin.chatId) });
+      const reply = await command.run({ ...origin, args, conversationId: app.conversations.resolve(origin.channel, origin.chatId) });
+      // Only MCP prompts answer with a turn to start; the notes commands answer with text.
+      if (typeof reply !== 'string') throw new Error(`/${name} answered with a turn, not text`);
+      return reply;
     },
     async close() {
       await app.close(0);
