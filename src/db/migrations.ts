@@ -232,4 +232,11 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX jobs_origin ON jobs (origin_channel, origin_chat);
     `,
   },
+  {
+    name: '009-audit-requested-input',
+    sql: `
+      -- The arguments as the model sent them, when a tool:before hook rewrote them (input keeps what ran).
+      ALTER TABLE audit ADD COLUMN requested_input TEXT;
+    `,
+  },
 ];
