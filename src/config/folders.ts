@@ -66,9 +66,6 @@ function checkToolsDir(config: Config): void {
       throw new ConfigError('tools_dir', `${config.tools_dir} overlaps ${name} (${dir}), which the assistant can write; code there would run with the daemon's rights — use a folder of its own (default: <data_dir>/tools)`);
     }
   }
-  if (within(config.data_dir, config.tools_dir)) {
-    throw new ConfigError('tools_dir', `${config.tools_dir} contains data_dir (${config.data_dir}); use a folder of its own (default: <data_dir>/tools)`);
-  }
 }
 
 /** True when `child` is `parent` or inside it (through links too, where the folders exist). */

@@ -73,7 +73,8 @@ export function confinedFile(dir: string, file: string): Result<string> {
   }
   const relative = path.relative(realDir, real);
   if (relative === '' || relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) {
-    return failure(`is a link to ${real}, outside ${dir}; code loads only from the tools folder itself (copy the file in)`);
+    const what = real === path.resolve(file) ? `${real} is outside ${dir}` : `is a link to ${real}, outside ${dir}`;
+    return failure(`${what}; code loads only from the tools folder itself (copy the file in)`);
   }
   const problem = writableByOthers(real) ?? writableByOthers(path.dirname(real));
   if (problem) return failure(problem);
@@ -109,6 +110,12 @@ export function sha256Of(file: string): string {
 /** Names, sizes and modification times of everything under `dir`: cheap, and any edit changes it. */
 function fingerprint(dir: string): string {
   const hash = createHash('sha256');
+  // The folder's own mode too: made writable by others, its modules are unloaded.
+  try {
+    hash.update(`.\0${statSync(dir).mode}\n`);
+  } catch {
+    return '';
+  }
   const walk = (folder: string, depth: number): void => {
     if (depth > 8) return;
     let names: string[];
