@@ -117,7 +117,7 @@ async function newTool(context: CommandContext, name: string, script: boolean): 
   if (made.value.link) out.write(`Linked ${made.value.link} to this Familiar, for the test and your editor's types.\n`);
   out.write(`Try it:   familiar tools test ${name} '${script ? '{"text": "one two three"}' : '{"text": "hello"}'}'\n`);
   out.write(`Its test: (cd ${config.tools_dir} && node --test ${name}.test.mjs)\n`);
-  if (script && !config.tools.sandbox) {
+  if (script && !config.tools.sandbox && !(Object.hasOwn(config.tools.scripts, name) && config.tools.scripts[name]?.host === true)) {
     out.write(`Note: script tools run in the sandbox, and tools.sandbox is not configured. Configure it, or let this one run on the host (with the daemon's rights) with tools.scripts.${name}.host: true in config.yaml.\n`);
   }
   out.write('A running daemon picks the new tool up by itself. Tool modules run inside the daemon with its full rights.\n');
