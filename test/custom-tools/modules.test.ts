@@ -90,6 +90,27 @@ export default defineTool({ name: 'show_settings', description: 'x', parameters:
     expect(auditRows(harness.db)).toEqual([expect.objectContaining({ tool: 'echo', input: '{"text":"for the record"}', output: 'echo: for the record', success: 1 })]);
   });
 
+  it('goes through the registry\'s approval, deadline and output cap like a built-in', async () => {
+    harness = await makeHarness({
+      'strict.mjs': `
+import { defineTool } from 'familiar';
+const base = { description: 'x', parameters: { type: 'object', properties: { to: { type: 'string' } } } };
+export default [
+  defineTool({ ...base, name: 'unlock_door', risk: (p) => (p.to === 'front' ? 'high' : 'low'), effects: [{ kind: 'egress', what: 'the door lock' }], execute: () => 'unlocked' }),
+  defineTool({ ...base, name: 'hangs', timeoutMs: 300, execute: (_p, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped'))) }),
+  defineTool({ ...base, name: 'chatty', execute: () => 'x'.repeat(40_000) }),
+];`,
+    });
+    const asked: string[] = [];
+    const denied = await harness.call('unlock_door', { to: 'front' }, { approve: async (request) => (asked.push(request.tool), { approved: false, reason: 'not now' }) });
+    expect(asked).toEqual(['unlock_door']);
+    expect(denied.result.output).toMatch(/was not approved: not now/);
+    expect((await harness.call('unlock_door', { to: 'shed' }, { approve: async () => ({ approved: false, reason: 'never asked' }) })).result.output).toBe('unlocked');
+    expect(harness.registry.get('unlock_door')?.tool.effects).toEqual([{ kind: 'egress', what: 'the door lock' }]);
+    expect((await harness.call('hangs')).result.output).toMatch(/^hangs did not finish within 0\.3 s and was stopped/);
+    expect((await harness.call('chatty')).result.output).toMatch(/output truncated: 24000 more characters/);
+  });
+
   it('skips tests, helpers, hidden files and declarations at the top level', async () => {
     harness = await makeHarness({
       'echo.mjs': echo('echo'),
