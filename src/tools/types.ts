@@ -60,6 +60,8 @@ export interface ToolCallContext extends ToolContext {
   origin: CallOrigin;
   /** True for scheduled jobs and skill runs, which nobody is watching. */
   unattended: boolean;
+  /** Outside sources in play in the turn (empty: only the person's own words and data). */
+  taint: readonly string[];
   /**
    * Sends an event to whoever listens (`EventBus`, src/tools/events.ts), marked with this tool and call: progress, a
    * reading, anything of the tool's own `type` (the daemon's own names are refused). Never throws. Set by the
@@ -87,6 +89,8 @@ export interface NativeTool<P = Record<string, unknown>> {
    * declares nothing is treated as able to send data anywhere.
    */
   effects?: readonly Effect[] | ((params: P) => readonly Effect[]);
+  /** Lines the approval question adds about what the call would do (e.g. the tools and approve list a skill gets). */
+  explain?: (params: P) => string[];
   /** Deadline for one call, overriding `tools.timeout_s` (itself overridden by `tools.timeouts.<name>`). */
   timeoutMs?: number;
   execute(params: P, ctx: ToolCallContext): Promise<ToolResult>;
