@@ -130,5 +130,5 @@ describe('familiar tools new and test', () => {
     writeFileSync(path.join(toolsDir, '_typo.mjs'), "// @ts-check\nimport { defineTool } from 'familiar';\nexport default defineTool({ name: 'x', description: 'x', parameters: {}, risk: 'medium', execute: () => 'x' });\n");
     const typo = await check('_typo.mjs');
     expect(typo.stdout).toMatch(/_typo\.mjs\(3,\d+\): error TS2322: Type '"medium"' is not assignable/);
-  });
+  }, 180_000); // Two whole TypeScript runs: on a loaded 2-core machine they take longer than the default 30 s.
 });
