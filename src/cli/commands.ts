@@ -25,7 +25,7 @@ export const HELP = `familiar — a self-hosted personal assistant daemon
 Usage: familiar <command> [--config FILE] [--log-level LEVEL]
 
   init [--yes …]        guided set-up: writes config.yaml and .env (its flags: README, Quick start)
-  start                 run the daemon until SIGINT/SIGTERM
+  start                 run the daemon until SIGINT/SIGTERM (SIGHUP reloads your tools)
   chat                  talk to the assistant in the terminal (history kept)
   ask "text"            one turn; the reply on stdout (--conversation NAME, --new)
   tools list [--json] [--agent NAME]   every registered tool (MCP and your own too) with its schema
