@@ -10,5 +10,8 @@ export default defineConfig({
     pool: 'forks',
     // Docker and mail tests share one engine and one mail server; files run in parallel up to the core count.
     maxWorkers: 2,
+    // Tool modules (src/custom-tools/module-hooks.ts) are imported by Node itself, as in the daemon, so that Node's
+    // module hooks map `familiar` to the SDK and compile .ts; Vite would resolve them on its own otherwise.
+    server: { deps: { external: [/[?&]familiar-tool=/] } },
   },
 });

@@ -102,6 +102,15 @@ const SCRIPTS = [
     ],
   },
   {
+    name: 'custom-tools', timeoutS: 300,
+    rows: (r) => [
+      ['make the daemon, no module / 20 tool modules', `${f(r['make the daemon, no module / 20 modules']?.none, 0)} / ${f(r['make the daemon, no module / 20 modules']?.twenty, 0)} ms`],
+      ['custom tools, reload after one edit (20 modules)', p(r['reload after one edit, 20 modules'])],
+      ['registry call, module tool vs in-code tool', `${f(r['registry call, module tool vs in-code tool']?.module?.p50, 3)} vs ${f(r['registry call, module tool vs in-code tool']?.native?.p50, 3)} ms p50`],
+      ['registry call with a before and an after hook', p(r['registry call with a before and an after hook'], 3)],
+    ],
+  },
+  {
     name: 'soak', timeoutS: 1200, flag: '--soak',
     rows: (r) => [
       [`soak ${r.chats}x${r.messages} with faults + kill -9`, `${r.pass ? 'PASS' : 'FAIL'}: ${r.total - r.missing - r.duplicates}/${r.total} answered once (${r.notices} failure notices), ${f(r.seconds, 0)} s`],

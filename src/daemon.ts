@@ -14,6 +14,7 @@ import { markInterruptedTurns } from './agent/interrupted.js';
 import { checkRoutes } from './agent/profiles.js';
 import { Approvals } from './approval/gate.js';
 import { createAuditWriter } from './audit/write.js';
+import { createCustomToolsPart, type CustomTools } from './custom-tools/part.js';
 import type { ChannelRouter } from './channels/router.js';
 import { ChannelHub } from './channels/hub.js';
 import type { LoadedConfig } from './config/load.js';
@@ -38,8 +39,10 @@ import { createSchedulerPart } from './scheduler/part.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import { createSkillsPart } from './skills/part.js';
 import type { SkillService } from './skills/service.js';
+import { enabledBuiltins } from './tools/builtins.js';
+import { EventBus } from './tools/events.js';
 import type { Resolver } from './tools/http/fetch-guarded.js';
-import { ToolRegistry } from './tools/registry.js';
+import { ToolRegistry, toolGroup } from './tools/registry.js';
 import { ProvenanceLabels } from './trust/labels.js';
 import { checkEffects } from './trust/policy.js';
 import { createWebPart } from './tools/web/part.js';
@@ -76,6 +79,10 @@ export interface Daemon {
   history: MemoryHistory;
   conversations: ConversationStore;
   tools: ToolRegistry;
+  /** Turns, calls and tools' own events, for parts and tool modules to watch. */
+  events: EventBus;
+  /** The modules and script tools of `tools_dir`. */
+  customTools: CustomTools;
   agent: Agent;
   /** The one way into the agent (chats, jobs, skills). */
   turns: Turns;
@@ -101,6 +108,8 @@ export interface Daemon {
   start(): Promise<void>;
   /** Stops the parts, lets in-flight chat turns finish until `graceMs`, cancels the rest, closes everything. */
   close(graceMs?: number): Promise<void>;
+  /** Asks every part to pick up what changed on disk (the custom tools); for SIGHUP. Never throws. */
+  reload(): Promise<void>;
 }
 
 const CHANNEL_WAIT_MS = 30_000;
@@ -111,6 +120,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const configDir = loaded.source === 'file' ? path.dirname(loaded.path) : process.cwd();
   const startedAt = Date.now();
   checkRoutes(config);
+  // Which built-in tools exist (tools.enabled); an unknown name stops here with a suggestion.
+  const builtins = enabledBuiltins(config);
 
   const db = openDatabase(config.data_dir);
   const clock = new ZonedClock(config.timezone);
@@ -121,11 +132,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const llmReady = options.llm !== undefined || llmConfigured(config.llm);
   const llm = options.llm ?? createLlmClient({ config: config.llm, log: log.child({ component: 'llm' }) });
 
+  const events = new EventBus(log.child({ component: 'events' }));
   const tools = new ToolRegistry({
     defaultTimeoutMs: config.tools.timeout_s * 1000,
     timeouts: config.tools.timeouts,
     outputChars: config.tools.output_chars,
     audit: createAuditWriter(db),
+    events,
     // In a turn that holds outside content: who gave a call its destination decides whether the person is asked.
     provenanceGate: checkEffects,
   });
@@ -138,7 +151,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(options.now ? { now: options.now } : {}),
   });
   const turns = createTurns({
-    config, agent, conversations, queue: new ChatQueue(config.agent.max_concurrent_turns),
+    config, agent, conversations, queue: new ChatQueue(config.agent.max_concurrent_turns), events,
     riskOf: (name) => {
       const risk = tools.get(name)?.tool.risk;
       return typeof risk === 'function' ? undefined : (risk ?? 'low');
@@ -202,7 +215,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const late: Part[] = [scheduler.part, skills.part, notes];
   // MCP prompts come and go with their servers: looked up live, after every fixed command.
   const commands = mcp ? layeredMap([collectCommands([...early, ...late]), mcp.prompts]) : collectCommands([...early, ...late]);
-  for (const part of [...early, ...late]) for (const tool of part.tools ?? []) tools.register(tool);
+  for (const part of [...early, ...late]) {
+    for (const tool of part.tools ?? []) if (builtins.allows({ name: tool.name, group: toolGroup(tool), aliases: tool.aliases ?? [] })) tools.register(tool);
+  }
+  // The person's own tools, after the built-ins (a clashing name is theirs to change); they run with full rights.
+  const customTools = await createCustomToolsPart({
+    config, log, registry: tools, events, sandboxReady: sandbox.sandbox !== undefined, mode,
+  });
 
   // What only the running daemon has: the HTTP endpoint (first, so /healthz answers while slow parts start) and
   // the chat channels (after the parts whose tools and commands they offer, before the scheduler, whose catch-up
@@ -232,11 +251,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     }));
     if (http) head.push(http);
   }
-  const parts: Part[] = [...head, ...early, ...chats, ...late, ...(options.parts ?? [])];
+  const parts: Part[] = [...head, ...early, ...chats, ...late, customTools.part, ...(options.parts ?? [])];
   for (const part of options.parts ?? []) for (const tool of part.tools ?? []) tools.register(tool);
 
   return {
-    config, loaded, log, db, clock, memory: memory.store, history: memory.history, conversations, tools, agent, turns, approvals,
+    config, loaded, log, db, clock, memory: memory.store, history: memory.history, conversations, tools, events, customTools, agent, turns, approvals,
     scheduler: scheduler.scheduler, skills: skills.service, sandbox: sandbox.sandbox, mcp: mcp?.manager, voice: voice.service, channels, router,
     commands: router?.commands ?? commands,
     parts, llmReady, startedAt,
@@ -274,6 +293,15 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         }
       }
       db.close();
+    },
+    async reload() {
+      for (const part of parts) {
+        try {
+          await part.reload?.();
+        } catch (error) {
+          log.warn({ err: error, module: part.name }, `${part.name} did not reload`);
+        }
+      }
     },
   };
 }

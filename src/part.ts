@@ -56,6 +56,11 @@ export interface Part {
   stop?(): Promise<void>;
   /** Release everything once in-flight turns are done or cut. */
   close?(): Promise<void>;
+  /**
+   * Pick up changes made on disk since start (the custom tools' folder) without a restart: what a reload of the
+   * running daemon (SIGHUP, a file watch) calls. Contract: never throws; problems are logged.
+   */
+  reload?(): Promise<void>;
   /** `familiar doctor` lines: each says what is wrong and how to fix it. */
   doctor?(): Promise<DoctorLine[]>;
 }

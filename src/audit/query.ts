@@ -13,6 +13,8 @@ export interface AuditEntry {
   durationMs: number;
   /** `approved by …`, `denied: …`, or null when no approval was needed. */
   decision: string | null;
+  /** The arguments as the model sent them, when a tool:before hook rewrote them (`input` is what ran); else null. */
+  requestedInput: string | null;
   createdAt: number;
 }
 
@@ -49,11 +51,12 @@ export function listAudit(db: Database, filter: AuditFilter = {}): AuditEntry[] 
   const sql = `SELECT * FROM audit ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
   const rows = db.prepare(sql).all(...args, filter.limit ?? 100) as Array<{
     id: number; call_id: string; conversation_id: string | null; turn_id: string | null; tool: string; input: string; output: string | null;
-    error: string | null; success: number; duration_ms: number; decision: string | null; created_at: number;
+    error: string | null; success: number; duration_ms: number; decision: string | null; requested_input: string | null; created_at: number;
   }>;
   return rows.map((row) => ({
     id: row.id, callId: row.call_id, conversationId: row.conversation_id, turnId: row.turn_id, tool: row.tool, input: row.input,
-    output: row.output, error: row.error, success: row.success === 1, durationMs: row.duration_ms, decision: row.decision, createdAt: row.created_at,
+    output: row.output, error: row.error, success: row.success === 1, durationMs: row.duration_ms, decision: row.decision,
+    requestedInput: row.requested_input, createdAt: row.created_at,
   }));
 }
 

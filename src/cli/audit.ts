@@ -43,7 +43,10 @@ export const auditCommand: Command = async (context) => {
     const secrets = loaded.secrets;
     const entries = listAudit(db, filter);
     if (context.options.json) {
-      const out = entries.map((entry) => ({ ...entry, outcome: auditOutcome(entry), input: maskJsonText(entry.input, secrets) }));
+      const out = entries.map((entry) => ({
+        ...entry, outcome: auditOutcome(entry), input: maskJsonText(entry.input, secrets),
+        requestedInput: entry.requestedInput === null ? null : maskJsonText(entry.requestedInput, secrets),
+      }));
       context.io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return 0;
     }
@@ -60,7 +63,9 @@ export const auditCommand: Command = async (context) => {
         entry.decision ? `  approval: ${entry.decision}` : '',
         `  conversation: ${entry.conversationId ?? '-'}`,
       ].join('');
-      context.io.stdout.write(`${line}\n    input: ${input.length > 200 ? `${input.slice(0, 200)}…` : input}\n`);
+      context.io.stdout.write(`${line}\n    input: ${clip(input)}\n`);
+      // A tool:before hook changed the arguments: what ran is `input`, what the model asked for is shown too.
+      if (entry.requestedInput !== null) context.io.stdout.write(`    requested: ${clip(maskJsonText(entry.requestedInput, secrets))} (rewritten by a tool:before hook)\n`);
       if (outcome !== 'ok' && entry.error) context.io.stdout.write(`    error: ${entry.error.replace(/\s+/g, ' ').slice(0, 200)}\n`);
     }
     return 0;
@@ -68,3 +73,7 @@ export const auditCommand: Command = async (context) => {
     db.close();
   }
 };
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

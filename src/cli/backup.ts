@@ -26,7 +26,7 @@ export const backupCommand: Command = async (context) => {
     const parts = [
       manifest.database ? `database (schema ${manifest.schemaVersion}; ${rows})` : 'no database yet',
       manifest.memory ?? 'no memory folder', manifest.skills ?? 'no skills folder',
-      ...[manifest.workspaces, manifest.config, manifest.env].filter((part) => part !== null),
+      ...[manifest.tools ?? null, manifest.workspaces, manifest.config, manifest.env].filter((part) => part !== null),
     ];
     context.io.stderr.write(`backed up ${parts.join(', ')}\n`);
     context.io.stdout.write(`${result.path}\n`);

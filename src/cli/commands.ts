@@ -25,10 +25,13 @@ export const HELP = `familiar — a self-hosted personal assistant daemon
 Usage: familiar <command> [--config FILE] [--log-level LEVEL]
 
   init [--yes …]        guided set-up: writes config.yaml and .env (its flags: README, Quick start)
-  start                 run the daemon until SIGINT/SIGTERM
+  start                 run the daemon until SIGINT/SIGTERM (SIGHUP reloads your tools)
   chat                  talk to the assistant in the terminal (history kept)
   ask "text"            one turn; the reply on stdout (--conversation NAME, --new)
-  tools list [--json] [--agent NAME]   every registered tool (MCP too) with its schema
+  tools list [--json] [--agent NAME]   every registered tool (MCP and your own too) with its schema
+  tools list --builtins   the built-in tools by name, and whether this config makes them (tools.enabled)
+  tools new NAME [--script]   a tool of your own in tools_dir, from a template, with a test
+  tools test NAME '{"arg": 1}' [--yes]   one call of a tool outside a chat, through the registry (audited)
   doctor                check config, LLM, folders and every configured part
   usage [--days N]      tokens per day and conversation, cost estimate (llm.prices), daily budget
   memory log|diff ID|revert ID   history of the assistant's memory writes; put a file back

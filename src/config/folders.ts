@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../errors.js';
 import type { Config } from './schema.js';
 
 /** Familiar's own installation (a checkout, node_modules/familiar, /app in the image). */
@@ -24,6 +25,8 @@ export interface Relocation {
  *   person's edits); then `<data_dir>/memory` (`/skills`) is used and the move is returned.
  * - when unset: `<base>/memory` (`/skills`) if such a folder exists and is not the bundled one (a set-up made
  *   before the default moved), else `<data_dir>/memory` (`/skills`).
+ * - tools_dir: as configured, else `<data_dir>/tools`. Code there runs with the daemon's rights, so it may not share a
+ *   folder with anything the assistant can write (memory, skills, the sandbox's workspaces): ConfigError otherwise.
  * The folders are not created here; src/ops/seed-folders.ts fills a new one from the bundled seeds.
  */
 export function resolveFolders(config: Config, base: string): Relocation[] {
@@ -43,7 +46,46 @@ export function resolveFolders(config: Config, base: string): Relocation[] {
     const legacy = path.join(base, name);
     config[key] = existsSync(legacy) && !samePath(legacy, BUNDLED[key]) ? legacy : inData;
   }
+  config.tools_dir = config.tools_dir === '' ? path.join(config.data_dir, 'tools') : path.resolve(base, config.tools_dir);
+  checkToolsDir(config);
   return relocated;
+}
+
+/**
+ * The assistant writes memory, skills and workspace files; a module it could write (or a helper a module imports)
+ * would run with the daemon's rights. So tools_dir is neither inside nor around any of them.
+ */
+function checkToolsDir(config: Config): void {
+  const writable = [
+    ['memory_dir', config.memory_dir],
+    ['skills_dir', config.skills_dir],
+    ['the sandbox workspaces', path.join(config.data_dir, 'workspaces')],
+  ] as const;
+  for (const [name, dir] of writable) {
+    if (within(config.tools_dir, dir) || within(dir, config.tools_dir)) {
+      throw new ConfigError('tools_dir', `${config.tools_dir} overlaps ${name} (${dir}), which the assistant can write; code there would run with the daemon's rights — use a folder of its own (default: <data_dir>/tools)`);
+    }
+  }
+}
+
+/** True when `child` is `parent` or inside it (through links too, where the folders exist). */
+export function within(child: string, parent: string): boolean {
+  const inside = (a: string, b: string) => {
+    const relative = path.relative(b, a);
+    return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
+  };
+  return inside(path.resolve(child), path.resolve(parent)) || inside(real(child), real(parent));
+}
+
+/** The real path of a folder, or of its nearest existing parent with the rest appended. */
+function real(dir: string): string {
+  const resolved = path.resolve(dir);
+  try {
+    return realpathSync(resolved);
+  } catch {
+    const parent = path.dirname(resolved);
+    return parent === resolved ? resolved : path.join(real(parent), path.basename(resolved));
+  }
 }
 
 /** True when both name the same folder (through links too). */

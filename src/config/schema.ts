@@ -88,7 +88,26 @@ const mcpServerSchema = z.strictObject({
   roots: z.array(z.string()).default([]),
 });
 
+/** A script tool's own settings (`tools.scripts.<name>`): only here can it be let out of the sandbox. */
+const scriptToolSchema = z.strictObject({
+  /** Run on the host, with the daemon's rights, instead of in the sandbox. Never set by the tool's own YAML. */
+  host: z.boolean().default(false),
+  /** Environment variables for this script alone (a host script gets nothing else; values are secrets). */
+  env: z.record(z.string(), z.string()).default({}),
+});
+
 const toolsSchema = z.strictObject({
+  /**
+   * Which built-in tools exist: names, groups (`memory.*`), `*`, and `!name` to leave one out. Absent: all of them.
+   * Checked against the catalogue (src/tools/builtins.ts) when the daemon is made. Custom tools and MCP tools are not
+   * built-ins: they exist when their module or server does.
+   */
+  enabled: z.array(z.string().min(1)).optional(),
+  /** Reload the custom tools in `tools_dir` when a file there changes (the running daemon only). */
+  watch: z.boolean().default(true),
+  scripts: z.record(z.string(), scriptToolSchema).default({}),
+  /** Per custom tool, free-form: what its module reads as `ctx.settings` (a URL, a device id, `${TOKEN}`). */
+  settings: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
   timeout_s: z.number().positive().default(30),
   timeouts: z.record(z.string(), z.number().positive()).default({}),
   output_chars: z.number().int().min(500).default(16000),
@@ -292,6 +311,8 @@ export const configSchema = z.strictObject({
   memory_dir: z.string().default(''),
   /** Empty = the default, resolved by config/folders.ts: `<data_dir>/skills`. */
   skills_dir: z.string().default(''),
+  /** Your own tools (modules and script tools), run with the daemon's rights. Empty = `<data_dir>/tools`. */
+  tools_dir: z.string().default(''),
   log: logSchema.default({}),
   llm: llmSchema.default({}),
   agent: agentSchema.default({}),

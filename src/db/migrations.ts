@@ -278,4 +278,11 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: '011-audit-requested-input',
+    sql: `
+      -- The arguments as the model sent them, when a tool:before hook rewrote them (input keeps what ran).
+      ALTER TABLE audit ADD COLUMN requested_input TEXT;
+    `,
+  },
 ];

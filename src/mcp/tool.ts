@@ -52,7 +52,7 @@ export function mcpTool(host: ToolHost, canonical: string, tool: RemoteTool, cli
           timeout: timeoutMs,
           resetTimeoutOnProgress: true,
           maxTotalTimeout: maxTimeoutMs,
-          onprogress: (progress) => ctx.emit({
+          onprogress: (progress) => ctx.emit?.({
             type: 'progress',
             progress: progress.progress,
             ...(progress.total !== undefined ? { total: progress.total } : {}),

@@ -30,6 +30,8 @@ export interface BackupManifest {
   database: string | null;
   memory: string | null;
   skills: string | null;
+  /** Your own tools (tools_dir), without node_modules (reinstalled with npm install). */
+  tools?: string | null;
   /** The conversations' files (sandbox workspaces, received attachments). */
   workspaces: string | null;
   config: string | null;
@@ -54,7 +56,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
     // Conversations and memory are personal: the backup is readable by its owner only.
     chmodSync(target, 0o700);
     const manifest: BackupManifest = {
-      createdAt: (options.now ?? new Date()).toISOString(), schemaVersion: null, database: null, memory: null, skills: null,
+      createdAt: (options.now ?? new Date()).toISOString(), schemaVersion: null, database: null, memory: null, skills: null, tools: null,
       workspaces: null, config: null, env: null, rows: {},
     };
     const source = path.join(config.data_dir, DATABASE_FILE);
@@ -62,10 +64,13 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
       await backupDatabase(source, path.join(target, DATABASE_FILE), manifest);
       manifest.database = DATABASE_FILE;
     }
-    const folders = [['memory', config.memory_dir], ['skills', config.skills_dir], ['workspaces', path.join(config.data_dir, 'workspaces')]] as const;
+    const folders = [['memory', config.memory_dir], ['skills', config.skills_dir], ['tools', config.tools_dir], ['workspaces', path.join(config.data_dir, 'workspaces')]] as const;
     for (const [key, dir] of folders) {
       if (!existsSync(dir) || !statSync(dir).isDirectory()) continue;
-      cpSync(dir, path.join(target, key), { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+      cpSync(dir, path.join(target, key), {
+        recursive: true, preserveTimestamps: true, verbatimSymlinks: true,
+        filter: (source) => key !== 'tools' || path.basename(source) !== 'node_modules',
+      });
       manifest[key] = key;
     }
     for (const [key, file, name] of [['config', options.configFile, path.basename(options.configFile ?? 'config.yaml')], ['env', options.envFile, '.env']] as const) {

@@ -1,5 +1,6 @@
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { redactSecrets, redactSecretValues } from '../log.js';
 import { errorMessage } from '../errors.js';
 import { ALLOW_ALL, type ToolPolicy } from './policy.js';
@@ -7,6 +8,7 @@ import { fail, type AnyTool, type CallOrigin, type FunctionSchema, type Risk, ty
 import { compareCodePoints } from '../lib/compare.js';
 import { maskJsonText, maskSecretKeys } from '../lib/mask.js';
 import { checkArgumentKeys } from './argument-keys.js';
+import { RESERVED_EVENTS, type EventSink, type FamiliarEvent } from './events.js';
 import { withCallScope } from '../lib/call-scope.js';
 import { UNKNOWN_EFFECTS, type Effect, type Provenance, type ProvenanceVerdict } from './effects.js';
 
@@ -85,11 +87,23 @@ export interface CallOutcome {
   decision?: string;
 }
 
-export type BeforeHook = (event: { tool: string; params: Record<string, unknown>; ctx: ToolCallContext }) =>
-  | void
-  | { block: string }
-  | Promise<void | { block: string }>;
-export type AfterHook = (event: { tool: string; params: Record<string, unknown>; ctx: ToolCallContext; result: ToolResult; durationMs: number }) => void | Promise<void>;
+/**
+ * `tool:before` middleware, run after validation and before approval, so the person approves what will run: return
+ * nothing to let the call through, `{ block }` to refuse it with that message, or `{ params }` to run it with other
+ * arguments — validated again against the tool's schema, and audited beside the arguments the model sent.
+ * `params` is the hook's own copy: changing it in place changes nothing.
+ */
+export type BeforeVerdict = void | undefined | { block: string } | { params: Record<string, unknown> };
+export type BeforeHook = (event: { tool: string; params: Record<string, unknown>; ctx: ToolCallContext }) => BeforeVerdict | Promise<BeforeVerdict>;
+/** `tool:after` middleware: return nothing to keep the result, or `{ result }` to replace it (e.g. redacted). */
+export type AfterVerdict = void | undefined | { result: ToolResult };
+export type AfterHook = (event: { tool: string; params: Record<string, unknown>; ctx: ToolCallContext; result: ToolResult; durationMs: number }) => AfterVerdict | Promise<AfterVerdict>;
+
+interface Hooked<H> {
+  hook: H;
+  /** Who registered it (a module's file, a part), for the messages when it fails. */
+  source: string;
+}
 
 export interface AuditRecord {
   callId: string;
@@ -102,6 +116,8 @@ export interface AuditRecord {
   success: boolean;
   durationMs: number;
   decision: string | undefined;
+  /** The arguments as the model sent them, when a `tool:before` hook rewrote them (`input` is what ran). */
+  requestedInput?: string;
 }
 
 export interface ToolRegistryOptions {
@@ -111,6 +127,8 @@ export interface ToolRegistryOptions {
   audit?: (record: AuditRecord) => void;
   /** Decides high-risk calls when the request brings no handler of its own. Default: allow. */
   approvalGate?: (request: ApprovalRequest, handler: ApprovalHandler | undefined) => Promise<ApprovalDecision>;
+  /** Gets a `tool:call` event for every finished call, and what tools send with `ctx.emit`. */
+  events?: EventSink;
   /**
    * In a turn that holds outside content, decides from a call's declared effects and the provenance of its inputs
    * whether the person must approve it (src/trust/policy.ts). Without it only `risk` decides.
@@ -126,10 +144,10 @@ export class ToolRegistry {
   private readonly byName = new Map<string, RegisteredTool>();
   private readonly byAlias = new Map<string, RegisteredTool>();
   private ajv: Promise<Ajv> | undefined;
-  private readonly beforeHooks: BeforeHook[] = [];
-  private readonly afterHooks: AfterHook[] = [];
+  private readonly beforeHooks: Array<Hooked<BeforeHook>> = [];
+  private readonly afterHooks: Array<Hooked<AfterHook>> = [];
   private context: ToolContext | undefined;
-  private readonly options: Required<Omit<ToolRegistryOptions, 'audit' | 'approvalGate' | 'provenanceGate'>> & ToolRegistryOptions;
+  private readonly options: Required<Omit<ToolRegistryOptions, 'audit' | 'approvalGate' | 'events' | 'provenanceGate'>> & ToolRegistryOptions;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.options = { defaultTimeoutMs: 30_000, timeouts: {}, outputChars: 16_000, ...options };
@@ -157,7 +175,7 @@ export class ToolRegistry {
       name: tool.name,
       functionName: safeName,
       aliases,
-      group: tool.group ?? /^[^_:.]+/.exec(tool.name)?.[0] ?? tool.name,
+      group: toolGroup(tool),
       validate: undefined,
     };
     this.byName.set(tool.name, entry);
@@ -186,11 +204,21 @@ export class ToolRegistry {
     }));
   }
 
-  on(event: 'tool:before', hook: BeforeHook): void;
-  on(event: 'tool:after', hook: AfterHook): void;
-  on(event: 'tool:before' | 'tool:after', hook: BeforeHook | AfterHook): void {
-    if (event === 'tool:before') this.beforeHooks.push(hook as BeforeHook);
-    else this.afterHooks.push(hook as AfterHook);
+  /**
+   * Middleware for every call, in the order added. `source` names who added it in the messages when it fails: a
+   * hook that throws never crashes a turn — a failed `tool:before` refuses the call, a failed `tool:after` withholds
+   * the result (either could have been a guard or a redaction). Returns the way to remove it.
+   */
+  on(event: 'tool:before', hook: BeforeHook, options?: { source?: string }): () => void;
+  on(event: 'tool:after', hook: AfterHook, options?: { source?: string }): () => void;
+  on(event: 'tool:before' | 'tool:after', hook: BeforeHook | AfterHook, options: { source?: string } = {}): () => void {
+    const list: Array<Hooked<BeforeHook | AfterHook>> = event === 'tool:before' ? this.beforeHooks : this.afterHooks;
+    const entry = { hook, source: options.source ?? 'a hook' };
+    list.push(entry);
+    return () => {
+      const index = list.indexOf(entry);
+      if (index >= 0) list.splice(index, 1);
+    };
   }
 
   riskOf(entry: RegisteredTool, params: Record<string, unknown>): Risk {
@@ -206,17 +234,24 @@ export class ToolRegistry {
   }
 
   /**
-   * One call, step by step: look up → parse → validate → policy → approval → hooks and run with a deadline →
-   * cap, redact and audit. Contract: never throws; every failure is a ToolResult the model can act on.
+   * One call, step by step: look up → parse → validate → policy → `tool:before` hooks (a rewrite validated again)
+   * → approval → run with a deadline, then `tool:after` hooks → cap, redact and audit.
+   * Contract: never throws; every failure is a ToolResult the model can act on.
    */
   async execute(request: CallRequest): Promise<CallOutcome> {
     const started = performance.now();
     const callId = request.callId ?? randomUUID();
+    /** The arguments the model sent, for the audit, once a hook has rewritten them. */
+    let requestedInput: string | undefined;
     /** `input` is what the audit row keeps: the arguments as sent when refused early, else as executed. */
     const finish = (tool: string | undefined, result: ToolResult, input: unknown, decision?: string): CallOutcome => {
       const capped = this.finalize(result);
       const durationMs = performance.now() - started;
-      this.record({ callId, request, tool: tool ?? request.name, input: input instanceof AuditInput ? input.text : this.auditText(input), result: capped, durationMs, decision });
+      this.record({ callId, request, tool: tool ?? request.name, input: input instanceof AuditInput ? input.text : this.auditText(input), result: capped, durationMs, decision, requestedInput });
+      this.options.events?.emit({
+        type: 'tool:call', tool: tool ?? request.name, callId, conversationId: request.conversationId, turnId: request.turnId,
+        origin: request.origin, success: capped.success, durationMs, ...(decision ? { decision } : {}),
+      });
       return { callId, tool, result: capped, durationMs, ...(decision ? { decision } : {}) };
     };
 
@@ -230,12 +265,21 @@ export class ToolRegistry {
     const context = this.context;
     if (!context) return finish(tool.name, fail('Tools are not ready yet (no context); try again shortly.'), params.value);
 
-    const approval = await this.approve(tool, params.value, request, callId);
-    if (approval && !approval.approved) {
-      return finish(tool.name, fail(`The call to ${tool.functionName} was not approved: ${approval.reason}. Do not retry it; tell the person what you wanted to do.`), params.value, approval.decision);
+    const call = this.callContext(tool, request, context, callId);
+    try {
+      const intercepted = await this.intercept(tool, params.value, call.ctx, request);
+      if (!intercepted.success) return finish(tool.name, intercepted.error, params.value);
+      const args = intercepted.value;
+      if (args !== params.value) requestedInput = this.auditText(params.value);
+      const approval = await this.approve(tool, args, request, callId);
+      if (approval && !approval.approved) {
+        return finish(tool.name, fail(`The call to ${tool.functionName} was not approved: ${approval.reason}. Do not retry it; tell the person what you wanted to do.`), args, approval.decision);
+      }
+      const { result, executed } = await this.run(tool, args, request, call, started);
+      return finish(tool.name, result, executed, approval?.decision);
+    } finally {
+      call.dispose();
     }
-    const { result, executed } = await this.run(tool, params.value, request, context, callId, started);
-    return finish(tool.name, result, executed, approval?.decision);
   }
 
   /** The tool by name or alias, if the call's policy allows it; else a failure listing the valid names. */
@@ -313,17 +357,113 @@ export class ToolRegistry {
   }
 
   /**
-   * `tool:before` hooks, then the tool raced against its deadline and the turn's cancellation, then `tool:after`
-   * hooks. A thrown tool or hook becomes a failed result or a logged warning, never an exception.
+   * The per-call view of the context, its cancellation linked to the turn's. `emit` passes what a tool sends to the
+   * event sink, marked with who sent it. `dispose` unlinks it once the call is done.
    */
-  private async run(entry: RegisteredTool, params: Record<string, unknown>, request: CallRequest, context: ToolContext, callId: string, started: number): Promise<{ result: ToolResult; executed: AuditInput | Record<string, unknown> }> {
+  private callContext(entry: RegisteredTool, request: CallRequest, context: ToolContext, callId: string): CallScope {
+    const controller = new AbortController();
+    const onTurnAbort = () => controller.abort(request.signal?.reason);
+    if (request.signal?.aborted) onTurnAbort();
+    else request.signal?.addEventListener('abort', onTurnAbort, { once: true });
+    const log = context.log.child({ tool: entry.name, callId });
+    const events = this.options.events;
+    const scope: CallScope = {
+      ctx: undefined as unknown as ToolCallContext,
+      controller,
+      dispose: () => request.signal?.removeEventListener('abort', onTurnAbort),
+    };
+    scope.ctx = {
+      ...context,
+      log,
+      conversationId: request.conversationId,
+      turnId: request.turnId,
+      callId,
+      signal: controller.signal,
+      origin: request.origin,
+      unattended: request.unattended ?? false,
+      taint: request.taint ?? [],
+      emit(event: FamiliarEvent) {
+        if (event === null || typeof event !== 'object' || typeof event.type !== 'string' || RESERVED_EVENTS.has(event.type)) {
+          log.warn({ event: (event as { type?: unknown } | null)?.type }, 'tool emitted an event without a type of its own; dropped');
+          return;
+        }
+        if (controller.signal.aborted) return;
+        if (event.type === 'progress' && typeof event.progress === 'number') {
+          // A call that reports progress is alive: its deadline moves (see run), and the turn's watcher shows it.
+          scope.onProgress?.();
+          try {
+            request.onEvent?.({ ...(event as ToolEvent), tool: entry.name, callId });
+          } catch (error) {
+            log.warn({ err: error }, 'tool event listener failed');
+          }
+        }
+        events?.emit({ ...event, tool: entry.name, callId, conversationId: request.conversationId });
+      },
+    };
+    return scope;
+  }
+
+  /**
+   * `tool:before` hooks, each bounded by the call's deadline. A veto or a failed hook refuses the call; a rewrite is
+   * checked like the model's own arguments (forbidden keys, the schema) before the next hook sees it.
+   * The returned value is the arguments to run with: the same object when no hook changed them.
+   */
+  private async intercept(entry: RegisteredTool, params: Record<string, unknown>, ctx: ToolCallContext, request: CallRequest): Promise<{ success: true; value: Record<string, unknown> } | { success: false; error: ToolResult }> {
+    let current = params;
+    for (const { hook, source } of [...this.beforeHooks]) {
+      let verdict: BeforeVerdict;
+      try {
+        verdict = await bounded(Promise.resolve(hook({ tool: entry.name, params: structuredClone(current), ctx })), this.timeoutFor(entry), request.signal, `the tool:before hook of ${source}`);
+      } catch (error) {
+        ctx.log.warn({ err: error, hook: source }, 'tool:before hook failed; the call is refused');
+        return { success: false, error: fail(`${entry.functionName} was not run: a tool:before hook (${source}) failed: ${errorMessage(error)}. Tell the person; retrying will not help.`) };
+      }
+      if (verdict === undefined || verdict === null) continue;
+      if (typeof verdict === 'object' && 'block' in verdict) {
+        return { success: false, error: fail(typeof verdict.block === 'string' && verdict.block !== '' ? verdict.block : `${entry.functionName} was refused by ${source}.`) };
+      }
+      if (typeof verdict === 'object' && 'params' in verdict) {
+        const rewritten = await this.checkRewrite(entry, verdict.params, source);
+        if (!rewritten.success) {
+          ctx.log.warn({ hook: source, reason: rewritten.error.output }, 'tool:before hook rewrote the arguments into invalid ones; the call is refused');
+          return rewritten;
+        }
+        if (!isDeepStrictEqual(rewritten.value, current)) current = rewritten.value;
+        continue;
+      }
+      ctx.log.warn({ hook: source }, 'tool:before hook returned something other than nothing, { block } or { params }; ignored');
+    }
+    return { success: true, value: current };
+  }
+
+  /** A hook's new arguments pass the same checks as the model's: one object, no forbidden keys, the schema. */
+  private async checkRewrite(entry: RegisteredTool, params: unknown, source: string): Promise<{ success: true; value: Record<string, unknown> } | { success: false; error: ToolResult }> {
+    const refused = (why: string) => ({ success: false as const, error: fail(`${entry.functionName} was not run: the tool:before hook of ${source} changed its arguments into ones the tool refuses (${why}). Tell the person; retrying will not help.`) });
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) return refused('not an object');
+    let copy: Record<string, unknown>;
+    try {
+      copy = structuredClone(params as Record<string, unknown>);
+    } catch (error) {
+      return refused(errorMessage(error));
+    }
+    const keys = checkArgumentKeys(copy);
+    if (!keys.success) return refused(keys.error);
+    const invalid = await this.validate(entry, copy);
+    if (invalid) return refused(formatAjvErrors(entry.validate?.errors));
+    return { success: true, value: copy };
+  }
+
+  /**
+   * The tool raced against its deadline and the turn's cancellation, then `tool:after` hooks (bounded too). A thrown
+   * tool becomes a failed result; a failed hook withholds the result, saying that the tool did run.
+   */
+  private async run(entry: RegisteredTool, params: Record<string, unknown>, request: CallRequest, call: CallScope, started: number): Promise<{ result: ToolResult; executed: AuditInput }> {
+    const { ctx: callContext, controller } = call;
+    const log = callContext.log;
     const timeoutMs = this.timeoutFor(entry);
     // Progress moves the deadline only for tools that declare a cap, and never below the configured timeout.
     const capMs = Math.max(timeoutMs, entry.tool.maxTimeoutMs ?? timeoutMs);
     const callStarted = performance.now();
-    const controller = new AbortController();
-    const onTurnAbort = () => controller.abort(request.signal?.reason);
-    request.signal?.addEventListener('abort', onTurnAbort, { once: true });
     let timer: NodeJS.Timeout | undefined;
     let expire: (() => void) | undefined;
     let extended = false;
@@ -333,39 +473,17 @@ export class ToolRegistry {
       timer = setTimeout(() => expire?.(), ms);
       timer.unref?.();
     };
-    const log = context.log.child({ tool: entry.name, callId });
-    const callContext: ToolCallContext = {
-      ...context,
-      log,
-      conversationId: request.conversationId,
-      turnId: request.turnId,
-      callId,
-      signal: controller.signal,
-      origin: request.origin,
-      unattended: request.unattended ?? false,
-      emit: (event) => {
-        if (controller.signal.aborted) return;
-        if (event.type === 'progress' && capMs > timeoutMs) {
-          const left = capMs - (performance.now() - callStarted);
-          if (left > 0) {
-            arm(Math.min(timeoutMs, left));
-            extended = true;
-          }
+    if (capMs > timeoutMs) {
+      call.onProgress = () => {
+        const left = capMs - (performance.now() - callStarted);
+        if (left > 0) {
+          arm(Math.min(timeoutMs, left));
+          extended = true;
         }
-        try {
-          request.onEvent?.({ ...event, tool: entry.name, callId });
-        } catch (error) {
-          log.warn({ err: error }, 'tool event listener failed');
-        }
-      },
-      taint: request.taint ?? [],
-    };
+      };
+    }
     let onCancelled: (() => void) | undefined;
     try {
-      for (const hook of this.beforeHooks) {
-        const verdict = await hook({ tool: entry.name, params, ctx: callContext });
-        if (verdict && 'block' in verdict) return { result: fail(verdict.block), executed: params };
-      }
       const deadline = new Promise<ToolResult>((resolve) => {
         expire = () => {
           const ranMs = performance.now() - callStarted;
@@ -391,21 +509,27 @@ export class ToolRegistry {
         log.warn({ err: error }, 'tool threw');
         result = fail(`${entry.functionName} failed: ${errorMessage(error)}`);
       }
-      if (!result || typeof result.output !== 'string') result = fail(`${entry.functionName} returned no result.`);
+      if (!isToolResult(result)) result = fail(`${entry.functionName} returned no result.`);
       if (entry.tool.external && result.success && !result.externalSource) result = { ...result, externalSource: entry.name };
       const durationMs = performance.now() - started;
-      for (const hook of this.afterHooks) {
+      for (const { hook, source } of [...this.afterHooks]) {
         try {
-          await hook({ tool: entry.name, params, ctx: callContext, result, durationMs });
+          const verdict = await bounded(Promise.resolve(hook({ tool: entry.name, params, ctx: callContext, result, durationMs })), timeoutMs, request.signal, `the tool:after hook of ${source}`);
+          if (verdict === undefined || verdict === null) continue;
+          if (typeof verdict !== 'object' || !('result' in verdict) || !isToolResult(verdict.result)) throw new Error('it returned something other than nothing or { result: { success, output } }');
+          // What the tool said about outside content stays, whatever the hook wrote.
+          result = { ...verdict.result, ...(result.externalSource && !verdict.result.externalSource ? { externalSource: result.externalSource } : {}) };
         } catch (error) {
-          log.warn({ err: error }, 'tool:after hook failed');
+          callContext.log.warn({ err: error, hook: source }, 'tool:after hook failed; the result is withheld');
+          result = fail(`${entry.functionName} ran (${result.success ? 'it succeeded' : 'it failed'}), but its result is withheld: a tool:after hook (${source}) failed: ${errorMessage(error)}. Do not call it again for this; tell the person.`);
+          break;
         }
       }
       return { result, executed };
     } finally {
       if (timer) clearTimeout(timer);
       expire = undefined;
-      request.signal?.removeEventListener('abort', onTurnAbort);
+      call.onProgress = undefined;
       if (onCancelled) request.signal?.removeEventListener('abort', onCancelled);
     }
   }
@@ -453,7 +577,7 @@ export class ToolRegistry {
     return JSON.stringify(maskSecretKeys(redactSecretValues(input ?? null, secrets))) ?? 'null';
   }
 
-  private record(entry: { callId: string; request: CallRequest; tool: string; input: string; result: ToolResult; durationMs: number; decision: string | undefined }): void {
+  private record(entry: { callId: string; request: CallRequest; tool: string; input: string; result: ToolResult; durationMs: number; decision: string | undefined; requestedInput: string | undefined }): void {
     if (!this.options.audit) return;
     const record: AuditRecord = {
       callId: entry.callId,
@@ -466,6 +590,7 @@ export class ToolRegistry {
       success: entry.result.success,
       durationMs: entry.durationMs,
       decision: entry.decision,
+      ...(entry.requestedInput !== undefined ? { requestedInput: entry.requestedInput.slice(0, 8000) } : {}),
     };
     if (entry.request.deferAudit) entry.request.deferAudit.push(record);
     else this.writeAudit([record]);
@@ -475,6 +600,41 @@ export class ToolRegistry {
 /** Arguments already serialised for the audit (taken when the call ran). */
 class AuditInput {
   constructor(readonly text: string) {}
+}
+
+/** One call's context and the controller that cancels it. */
+interface CallScope {
+  ctx: ToolCallContext;
+  controller: AbortController;
+  /** Set by `run` while the tool runs: a progress report moves the deadline. */
+  onProgress?: (() => void) | undefined;
+  dispose(): void;
+}
+
+function isToolResult(value: unknown): value is ToolResult {
+  return value !== null && typeof value === 'object' && typeof (value as ToolResult).output === 'string' && typeof (value as ToolResult).success === 'boolean';
+}
+
+/** A hook's answer, or a throw when it takes longer than the call may, or the turn is cancelled meanwhile. */
+function bounded<T>(promise: Promise<T>, timeoutMs: number, signal: AbortSignal | undefined, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const limits = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${formatSeconds(timeoutMs)}`)), timeoutMs);
+    timer.unref?.();
+    onAbort = () => reject(new Error('the turn was cancelled'));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([promise, limits]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  });
+}
+
+/** The group policy patterns such as `memory.*` match: the tool's own, else its name up to the first `_`, `:` or `.`. */
+export function toolGroup(tool: Pick<AnyTool, 'name' | 'group'>): string {
+  return tool.group ?? /^[^_:.]+/.exec(tool.name)?.[0] ?? tool.name;
 }
 
 /** A tool's own explanation lines; one that throws explains nothing rather than stopping the question. */

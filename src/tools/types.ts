@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { CallOrigin, MemoryAccess, SandboxAccess, SchedulerAccess } from './context.js';
 import type { Effect } from './effects.js';
+import type { FamiliarEvent } from './events.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -66,10 +67,16 @@ export interface ToolCallContext extends ToolContext {
   origin: CallOrigin;
   /** True for scheduled jobs and skill runs, which nobody is watching. */
   unattended: boolean;
-  /** Reports an event of this call to the turn (and whoever watches it). Contract: never throws. */
-  emit(event: ToolEvent): void;
   /** Outside sources in play in the turn (empty: only the person's own words and data). */
   taint: readonly string[];
+  /**
+   * Sends an event to whoever listens (`EventBus`, src/tools/events.ts), marked with this tool and call: progress, a
+   * reading, anything of the tool's own `type` (the daemon's own names are refused). A `progress` event
+   * (`ToolEvent`) also reaches the turn's watcher and moves the call's deadline (`NativeTool.maxTimeoutMs`).
+   * Never throws. Set by the registry on every call; optional only so that contexts made by hand (tests, one-off
+   * runs) need not fake it.
+   */
+  emit?(event: FamiliarEvent | ToolEvent): void;
 }
 
 export interface NativeTool<P = Record<string, unknown>> {

@@ -2,6 +2,7 @@ import { applyAgent } from '../agent/profiles.js';
 import type { TurnInput } from '../agent/agent.js';
 import type { ChatQueue } from '../agent/chat-queue.js';
 import type { Config } from '../config/schema.js';
+import type { EventSink } from '../tools/events.js';
 import { createPolicy, intersectPolicies, type ToolPolicy } from '../tools/policy.js';
 import type { ApprovalHandler } from '../tools/registry.js';
 import type { Risk } from '../tools/types.js';
@@ -14,6 +15,8 @@ export interface TurnsDeps {
   /** The fixed risk of a registered tool (undefined for an unknown one, or one decided per call). */
   riskOf: (tool: string) => Risk | undefined;
   queue: ChatQueue;
+  /** Gets `turn:start` and `turn:end` for every turn (chats, jobs, skills). */
+  events?: EventSink;
 }
 
 export interface Turns {
@@ -50,13 +53,32 @@ export function createTurns(deps: TurnsDeps): Turns {
       ...(signal ? { signal } : {}),
       ...(request.taint && request.taint.length > 0 ? { taint: request.taint } : {}),
     }, request.route);
-    const result = await agent.runTurn(input);
+    const result = await observed(request, conversationId, () => agent.runTurn(input));
     if (result.denied.length === 0 || !unattended) return result;
     const names = result.denied.join(', ');
     const why = result.taint.length > 0
       ? `this run holds outside content (${result.taint.join(', ')}), and nobody can approve in a scheduled run`
       : `nobody can approve in a scheduled run; add it to the ${unattended.owner}'s approve list to allow it`;
     return { ...result, text: `${result.text}\n\n(Not done: ${names} needs approval, and ${why}.)` };
+  };
+
+  /** The turn between its `turn:start` and `turn:end` events (`error` when the agent threw: a bug, the database). */
+  const observed = async (request: TurnRequest, conversationId: string, runTurn: () => Promise<TurnResult>): Promise<TurnResult> => {
+    const { events } = deps;
+    if (!events) return runTurn();
+    const common = { conversationId, origin: request.origin, source: request.source };
+    const started = performance.now();
+    events.emit({ type: 'turn:start', ...common, text: request.text });
+    let result: TurnResult | undefined;
+    try {
+      result = await runTurn();
+      return result;
+    } finally {
+      events.emit({
+        type: 'turn:end', ...common, turnId: result?.turnId ?? '', status: result?.status ?? 'error',
+        toolCalls: result?.toolCalls ?? 0, durationMs: performance.now() - started,
+      });
+    }
   };
 
   const start: StartTurn = (request) => {

@@ -73,6 +73,14 @@ describe('the import graph of src/', () => {
     expect(edges(graph, inFolder('voice'), reachesOut)).toEqual([]);
   });
 
+  it('keeps the custom tools part to the tool contract (it is fenced like any part), and the SDK to the contract', () => {
+    const allowed = (target: string) => LEAF(target) || CONTRACT(target) || target.startsWith('config/') || target === 'part.ts' || inFolder('custom-tools')(target);
+    expect(edges(graph, inFolder('custom-tools'), (target) => !allowed(target))).toEqual([]);
+    // What tool modules import as 'familiar': the contract's types and nothing of the daemon's parts.
+    expect(edges(graph, (file) => file === 'sdk.ts', (target) => !CONTRACT(target))).toEqual([]);
+    expect(edges(graph, (file) => file !== 'daemon.ts' && !inFolder('cli')(file) && !inFolder('custom-tools')(file), inFolder('custom-tools'))).toEqual([]);
+  });
+
   it('keeps the command line from being a circle through its entry', () => {
     expect(edges(graph, inFolder('cli'), (target) => target === 'cli/run.ts' || target === 'main.ts')).toEqual([]);
   });

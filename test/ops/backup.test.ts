@@ -79,6 +79,15 @@ describe('familiar backup', () => {
     expect(filesOf(path.join(result.path, 'memory')).has(path.join('people', 'anna.md'))).toBe(true);
   });
 
+  it('copies your own tools, without their node_modules', async () => {
+    mkdirSync(path.join(app.config.tools_dir, 'node_modules', 'left-pad'), { recursive: true });
+    writeFileSync(path.join(app.config.tools_dir, 'lamp.mjs'), 'export default [];\n');
+    writeFileSync(path.join(app.config.tools_dir, 'node_modules', 'left-pad', 'index.js'), '');
+    const result = await createBackup({ config: app.config, outDir: tempDir('familiar-backup-') });
+    expect([...filesOf(path.join(result.path, 'tools')).keys()]).toEqual(['lamp.mjs']);
+    expect(result.manifest.tools).toBe('tools');
+  });
+
   it('names the folder with a sortable UTC timestamp and keeps it private', async () => {
     const out = tempDir('familiar-backup-');
     const result = await createBackup({ config: app.config, outDir: out, now: new Date('2026-11-22T05:10:03.456Z') });

@@ -21,7 +21,7 @@ function ticking(options: { steps: number; everyMs: number; timeoutMs: number; m
       for (let step = 1; step <= options.steps; step += 1) {
         await new Promise((resolve) => setTimeout(resolve, options.everyMs));
         if (ctx.signal.aborted) return { success: false, output: 'aborted' };
-        ctx.emit({ type: 'progress', progress: step, total: options.steps, message: `step ${step}` });
+        ctx.emit?.({ type: 'progress', progress: step, total: options.steps, message: `step ${step}` });
       }
       return { success: true, output: 'finished' };
     },
@@ -65,7 +65,7 @@ describe('tool events (ToolCallContext.emit)', () => {
     const tool: AnyTool = {
       ...ticking({ steps: 1, everyMs: 10, timeoutMs: 150, maxTimeoutMs: 5000 }),
       async execute(_params, ctx) {
-        ctx.emit({ type: 'progress', progress: 1 });
+        ctx.emit?.({ type: 'progress', progress: 1 });
         await new Promise((resolve) => setTimeout(resolve, 2000));
         return { success: true, output: 'too late' };
       },

@@ -1,0 +1,102 @@
+/**
+ * Familiar's SDK for your own tools: what a module in `tools_dir` imports as `import { defineTool } from 'familiar'`.
+ * A module's default export is one `defineTool(...)` / `defineHook(...)` or an array of them; the daemon registers
+ * the tools in its one registry (validation, agents' policies, approvals, deadlines, output caps, redaction, audit
+ * apply as to every built-in tool) and adds the hooks. Modules run inside the daemon with its full rights.
+ *
+ * This file must load on its own, from anywhere: the daemon maps `familiar` to it for modules outside the checkout,
+ * so it imports nothing at run time (types only).
+ */
+import type { Effect } from './tools/effects.js';
+import type { FamiliarEvent, KnownEvents, TurnEndEvent, TurnStartEvent, ToolCallEvent } from './tools/events.js';
+import type { AfterHook, BeforeHook } from './tools/registry.js';
+import type { Artifact, JsonSchema, Risk, ToolCallContext, ToolResult } from './tools/types.js';
+
+export type { AfterHook, Artifact, BeforeHook, Effect, FamiliarEvent, JsonSchema, Risk, ToolCallEvent, ToolResult, TurnEndEvent, TurnStartEvent };
+
+/** What `execute` gets besides its arguments: the call (conversation, origin, deadline) and the daemon's services. */
+export interface CustomToolContext extends ToolCallContext {
+  /** `tools.settings.<tool name>` from config.yaml (`{}` when there is none), `${VAR}`s already filled in. */
+  settings: Readonly<Record<string, unknown>>;
+  /** Sends an event of the tool's own `type` to the listeners (`defineHook('meter:reading', …)`). */
+  emit(event: FamiliarEvent): void;
+}
+
+/**
+ * What `execute` may return: a ToolResult, or text (a success), or any other JSON value (a success, sent as JSON).
+ * Throwing is fine too: the model gets "NAME failed: <message>".
+ */
+export type ToolReturn = ToolResult | string | number | boolean | Record<string, unknown> | unknown[];
+
+export interface ToolDefinition<P = Record<string, unknown>> {
+  /** What the model calls: letters, digits, `_` and `-`, at most 64. Must not be taken by another tool. */
+  name: string;
+  /** What the model reads to decide when to call it; say what it returns. */
+  description: string;
+  /** JSON Schema of the arguments (`type: 'object'`), checked before `execute` runs. */
+  parameters: JsonSchema;
+  /** `high` asks the person before each call (or only some calls, as a function of the arguments). Default low. */
+  risk?: Risk | ((params: P) => Risk);
+  /**
+   * What a call can do beyond answering (see the README): the trust policy uses it in a turn that holds outside
+   * content. Declare `[]` when a call cannot carry anything the model chose out of the machine. A tool that
+   * declares nothing is treated as able to send data anywhere.
+   */
+  effects?: readonly Effect[] | ((params: P) => readonly Effect[]);
+  /** Results carry outside content (a web page, someone else's text): the turn is then treated as tainted. */
+  external?: boolean;
+  /** Deadline of one call (default `tools.timeout_s`; `tools.timeouts.<name>` overrides both). */
+  timeoutMs?: number;
+  /** For agents' tool patterns such as `home.*` (default: the name up to its first `_`). */
+  group?: string;
+  aliases?: readonly string[];
+  execute(params: P, ctx: CustomToolContext): ToolReturn | Promise<ToolReturn>;
+}
+
+/** Marks what `defineTool` and `defineHook` made, across copies of this file (a global symbol). */
+export const DEFINITION: unique symbol = Symbol.for('familiar.definition');
+
+export type DefinedTool<P = Record<string, unknown>> = ToolDefinition<P> & { readonly [DEFINITION]: 'tool' };
+
+/** A tool for the daemon's registry. `P` is the type of the arguments the schema describes. */
+export function defineTool<P = Record<string, unknown>>(definition: ToolDefinition<P>): DefinedTool<P> {
+  return Object.freeze({ ...definition, [DEFINITION]: 'tool' as const });
+}
+
+/** What each hook gets and may answer. */
+export interface HookHandlers {
+  /** Before a call runs (after validation, before approval): veto with `{ block }`, rewrite with `{ params }`. */
+  'tool:before': BeforeHook;
+  /** After a call ran: observe, or replace the result with `{ result }` (e.g. redacted). */
+  'tool:after': AfterHook;
+  'turn:start': (event: KnownEvents['turn:start']) => void | Promise<void>;
+  'turn:end': (event: KnownEvents['turn:end']) => void | Promise<void>;
+  'tool:call': (event: KnownEvents['tool:call']) => void | Promise<void>;
+}
+
+export interface HookDefinition {
+  readonly [DEFINITION]: 'hook';
+  /** A name of `HookHandlers`, `*` for every event, or a tool's own event type (`meter:reading`). */
+  readonly event: string;
+  readonly handler: (...args: never[]) => unknown;
+}
+
+/**
+ * A hook on the daemon's calls and turns. A hook that throws never crashes a turn: a failed `tool:before` refuses
+ * the call, a failed `tool:after` withholds the result, a failed listener is only logged.
+ */
+export function defineHook<K extends keyof HookHandlers>(event: K, handler: HookHandlers[K]): HookDefinition;
+export function defineHook(event: string, handler: (event: FamiliarEvent) => void | Promise<void>): HookDefinition;
+export function defineHook(event: string, handler: (...args: never[]) => unknown): HookDefinition {
+  return Object.freeze({ [DEFINITION]: 'hook' as const, event, handler });
+}
+
+/** A successful result. */
+export function ok(output: string, extra: Omit<ToolResult, 'success' | 'output'> = {}): ToolResult {
+  return { success: true, output, ...extra };
+}
+
+/** A failure the model can act on: say what went wrong and what to do next. */
+export function fail(output: string): ToolResult {
+  return { success: false, output };
+}
