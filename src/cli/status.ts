@@ -4,6 +4,7 @@ import type { DaemonStatus } from '../http/status.js';
 import { errorMessage } from '../errors.js';
 import type { Command } from './context.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 
 const HOW_TO_ENABLE = 'set http.listen: 127.0.0.1:8484 in config.yaml (or FAMILIAR_HTTP_LISTEN=127.0.0.1:8484 with the example config), restart the daemon, then run familiar status again';
 
@@ -12,7 +13,7 @@ const HOW_TO_ENABLE = 'set http.listen: 127.0.0.1:8484 in config.yaml (or FAMILI
  * `--ready` asks /readyz only (exit 0 when ready): the Docker healthcheck.
  */
 export const statusCommand: Command = async (context) => {
-  const { values, positionals } = parseCommandArgs(context.args, { ready: { type: 'boolean' } });
+  const { values, positionals } = parseCommandArgs(context.args, optionsOf('status'));
   if (positionals.length > 0) {
     context.io.stderr.write('usage: familiar status [--json] [--ready]\n');
     return 2;

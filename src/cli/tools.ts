@@ -1,5 +1,6 @@
 import { agentProfile } from '../agent/profiles.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 import type { Command } from './context.js';
 
 /**
@@ -7,7 +8,7 @@ import type { Command } from './context.js';
  * Configured MCP servers are connected for the listing (each bounded by its timeout_s) and closed again.
  */
 export const toolsCommand: Command = async (context) => {
-  const { positionals, values } = parseCommandArgs(context.args, { agent: { type: 'string' } });
+  const { positionals, values } = parseCommandArgs(context.args, optionsOf('tools'));
   if (positionals[0] !== 'list') {
     context.io.stderr.write('usage: familiar tools list [--json] [--agent NAME]\n');
     return 2;
