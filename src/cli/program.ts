@@ -35,11 +35,6 @@ export function parseCommandLine(args: readonly string[], out: { stdout: NodeJS.
   return selected ? { run: selected } : { exit: 2 };
 }
 
-/** The program's help text (what `familiar` alone prints). */
-export function programHelp(): string {
-  return buildProgram(() => undefined, {}).helpInformation();
-}
-
 function buildProgram(select: (command: CommandSpec) => void, output: OutputConfiguration): Commander {
   const program = new Commander('familiar')
     .description('a self-hosted personal assistant daemon')

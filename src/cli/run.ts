@@ -1,7 +1,7 @@
 import { AppError, ConfigError, errorMessage } from '../errors.js';
 import { COMMANDS } from './commands.js';
 import { createCommandContext, type CommandIo } from './context.js';
-import { parseCommandLine, programHelp } from './program.js';
+import { parseCommandLine } from './program.js';
 import { findCommand } from './spec.js';
 
 /**
@@ -17,7 +17,8 @@ export async function runCli(argv: string[], io: CommandIo = { stdout: process.s
   }
   let words = globals.rest;
   if (words.length === 0) {
-    io.stdout.write(programHelp());
+    // The list of commands, as `familiar help` prints it, but exit 2: nothing was asked.
+    parseCommandLine(['--help'], io);
     return 2;
   }
   // `familiar help jobs add` is `familiar jobs add --help` (commander's own help command goes one level only); an

@@ -11,7 +11,10 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const TEST_IMAGE = 'familiar-sandbox:test';
 const MAIL_FILES = ['/usr/sbin/dovecot', '/usr/lib/postfix/sbin/master', '/usr/lib/dovecot/lmtp', '/usr/lib/dovecot/imap'];
 
-export type Part = 'docker' | 'image' | 'mail';
+export type Part = 'docker' | 'image' | 'mail' | 'tools';
+
+/** The programs the command-line tests run (completion scripts in each shell, `systemd-analyze verify`). */
+export const CLI_TOOLS: Readonly<Record<string, string>> = { zsh: '/usr/bin/zsh', fish: '/usr/bin/fish', 'systemd-analyze': '/usr/bin/systemd-analyze' };
 
 export interface PartStatus {
   ready: boolean;
@@ -49,6 +52,7 @@ export async function checkMachine(timeoutMs = 2000): Promise<MachineStatus> {
     docker: { ready: false, reason: `no Docker engine answers at ${where}` },
     image: { ready: false, reason: 'no Docker engine to hold it' },
     mail: mailStatus(),
+    tools: toolsStatus(),
   };
   const docker = new Docker({ timeout: timeoutMs });
   try {
@@ -70,6 +74,12 @@ export async function checkMachine(timeoutMs = 2000): Promise<MachineStatus> {
 function mailStatus(): PartStatus {
   const missing = MAIL_FILES.filter((file) => !existsSync(file));
   if (missing.length > 0) return { ready: false, reason: `Dovecot/Postfix are not installed (no ${missing.join(', ')})` };
+  return { ready: true };
+}
+
+function toolsStatus(): PartStatus {
+  const missing = Object.entries(CLI_TOOLS).filter(([, file]) => !existsSync(file)).map(([name]) => name);
+  if (missing.length > 0) return { ready: false, reason: `${missing.join(', ')} not installed` };
   return { ready: true };
 }
 
@@ -95,6 +105,7 @@ const HOW = {
   docker: 'install and start a Docker engine (Debian: apt-get install docker.io; or run npm test as root on Debian and it does so), then: sudo bash scripts/build-sandbox-image.sh',
   image: 'build it as root: sudo bash scripts/build-sandbox-image.sh (or docker build -t familiar-sandbox:test docker/sandbox where a registry is reachable)',
   mail: 'as root on Debian: sudo bash scripts/setup-mail.sh (apt-get install dovecot-imapd dovecot-lmtpd postfix); the private servers also need the tests to run as root',
+  tools: 'sudo bash scripts/setup-cli-tools.sh (apt-get install zsh fish systemd)',
 } as const;
 
 /** What to do for each part: nothing, run its set-up script, or skip its suites with one line saying what to install. */
@@ -114,5 +125,9 @@ export function planSetup(status: MachineStatus, capability: Capability): Step[]
   if (status.mail.ready && mailRoot) steps.push({ part: 'mail', action: 'ready' });
   else if (!status.mail.ready && can) steps.push({ part: 'mail', action: 'install', script: 'scripts/setup-mail.sh', what: 'installing Dovecot and Postfix (about 15 s, once)' });
   else steps.push({ part: 'mail', action: 'skip', line: `mail suites skipped: ${status.mail.ready ? 'the private mail servers need the tests to run as root' : status.mail.reason ?? 'not installed'}. To run them, ${HOW.mail}` });
+
+  if (status.tools.ready) steps.push({ part: 'tools', action: 'ready' });
+  else if (can) steps.push({ part: 'tools', action: 'install', script: 'scripts/setup-cli-tools.sh', what: 'installing zsh, fish and systemd-analyze for the command-line tests (about 20 s, once)' });
+  else steps.push({ part: 'tools', action: 'skip', line: `shell completion and unit-file tests skipped: ${status.tools.reason ?? 'not installed'}. To run them, ${HOW.tools}` });
   return steps;
 }
