@@ -36,7 +36,7 @@ export interface ChannelsPartDeps {
  * start is logged by the root and the others run. Adapters are in the hub from the start; sending through one
  * that is not running throws CHANNEL_UNAVAILABLE.
  */
-export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ router: ChannelRouter; parts: Part[] }> {
+export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ router: ChannelRouter; parts: Part[]; refreshAccess: () => void }> {
   const { config, hub } = deps;
   const log = deps.log.child({ component: 'channels' });
   const { telegram, discord } = config.channels;
@@ -44,6 +44,13 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
     ['telegram', new Set(telegram?.allowed_users ?? [])],
     ['discord', new Set(discord?.allowed_users ?? [])],
   ]);
+  // A config reload changes allowed_users in place; the router's sets (read per message) follow.
+  const refreshAccess = (): void => {
+    for (const [name, users] of allowedUsers) {
+      users.clear();
+      for (const user of config.channels[name as 'telegram' | 'discord']?.allowed_users ?? []) users.add(user);
+    }
+  };
   const commands = new Map(deps.commands);
   const router = new ChannelRouter({
     db: deps.db, log: deps.log, dataDir: config.data_dir, vision: config.llm.vision, commands,
@@ -81,5 +88,5 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
     const approvals = (await import('./approvals.js')).createChatApprovals({ approvals: deps.approvals, channels: buttons, log: deps.log });
     if (approvals) parts.push(approvals);
   }
-  return { router, parts };
+  return { router, parts, refreshAccess };
 }

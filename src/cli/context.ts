@@ -65,7 +65,8 @@ export function createCommandContext(args: string[], options: GlobalOptions, io:
       const log = context.logger(logs);
       if (config.source === 'example') log.info({ path: config.path }, 'no config file found; using the defaults from config.example.yaml');
       const { createDaemon } = await import('../daemon.js');
-      return createDaemon({ loaded: config, log, mode });
+      // The daemon reads the config again on SIGHUP and when the file changes: the same way as here.
+      return createDaemon({ loaded: config, log, mode, load: () => loadConfig({ configPath: options.config }) });
     },
   };
   return context;

@@ -5,8 +5,8 @@ import { readinessChecks, readinessMessage } from '../ops/readiness.js';
 import type { Command } from './context.js';
 
 /**
- * `familiar start`: run until SIGINT/SIGTERM, then stop taking work, drain, close; exit 0. One daemon per data
- * folder: a second one exits with status 1 naming the first (AppError DAEMON_RUNNING).
+ * `familiar start`: run until SIGINT/SIGTERM, then stop taking work, drain, close; exit 0. SIGHUP reloads the config.
+ * One daemon per data folder: a second one exits with status 1 naming the first (AppError DAEMON_RUNNING).
  */
 export const startCommand: Command = async (context) => {
   tuneHeapForDaemon();
@@ -28,11 +28,17 @@ async function run(context: Parameters<Command>[0]): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
+  // SIGHUP reloads the config (systemctl reload, kill -HUP); it no longer ends the daemon.
+  const onHangup = (): void => {
+    app.reload('SIGHUP');
+  };
+  process.on('SIGHUP', onHangup);
   await app.start();
   // No LLM key, no channel, an unset variable: said now, each with its next step, not discovered at the first message.
   for (const line of readinessChecks(app.loaded)) if (line.status !== 'ok') app.log.warn(readinessMessage(line));
   app.log.info({ tools: app.tools.list().length, modules: app.parts.map((part) => part.name), ms: Math.round(performance.now()) }, 'familiar is ready');
   const signal = await stopped;
+  process.off('SIGHUP', onHangup);
   app.log.info({ signal }, 'shutting down');
   await app.close(15_000);
   clearInterval(keepAlive);

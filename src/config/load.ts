@@ -92,6 +92,17 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   };
 }
 
+/**
+ * The config file parsed and interpolated but not validated: what `familiar status` reads to reach a daemon while
+ * the file on disk has a mistake (the daemon refused it and runs on). Throws ConfigError for a YAML syntax error.
+ */
+export function loadRawConfig(options: LoadConfigOptions = {}): Record<string, unknown> {
+  const where = configFilePath(options);
+  const file = existsSync(where.file) ? where.file : EXAMPLE_CONFIG_PATH;
+  const env = mergeEnv(options.env ?? process.env, readEnvFile(path.join(path.dirname(where.file), '.env')).values);
+  return parseConfigText(readFileSync(file, 'utf8'), file, env) as Record<string, unknown>;
+}
+
 /** The environment wins where it sets a variable to something; `.env` fills the rest. */
 function mergeEnv(env: NodeJS.ProcessEnv, dotenv: Record<string, string>): NodeJS.ProcessEnv {
   const merged: NodeJS.ProcessEnv = { ...dotenv };

@@ -107,10 +107,15 @@ export class ToolRegistry {
   private readonly beforeHooks: BeforeHook[] = [];
   private readonly afterHooks: AfterHook[] = [];
   private context: ToolContext | undefined;
-  private readonly options: Required<Omit<ToolRegistryOptions, 'audit' | 'approvalGate'>> & ToolRegistryOptions;
+  private options: Required<Omit<ToolRegistryOptions, 'audit' | 'approvalGate'>> & ToolRegistryOptions;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.options = { defaultTimeoutMs: 30_000, timeouts: {}, outputChars: 16_000, ...options };
+  }
+
+  /** New deadlines and output cap from a config reload; calls already running keep theirs. */
+  setLimits(limits: Pick<ToolRegistryOptions, 'defaultTimeoutMs' | 'timeouts' | 'outputChars'>): void {
+    this.options = { ...this.options, ...limits };
   }
 
   private loadAjv(): Promise<Ajv> {
