@@ -36,7 +36,7 @@ export interface ConfigChanges {
 export function changedKeys(current: unknown, next: unknown, at: readonly string[] = []): string[] {
   if (isMapping(current) && isMapping(next)) {
     const keys = new Set([...Object.keys(current), ...Object.keys(next)]);
-    return [...keys].flatMap((key) => changedKeys(current[key], next[key], [...at, key]));
+    return [...keys].flatMap((key) => changedKeys(own(current, key), own(next, key), [...at, key]));
   }
   return isDeepStrictEqual(current, next) ? [] : [at.join('.')];
 }
@@ -66,14 +66,19 @@ export function applyChanges(target: Config, next: Config, keys: readonly string
     let parent: unknown = target;
     for (const part of path.slice(0, -1)) {
       if (!isMapping(parent)) break;
-      if (!isMapping(parent[part])) define(parent, part, {});
-      parent = parent[part];
+      if (!isMapping(own(parent, part))) define(parent, part, {});
+      parent = own(parent, part);
     }
     if (!isMapping(parent)) continue;
     const value = valueAt(next, path);
     if (value === undefined) delete parent[last];
     else define(parent, last, structuredClone(value));
   }
+}
+
+/** Own keys only: `__proto__` or `constructor` in a record is a name, never the way to a prototype. */
+function own(target: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(target, key) ? target[key] : undefined;
 }
 
 /** A key of a record (an agent's name, a preset's) is the person's text: `__proto__` stays a plain key. */

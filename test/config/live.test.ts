@@ -45,5 +45,6 @@ describe('what a config reload applies live', () => {
     applyChanges(current, next, classifyChanges(current, next, [], []).live);
     expect(Object.getPrototypeOf(current.agents)).toBe(Object.prototype);
     expect(Object.hasOwn(current.agents, '__proto__')).toBe(true);
+    expect(({} as Record<string, unknown>).tools).toBeUndefined();
   });
 });
