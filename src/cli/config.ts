@@ -7,6 +7,7 @@ import { configSchema } from '../config/schema.js';
 import { knownKeysAt, unknownKeyReason } from '../config/suggest.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { checkHttpConfig } from '../http/part.js';
+import { checkSchedulerConfig } from '../scheduler/part.js';
 import { renderEnv } from '../init/render.js';
 import { writeAtomically } from '../init/files.js';
 import { MASK, maskSecretKeys } from '../lib/mask.js';
@@ -48,6 +49,8 @@ export function configProblems(load: () => LoadedConfig): { loaded?: LoadedConfi
   const problems: ConfigProblem[] = [];
   const checks = [
     () => checkRoutes(loaded.config),
+    // Declared jobs (schedules, time zones): a start and a reload refuse them, so validate says so too.
+    () => checkSchedulerConfig(loaded.config),
     () => (loaded.config.http.listen ? checkHttpConfig(loaded.config.http.listen, loaded.config.http.token) : undefined),
   ];
   for (const check of checks) {

@@ -53,6 +53,15 @@ describe('familiar config validate', () => {
   });
 });
 
+describe('familiar config validate and declared jobs', () => {
+  it('refuses a declared job the daemon would refuse at start and on reload', async () => {
+    const { run } = setup('scheduler:\n  jobs:\n    - { id: morning, cron: "0 25 * * *", prompt: hello }\n');
+    const result = await run('validate');
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^config: scheduler\.jobs\.0\.cron: /);
+  });
+});
+
 describe('familiar config get', () => {
   it('prints a value as loaded, a section as YAML, and --json', async () => {
     const { run } = setup();
