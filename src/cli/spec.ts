@@ -67,6 +67,7 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
       { name: 'log', summary: 'memory changes, newest first', usage: '[path]', options: [LIMIT] },
       { name: 'diff', summary: "a change's diff", usage: id('change') },
       { name: 'revert', summary: 'put a file back as it was before a change', usage: id('change'), options: [{ name: 'force', description: 'even if the file changed since' }] },
+      { name: 'trust', summary: 'memory files holding outside content (kept out of the prompt); with a path, vouch for it', usage: '[path]' },
     ],
   },
   {

@@ -19,7 +19,13 @@ let telegram: FakeTelegram;
 let daemon: Daemon;
 let dir: string;
 let port: number;
-let config: Record<string, any>;
+/** The config as written to config.yaml; the tests change it freely (a wrong type on purpose, too). */
+interface TestConfig {
+  llm: Record<string, unknown>;
+  channels: { telegram: { allowed_users: number[] } & Record<string, unknown> };
+  [key: string]: unknown;
+}
+let config: TestConfig;
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -32,7 +38,7 @@ async function freePort(): Promise<number> {
 const reloadLines = (): string[] => daemon.stderr().split('\n').filter((line) => line.includes('"config reload'));
 
 /** Writes config.yaml and waits for the daemon to log the reload it causes; returns that log line. */
-async function rewrite(change: (config: Record<string, any>) => void): Promise<{ msg: string; applied?: string[]; restart?: string[]; problems?: string[] }> {
+async function rewrite(change: (config: TestConfig) => void): Promise<{ msg: string; applied?: string[]; restart?: string[]; problems?: string[] }> {
   const before = reloadLines().length;
   change(config);
   writeFileSync(path.join(dir, 'config.yaml'), stringify(config));
