@@ -35,7 +35,8 @@ import type { MemoryStore } from './memory/store.js';
 import type { ChatCommand, ChatCommands, Part } from './part.js';
 import type { Sandbox } from './sandbox/part.js';
 import { createSandboxPart } from './sandbox/part.js';
-import { createSchedulerPart } from './scheduler/part.js';
+import { checkSchedulerConfig, createSchedulerPart } from './scheduler/part.js';
+import { createConfigReload, type ReloadOutcome } from './ops/reload.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import { createSkillsPart } from './skills/part.js';
 import type { SkillService } from './skills/service.js';
@@ -66,6 +67,11 @@ export interface DaemonOptions {
   resolve?: Resolver;
   /** More parts, started after the others (an embedder's own, or a test's). */
   parts?: readonly Part[];
+  /**
+   * Reads the config again as the command line first did (`familiar start`): with it, the daemon reloads on SIGHUP
+   * (`reload`) and when config.yaml or `.env` changes.
+   */
+  load?: () => LoadedConfig;
 }
 
 /** What the root made, for the commands that drive it and for tests. Nothing here is changed after it is made. */
@@ -109,7 +115,9 @@ export interface Daemon {
   /** Stops the parts, lets in-flight chat turns finish until `graceMs`, cancels the rest, closes everything. */
   close(graceMs?: number): Promise<void>;
   /** Asks every part to pick up what changed on disk (the custom tools); for SIGHUP. Never throws. */
-  reload(): Promise<void>;
+  reloadParts(): Promise<void>;
+  /** Reads the config again and applies what can change live (daemon mode with `load`; else a no-op). */
+  reload(reason: string): ReloadOutcome;
 }
 
 const CHANNEL_WAIT_MS = 30_000;
@@ -227,6 +235,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // the chat channels (after the parts whose tools and commands they offer, before the scheduler, whose catch-up
   // runs deliver to the chats).
   let router: ChannelRouter | undefined;
+  let refreshAccess = (): void => undefined;
+  let checkHttp: ((config: Config) => void) | undefined;
   const head: Part[] = [];
   const chats: Part[] = [];
   let started = false;
@@ -237,8 +247,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       workspaces: sandbox.sandbox?.workspaces, voice: voice.service,
     }));
     router = channelsPart.router;
+    refreshAccess = channelsPart.refreshAccess;
     chats.push(...channelsPart.parts);
-    const http = await import('./http/part.js').then(({ createHttpPart }) => createHttpPart({
+    const httpModule = await import('./http/part.js');
+    checkHttp = (next) => {
+      if (next.http.listen) httpModule.checkHttpConfig(next.http.listen, next.http.token);
+    };
+    const http = await httpModule.createHttpPart({
       config, log,
       state: {
         config, db, startedAt,
@@ -247,11 +262,37 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         partNames: () => parts.map((part) => part.name),
         runningChannels: () => channels.names(),
         queue: turns,
+        reload: () => configReload.status(),
       },
-    }));
+    });
     if (http) head.push(http);
   }
-  const parts: Part[] = [...head, ...early, ...chats, ...late, customTools.part, ...(options.parts ?? [])];
+
+  // Config reload (the daemon only): the live keys are written into `config`, which the parts read per use; the
+  // parts that derive state from a key when they are made refresh it here (config/live.ts lists the keys).
+  let logLevel = config.log.level;
+  const configReload = createConfigReload({
+    loaded, log,
+    load: options.load ?? (() => loaded),
+    check: (next) => {
+      checkRoutes(next.config);
+      checkSchedulerConfig(next.config);
+      checkHttp?.(next.config);
+    },
+    applied: (keys) => {
+      const changed = (prefix: string) => keys.some((key) => key === prefix || key.startsWith(`${prefix}.`));
+      if (changed('channels')) refreshAccess();
+      if (changed('tools.timeout_s') || changed('tools.timeouts') || changed('tools.output_chars')) {
+        tools.setLimits({ defaultTimeoutMs: config.tools.timeout_s * 1000, timeouts: config.tools.timeouts, outputChars: config.tools.output_chars });
+      }
+      if (changed('scheduler.jobs')) scheduler.syncDeclared();
+      // --log-level on the command line wins over the config's, before and after a reload.
+      if (changed('log.level') && log.level === logLevel) log.level = config.log.level;
+      logLevel = config.log.level;
+    },
+  });
+  const reloads = mode === 'daemon' && options.load !== undefined;
+  const parts: Part[] = [...head, ...early, ...chats, ...late, customTools.part, ...(options.parts ?? []), ...(reloads ? [configReload.part] : [])];
   for (const part of options.parts ?? []) for (const tool of part.tools ?? []) tools.register(tool);
 
   return {
@@ -260,6 +301,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     commands: router?.commands ?? commands,
     parts, llmReady, startedAt,
     failedParts: () => [...failed],
+    reload: (reason) => (reloads ? configReload.reload(reason) : { status: 'unchanged' }),
     async start() {
       if (mode === 'daemon') {
         const cut = markInterruptedTurns(db);
@@ -294,7 +336,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       }
       db.close();
     },
-    async reload() {
+    async reloadParts() {
       for (const part of parts) {
         try {
           await part.reload?.();

@@ -1,4 +1,6 @@
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { createRedactor, redactorFor } from './lib/redaction.js';
 import { AppError } from './errors.js';
@@ -15,6 +17,11 @@ export interface CreateLoggerOptions {
   secrets: readonly string[];
   /** Defaults to stderr so that `familiar ask` keeps stdout for the reply. */
   destination?: DestinationStream;
+  /**
+   * Also write every line, as JSON, to this file (the daemon's log, read by `familiar logs`): rotated when it
+   * reaches `maxMb`, `count` older files kept (`familiar.log.1` the newest), mode 0600 in a 0700 folder.
+   */
+  file?: { path: string; maxMb: number; count: number };
 }
 
 /** Keys whose values are never logged, wherever they appear in a log object. */
@@ -48,16 +55,47 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     }),
   };
   const pretty = options.format === 'pretty' || (options.format === 'auto' && process.stderr.isTTY === true);
-  let logger: Logger;
-  if (options.destination) logger = pino(pinoOptions, options.destination);
+  let screen: DestinationStream;
+  if (options.destination) screen = options.destination;
   else if (pretty) {
     // Loaded only for a terminal: daemons under Docker or systemd log JSON without paying for it.
-    const require = createRequire(import.meta.url);
     const prettyFactory = require('pino-pretty') as (opts: object) => DestinationStream;
-    logger = pino(pinoOptions, prettyFactory({ destination: 2, sync: true, ignore: 'pid,hostname' }));
-  } else logger = pino(pinoOptions, pino.destination({ dest: 2, sync: true }));
+    screen = prettyFactory({ destination: 2, sync: true, ignore: 'pid,hostname' });
+  } else screen = pino.destination({ dest: 2, sync: true });
+  const file = options.file ? openLogFile(options.file) : undefined;
+  // The same line, redacted once by the hooks above, goes to both: pretty or JSON on stderr, JSON in the file.
+  const logger = file ? pino(pinoOptions, pino.multistream([{ level: 'trace', stream: screen }, { level: 'trace', stream: file }])) : pino(pinoOptions, screen);
   if (!redactor.empty) redactChildBindings(logger, redactor.value);
   return logger;
+}
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The rotating file under the daemon's log (rotating-file-stream, loaded only for the daemon). A file that cannot
+ * be opened or written is said once on stderr; the daemon goes on logging to stderr.
+ */
+function openLogFile(file: NonNullable<CreateLoggerOptions['file']>): DestinationStream | undefined {
+  const { createStream } = require('rotating-file-stream') as typeof import('rotating-file-stream');
+  const dir = path.dirname(file.path);
+  const base = path.basename(file.path);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    process.stderr.write(`familiar: no log file: cannot create ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)}); logging to stderr only\n`);
+    return undefined;
+  }
+  // Classic logrotate naming: familiar.log, then familiar.log.1 (newest) … familiar.log.N.
+  const stream = createStream((index: number | Date | null) => (typeof index === 'number' && index > 0 ? `${base}.${index}` : base), {
+    path: dir, size: `${Math.max(1, Math.round(file.maxMb * 1024))}K`, rotate: file.count, mode: 0o600,
+  });
+  let warned = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (warned) return;
+    warned = true;
+    process.stderr.write(`familiar: cannot write the log file ${file.path} (${error.code ?? error.message}); logging to stderr only\n`);
+  });
+  return stream as unknown as DestinationStream;
 }
 
 /**

@@ -40,7 +40,7 @@ export interface ChannelsPartDeps {
  * start is logged by the root and the others run. Adapters are in the hub from the start; sending through one
  * that is not running throws CHANNEL_UNAVAILABLE.
  */
-export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ router: ChannelRouter; parts: Part[] }> {
+export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ router: ChannelRouter; parts: Part[]; refreshAccess: () => void }> {
   const { config, hub } = deps;
   const log = deps.log.child({ component: 'channels' });
   const { telegram, discord } = config.channels;
@@ -48,6 +48,13 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
     ['telegram', new Set(telegram?.allowed_users ?? [])],
     ['discord', new Set(discord?.allowed_users ?? [])],
   ]);
+  // A config reload changes allowed_users in place; the router's sets (read per message) follow.
+  const refreshAccess = (): void => {
+    for (const [name, users] of allowedUsers) {
+      users.clear();
+      for (const user of config.channels[name as 'telegram' | 'discord']?.allowed_users ?? []) users.add(user);
+    }
+  };
   // A view, not a copy: the parts' commands include MCP prompts, which come and go while the daemon runs.
   const builtinCommands = new Map<string, ChatCommand>();
   const commands = layeredMap([deps.commands, builtinCommands]);
@@ -87,5 +94,5 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
     const approvals = (await import('./approvals.js')).createChatApprovals({ approvals: deps.approvals, channels: buttons, log: deps.log });
     if (approvals) parts.push(approvals);
   }
-  return { router, parts };
+  return { router, parts, refreshAccess };
 }

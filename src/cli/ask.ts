@@ -1,10 +1,11 @@
 import { formatProgress } from '../channels/progress.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 import type { Command } from './context.js';
 
 /** `familiar ask "text"`: one turn, the reply on stdout; non-zero exit when the turn failed. */
 export const askCommand: Command = async (context) => {
-  const { positionals, values } = parseCommandArgs(context.args, { conversation: { type: 'string' }, new: { type: 'boolean' } });
+  const { positionals, values } = parseCommandArgs(context.args, optionsOf('ask'));
   const text = positionals.join(' ').trim();
   if (text === '') {
     context.io.stderr.write('usage: familiar ask [--conversation NAME] [--new] "your question"\n');

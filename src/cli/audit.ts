@@ -2,6 +2,7 @@ import { maskJsonText } from '../lib/mask.js';
 import { auditOutcome, listAudit, type AuditFilter } from '../audit/query.js';
 import { parseSince } from './since.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 import type { Command } from './context.js';
 import { ZonedClock } from '../lib/clock.js';
 
@@ -11,7 +12,7 @@ const USAGE = 'usage: familiar audit [--since 2h|7d|2026-11-01] [--tool NAME] [-
 export const auditCommand: Command = async (context) => {
   let parsed;
   try {
-    parsed = parseCommandArgs(context.args, { since: { type: 'string' }, tool: { type: 'string' }, conversation: { type: 'string' }, limit: { type: 'string' } });
+    parsed = parseCommandArgs(context.args, optionsOf('audit'));
   } catch (error) {
     context.io.stderr.write(`familiar: ${(error as Error).message}\n${USAGE}`);
     return 2;

@@ -1,10 +1,11 @@
 import { createBackup } from '../ops/backup.js';
 import type { Command } from './context.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 
 /** `familiar backup [--out DIR] [--tar]`: a consistent copy of everything that is the person's; prints where. */
 export const backupCommand: Command = async (context) => {
-  const { values, positionals } = parseCommandArgs(context.args, { out: { type: 'string' }, tar: { type: 'boolean' } });
+  const { values, positionals } = parseCommandArgs(context.args, optionsOf('backup'));
   if (positionals.length > 0) {
     context.io.stderr.write('usage: familiar backup [--out DIR] [--tar]\n');
     return 2;

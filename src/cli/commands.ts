@@ -1,6 +1,9 @@
 import type { Command } from './context.js';
 
-/** Commands are loaded on use, so `familiar start` does not parse the code of every other command. */
+/**
+ * Each command's code, loaded on use, so `familiar start` does not parse the code of every other command. What the
+ * commands are (names, options, help) is `spec.ts`.
+ */
 export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['init', async () => (await import('./init.js')).initCommand],
   ['start', async () => (await import('./start.js')).startCommand],
@@ -18,31 +21,8 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['backup', async () => (await import('./backup.js')).backupCommand],
   ['tasks', async () => (await import('./notes.js')).tasksCommand],
   ['notes', async () => (await import('./notes.js')).notesCommand],
+  ['logs', async () => (await import('./logs.js')).logsCommand],
+  ['service', async () => (await import('./service.js')).serviceCommand],
+  ['config', async () => (await import('./config.js')).configCommand],
+  ['completion', async () => (await import('./completion.js')).completionCommand],
 ]);
-
-export const HELP = `familiar — a self-hosted personal assistant daemon
-
-Usage: familiar <command> [--config FILE] [--log-level LEVEL]
-
-  init [--yes …]        guided set-up: writes config.yaml and .env (its flags: README, Quick start)
-  start                 run the daemon until SIGINT/SIGTERM (SIGHUP reloads your tools)
-  chat                  talk to the assistant in the terminal (history kept)
-  ask "text"            one turn; the reply on stdout (--conversation NAME, --new)
-  tools list [--json] [--agent NAME]   every registered tool (MCP and your own too) with its schema
-  tools list --builtins   the built-in tools by name, and whether this config makes them (tools.enabled)
-  tools new NAME [--script]   a tool of your own in tools_dir, from a template, with a test
-  tools test NAME '{"arg": 1}' [--yes]   one call of a tool outside a chat, through the registry (audited)
-  doctor                check config, LLM, folders and every configured part
-  usage [--days N]      tokens per day and conversation, cost estimate (llm.prices), daily budget
-  memory log|diff ID|revert ID   history of the assistant's memory writes; put a file back
-  audit [--since 2h] [--tool NAME] [--conversation ID]   tool calls: outcome, duration, approval
-  jobs list|add|remove ID|pause ID|resume ID|run ID|runs ID   scheduled jobs and reminders, their run log
-  skills list|show ID|run ID|install SOURCE|activate ID|pause ID|resume ID|remove ID   skills in skills_dir
-  pairing list|approve CODE|deny CODE   let a new chat user in (codes the bot sent them)
-  status [--ready]      a running daemon's uptime, queues, jobs, usage (needs http.listen)
-  backup [--out DIR] [--tar]  copy the database, memory and skills to a timestamped folder
-  tasks list|add "text"|done REF   tasks in memory/tasks.md (and lists, plans); add understands dates and "every …"
-  notes list|show NOTE|search QUERY   notes in memory/notes/ (--tag, --type)
-
---config defaults to $FAMILIAR_CONFIG, then ./config.yaml, then config.example.yaml's defaults.
-`;

@@ -26,7 +26,7 @@ export interface CommandContext {
   io: CommandIo;
   /** Loads (once) the config; throws ConfigError. */
   loadConfig(): LoadedConfig;
-  /** `quiet` commands log warnings only unless --log-level says otherwise. */
+  /** `quiet` commands log warnings only unless --log-level says otherwise; `daemon` also writes the log file. */
   logger(mode: 'daemon' | 'quiet'): Logger;
   /** The database of `data_dir` (created and migrated if needed). The caller closes it. */
   openDatabase(): Database;
@@ -51,8 +51,11 @@ export function createCommandContext(args: string[], options: GlobalOptions, io:
     },
     logger(mode) {
       const config = context.loadConfig();
-      const level = options.logLevel ?? (mode === 'quiet' ? 'warn' : config.config.log.level);
-      return createLogger({ level, format: config.config.log.format, secrets: config.secrets });
+      const { log } = config.config;
+      const level = options.logLevel ?? (mode === 'quiet' ? 'warn' : log.level);
+      // Only the daemon keeps the log file (familiar logs); a one-shot command's warnings are its own.
+      const file = mode === 'daemon' && log.file !== 'off' ? { file: { path: log.file, maxMb: log.file_max_mb, count: log.file_count } } : {};
+      return createLogger({ level, format: log.format, secrets: config.secrets, ...file });
     },
     openDatabase() {
       return openDatabase(context.loadConfig().config.data_dir);
@@ -62,7 +65,8 @@ export function createCommandContext(args: string[], options: GlobalOptions, io:
       const log = context.logger(logs);
       if (config.source === 'example') log.info({ path: config.path }, 'no config file found; using the defaults from config.example.yaml');
       const { createDaemon } = await import('../daemon.js');
-      return createDaemon({ loaded: config, log, mode });
+      // The daemon reads the config again on SIGHUP and when the file changes: the same way as here.
+      return createDaemon({ loaded: config, log, mode, load: () => loadConfig({ configPath: options.config }) });
     },
   };
   return context;

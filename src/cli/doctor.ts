@@ -4,13 +4,27 @@ import type { DoctorLine } from '../part.js';
 import { AppError, errorMessage } from '../errors.js';
 import { probeLlm } from '../llm/probe.js';
 import { readinessChecks } from '../ops/readiness.js';
+import { parseCommandArgs } from './args.js';
 import type { Command } from './context.js';
+import { optionsOf } from './spec.js';
 
 const MARK: Record<DoctorLine['status'], string> = { ok: '✓', fail: '✗', warn: '!', skip: '–' };
 
-/** `familiar doctor`: one line per check, ✓ or ✗ with what to do. Exit 1 when any check failed. */
+/**
+ * `familiar doctor`: one line per check, ✓ or ✗ with what to do. Exit 1 when any check failed. With --fix, what is
+ * safe to fix is fixed first (ops/doctor-fix.ts), one `+` line each, so the checks then show the result.
+ */
 export const doctorCommand: Command = async (context) => {
   const { stdout } = context.io;
+  let fix: boolean;
+  try {
+    const parsed = parseCommandArgs(context.args, optionsOf('doctor'));
+    if (parsed.positionals.length > 0) throw new Error(`unexpected "${parsed.positionals.join(' ')}"`);
+    fix = parsed.values.fix === true;
+  } catch (error) {
+    context.io.stderr.write(`familiar doctor: ${(error as Error).message}\nusage: familiar doctor [--fix]\n`);
+    return 2;
+  }
   const lines: DoctorLine[] = [];
   const print = (line: DoctorLine) => {
     lines.push(line);
@@ -21,6 +35,15 @@ export const doctorCommand: Command = async (context) => {
   const loaded = context.loadConfig();
   print({ status: 'ok', label: `config: ${loaded.path}`, ...(loaded.envFile !== undefined ? { detail: `with ${loaded.envFile}` } : {}) });
   const config = loaded.config;
+  if (fix) {
+    const { fixWhatIsSafe } = await import('../ops/doctor-fix.js');
+    const fixes = await fixWhatIsSafe(loaded, { progress: context.io.stderr });
+    for (const line of fixes) {
+      if (line.status === 'fixed') stdout.write(`+ ${line.text}\n`);
+      else print({ status: 'fail', label: 'could not fix', detail: line.text });
+    }
+    if (fixes.length === 0) stdout.write('+ nothing to fix\n');
+  }
   // The LLM's own line comes from the probe below, which also reaches the server.
   for (const line of readinessChecks(loaded).filter((check) => check.label !== 'llm')) print(line);
   for (const [key, dir] of [['data_dir', config.data_dir], ['memory_dir', config.memory_dir], ['skills_dir', config.skills_dir]] as const) {

@@ -6,6 +6,7 @@ import { JobStore } from '../scheduler/store.js';
 import type { Job } from '../scheduler/types.js';
 import type { Command, CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 
 const USAGE = `usage: familiar jobs <action>
   list [--all] [--json]            jobs with their schedule and next run (--all: finished one-shots too)
@@ -15,23 +16,12 @@ const USAGE = `usage: familiar jobs <action>
   runs ID [--limit N] [--json]     the run log: status, start, duration, error, output excerpt
 `;
 
-const OPTIONS = {
-  all: { type: 'boolean' },
-  cron: { type: 'string' },
-  at: { type: 'string' },
-  when: { type: 'string' },
-  id: { type: 'string' },
-  'catch-up': { type: 'string' },
-  'deliver-to': { type: 'string' },
-  remind: { type: 'boolean' },
-  limit: { type: 'string' },
-} as const;
 
 /** `familiar jobs list|add|remove|pause|resume|run ID|runs ID`: the same jobs the daemon runs (one SQLite file). */
 export const jobsCommand: Command = async (context) => {
   let parsed;
   try {
-    parsed = parseCommandArgs(context.args, OPTIONS);
+    parsed = parseCommandArgs(context.args, optionsOf('jobs'));
   } catch (error) {
     context.io.stderr.write(`familiar jobs: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
     return 2;

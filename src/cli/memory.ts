@@ -2,6 +2,7 @@ import { ZonedClock } from '../lib/clock.js';
 import { MemoryHistory } from '../memory/history.js';
 import { MemoryStore } from '../memory/store.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 import type { Command, CommandContext } from './context.js';
 import { ProvenanceLabels } from '../trust/labels.js';
 
@@ -15,7 +16,7 @@ const USAGE = `usage: familiar memory log [PATH] [--limit N]
 export const memoryCommand: Command = async (context) => {
   let parsed;
   try {
-    parsed = parseCommandArgs(context.args, { limit: { type: 'string' }, force: { type: 'boolean' } });
+    parsed = parseCommandArgs(context.args, optionsOf('memory'));
   } catch (error) {
     context.io.stderr.write(`familiar: ${(error as Error).message}\n${USAGE}`);
     return 2;

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { MemoryHistory } from '../memory/history.js';
 import { MemoryStore } from '../memory/store.js';
@@ -50,7 +51,7 @@ async function withPart<T>(context: CommandContext, run: (part: NotesPart) => Pr
 export async function tasksCommand(context: CommandContext): Promise<number> {
   let parsed;
   try {
-    parsed = parseCommandArgs(context.args, { all: { type: 'boolean' }, done: { type: 'boolean' }, list: { type: 'string' } });
+    parsed = parseCommandArgs(context.args, optionsOf('tasks'));
   } catch (error) {
     context.io.stderr.write(`familiar: ${(error as Error).message}\n${TASKS_USAGE}`);
     return 2;
@@ -107,7 +108,7 @@ export async function tasksCommand(context: CommandContext): Promise<number> {
 export async function notesCommand(context: CommandContext): Promise<number> {
   let parsed;
   try {
-    parsed = parseCommandArgs(context.args, { tag: { type: 'string' }, type: { type: 'string' }, limit: { type: 'string' } });
+    parsed = parseCommandArgs(context.args, optionsOf('notes'));
   } catch (error) {
     context.io.stderr.write(`familiar: ${(error as Error).message}\n${NOTES_USAGE}`);
     return 2;

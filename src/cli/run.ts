@@ -1,10 +1,13 @@
 import { AppError, ConfigError, errorMessage } from '../errors.js';
-import { COMMANDS, HELP } from './commands.js';
+import { COMMANDS } from './commands.js';
 import { createCommandContext, type CommandIo } from './context.js';
+import { parseCommandLine } from './program.js';
+import { findCommand } from './spec.js';
 
 /**
- * Parses global options, dispatches to a command and maps errors to exit codes:
- * 2 for a bad config (one line naming the key), 1 for other failures.
+ * Takes out the global options (anywhere on the line), checks and routes the rest with commander (help, --version,
+ * did-you-mean; bad usage exits 2), loads the command and maps errors to exit codes: 2 for a bad config (one line
+ * per problem, naming the key), 1 for other failures.
  */
 export async function runCli(argv: string[], io: CommandIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }): Promise<number> {
   const globals = extractGlobals(argv);
@@ -12,17 +15,21 @@ export async function runCli(argv: string[], io: CommandIo = { stdout: process.s
     io.stderr.write(`familiar: ${globals.error}\n`);
     return 2;
   }
-  const [name, ...rest] = globals.rest;
-  if (!name || globals.help || name === 'help') {
-    io.stdout.write(HELP);
-    return name || globals.help ? 0 : 2;
-  }
-  const loadCommand = COMMANDS.get(name);
-  if (!loadCommand) {
-    io.stderr.write(`familiar: unknown command "${name}". Run "familiar help".\n`);
+  let words = globals.rest;
+  if (words.length === 0) {
+    // The list of commands, as `familiar help` prints it, but exit 2: nothing was asked.
+    parseCommandLine(['--help'], io);
     return 2;
   }
-  const context = createCommandContext(rest, { config: globals.config, logLevel: globals.logLevel, json: globals.json }, io);
+  // `familiar help jobs add` is `familiar jobs add --help` (commander's own help command goes one level only); an
+  // unknown name is left for commander to answer with its did-you-mean.
+  if (words[0] === 'help') words = findCommand(words.slice(1, 2)) || words.length === 1 ? [...words.slice(1), '--help'] : words.slice(1);
+  const parsed = parseCommandLine(words, io);
+  if ('exit' in parsed) return parsed.exit;
+  const loadCommand = COMMANDS.get(parsed.run.name);
+  if (!loadCommand) throw new Error(`command ${parsed.run.name} is declared but has no code`);
+  // The command reads its own arguments (after its name) with the same declarations commander checked them with.
+  const context = createCommandContext(words.slice(1), { config: globals.config, logLevel: globals.logLevel, json: globals.json }, io);
   try {
     const command = await loadCommand();
     return await command(context);
@@ -44,13 +51,12 @@ interface Globals {
   config: string | undefined;
   logLevel: string | undefined;
   json: boolean;
-  help: boolean;
   rest: string[];
 }
 
-/** Global options may stand anywhere; everything else is left, in order, for the command. */
+/** Global options may stand anywhere before `--`; everything else is left, in order, for commander and the command. */
 function extractGlobals(argv: string[]): Globals | { error: string } {
-  const globals: Globals = { config: undefined, logLevel: undefined, json: false, help: false, rest: [] };
+  const globals: Globals = { config: undefined, logLevel: undefined, json: false, rest: [] };
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index] ?? '';
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -60,7 +66,8 @@ function extractGlobals(argv: string[]): Globals | { error: string } {
       return argv[index];
     };
     if (flag === '--') {
-      globals.rest.push(...argv.slice(index + 1));
+      // Kept: after it, words that look like options are text (`familiar ask -- --new is a flag`).
+      globals.rest.push(...argv.slice(index));
       break;
     } else if (flag === '--config' || flag === '-c') {
       globals.config = value();
@@ -69,7 +76,6 @@ function extractGlobals(argv: string[]): Globals | { error: string } {
       globals.logLevel = value();
       if (!globals.logLevel) return { error: '--log-level needs a level (debug, info, warn, error)' };
     } else if (flag === '--json') globals.json = true;
-    else if (flag === '--help' || flag === '-h') globals.help = true;
     else globals.rest.push(arg);
   }
   return globals;

@@ -7,6 +7,7 @@ import { SkillCatalog, type ManageAction, type SkillService } from '../skills/se
 import { SkillStore } from '../skills/store.js';
 import type { Command, CommandContext } from './context.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 
 const USAGE = `usage: familiar skills <action>
   list [--json]                    every skill: status, trigger, next run, last run; invalid ones with the reason
@@ -18,10 +19,6 @@ const USAGE = `usage: familiar skills <action>
   remove ID                        delete its folder (and its lock entry and schedule)
 `;
 
-const OPTIONS = {
-  id: { type: 'string' },
-  repin: { type: 'boolean' },
-} as const;
 
 const ACTIONS = ['list', 'show', 'run', 'install', 'activate', 'pause', 'resume', 'remove'];
 
@@ -29,7 +26,7 @@ const ACTIONS = ['list', 'show', 'run', 'install', 'activate', 'pause', 'resume'
 export const skillsCommand: Command = async (context) => {
   let parsed;
   try {
-    parsed = parseCommandArgs(context.args, OPTIONS);
+    parsed = parseCommandArgs(context.args, optionsOf('skills'));
   } catch (error) {
     context.io.stderr.write(`familiar skills: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
     return 2;

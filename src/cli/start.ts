@@ -5,9 +5,9 @@ import { readinessChecks, readinessMessage } from '../ops/readiness.js';
 import type { Command } from './context.js';
 
 /**
- * `familiar start`: run until SIGINT/SIGTERM, then stop taking work, drain, close; exit 0. SIGHUP asks the parts to
- * pick up what changed on disk (`Daemon.reload`: the custom tools) and keeps running. One daemon per data folder:
- * a second one exits with status 1 naming the first (AppError DAEMON_RUNNING).
+ * `familiar start`: run until SIGINT/SIGTERM, then stop taking work, drain, close; exit 0. SIGHUP reloads the config
+ * and asks the parts to pick up what changed on disk (`Daemon.reloadParts`: the custom tools), and keeps running.
+ * One daemon per data folder: a second one exits with status 1 naming the first (AppError DAEMON_RUNNING).
  */
 export const startCommand: Command = async (context) => {
   tuneHeapForDaemon();
@@ -29,18 +29,18 @@ async function run(context: Parameters<Command>[0]): Promise<number> {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
-  // Without a handler SIGHUP would end the process; here it reloads (config reload can join this handler later).
-  const onHangUp = () => {
-    app.log.info({ signal: 'SIGHUP' }, 'reloading');
-    void app.reload().then(() => app.log.info('reloaded'));
+  // SIGHUP reloads the config and the custom tools (systemctl reload, kill -HUP); it no longer ends the daemon.
+  const onHangup = (): void => {
+    app.reload('SIGHUP');
+    void app.reloadParts().then(() => app.log.info('custom tools reloaded'));
   };
-  process.on('SIGHUP', onHangUp);
+  process.on('SIGHUP', onHangup);
   await app.start();
   // No LLM key, no channel, an unset variable: said now, each with its next step, not discovered at the first message.
   for (const line of readinessChecks(app.loaded)) if (line.status !== 'ok') app.log.warn(readinessMessage(line));
   app.log.info({ tools: app.tools.list().length, modules: app.parts.map((part) => part.name), ms: Math.round(performance.now()) }, 'familiar is ready');
   const signal = await stopped;
-  process.off('SIGHUP', onHangUp);
+  process.off('SIGHUP', onHangup);
   app.log.info({ signal }, 'shutting down');
   await app.close(15_000);
   clearInterval(keepAlive);

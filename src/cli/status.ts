@@ -1,9 +1,11 @@
 import { checkHttpConfig } from '../http/part.js';
 import { baseUrl, clientHost } from '../http/listen-address.js';
 import type { DaemonStatus } from '../http/status.js';
-import { errorMessage } from '../errors.js';
-import type { Command } from './context.js';
+import { ConfigError, errorMessage } from '../errors.js';
+import type { Command, CommandContext } from './context.js';
+import { loadRawConfig } from '../config/load.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 
 const HOW_TO_ENABLE = 'set http.listen: 127.0.0.1:8484 in config.yaml (or FAMILIAR_HTTP_LISTEN=127.0.0.1:8484 with the example config), restart the daemon, then run familiar status again';
 
@@ -12,12 +14,14 @@ const HOW_TO_ENABLE = 'set http.listen: 127.0.0.1:8484 in config.yaml (or FAMILI
  * `--ready` asks /readyz only (exit 0 when ready): the Docker healthcheck.
  */
 export const statusCommand: Command = async (context) => {
-  const { values, positionals } = parseCommandArgs(context.args, { ready: { type: 'boolean' } });
+  const { values, positionals } = parseCommandArgs(context.args, optionsOf('status'));
   if (positionals.length > 0) {
     context.io.stderr.write('usage: familiar status [--json] [--ready]\n');
     return 2;
   }
-  const { config } = context.loadConfig();
+  const endpoint = httpSettings(context);
+  if (!endpoint) return 2;
+  const config = { http: endpoint };
   if (!config.http.listen) {
     context.io.stderr.write(`familiar status: the daemon's status endpoint is off; ${HOW_TO_ENABLE}\n`);
     return 1;
@@ -52,6 +56,29 @@ export const statusCommand: Command = async (context) => {
   return 0;
 };
 
+/**
+ * `http.listen` and `http.token` from the config. A config with a mistake is still read for them (the daemon refused
+ * it and runs on the one it had, which is what this command is asked about); its problems are said first.
+ */
+function httpSettings(context: CommandContext): { listen: string; token: string } | undefined {
+  try {
+    const { http } = context.loadConfig().config;
+    return { listen: http.listen ?? '', token: http.token };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    let raw: Record<string, unknown>;
+    try {
+      raw = loadRawConfig({ configPath: context.options.config });
+    } catch {
+      context.io.stderr.write(`${error.message}\n`);
+      return undefined;
+    }
+    context.io.stderr.write(`note: the config on disk has problems (a running daemon keeps the config it had):\n${error.message}\n`);
+    const http = (raw.http ?? {}) as { listen?: unknown; token?: unknown };
+    return { listen: typeof http.listen === 'string' ? http.listen : '', token: typeof http.token === 'string' ? http.token : '' };
+  }
+}
+
 function formatStatus(status: DaemonStatus): string {
   const today = status.llm.today;
   const budget = status.llm.dailyTokenBudget > 0 ? ` of ${status.llm.dailyTokenBudget}` : '';
@@ -67,8 +94,22 @@ function formatStatus(status: DaemonStatus): string {
     `llm:      ${status.llm.model}; today ${today.turns} turn(s), ${today.totalTokens}${budget} tokens (${today.promptTokens} prompt, ${today.completionTokens} completion)`,
     `jobs:     ${jobs}`,
     `memory:   ${status.memory.rssMb} MB resident, ${status.memory.heapUsedMb} MB heap`,
+    ...configLines(status),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** The config: when it was read, what waits for a restart, and a refused reload with its problems. */
+function configLines(status: DaemonStatus): string[] {
+  const config = status.config;
+  if (!config) return [];
+  const lines = [`config:   ${config.path}, read ${config.loadedAt}${config.reloads > 0 ? ` (${config.reloads} reload${config.reloads === 1 ? '' : 's'})` : ''}`];
+  if (config.pendingRestart.length > 0) lines.push(`          needs a restart to take effect: ${config.pendingRestart.join(', ')}`);
+  if (config.refused) {
+    lines.push(`          reload REFUSED at ${config.refused.at} (${config.refused.reason}); running on the config above:`);
+    for (const problem of config.refused.problems) lines.push(`            ${problem}`);
+  }
+  return lines;
 }
 
 function formatDuration(seconds: number): string {

@@ -6,6 +6,7 @@ import { createTerminalPrompter } from '../approval/terminal.js';
 import { nearestKey } from '../config/suggest.js';
 import type { ApprovalHandler } from '../tools/registry.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 import type { Command, CommandContext } from './context.js';
 
 const USAGE = `usage: familiar tools list [--json] [--agent NAME] [--builtins]
@@ -20,7 +21,7 @@ const USAGE = `usage: familiar tools list [--json] [--agent NAME] [--builtins]
 export const toolsCommand: Command = async (context) => {
   let parsed;
   try {
-    parsed = parseCommandArgs(context.args, { agent: { type: 'string' }, builtins: { type: 'boolean' }, script: { type: 'boolean' }, yes: { type: 'boolean' } });
+    parsed = parseCommandArgs(context.args, optionsOf('tools'));
   } catch (error) {
     context.io.stderr.write(`familiar: ${(error as Error).message}\n${USAGE}`);
     return 2;

@@ -1,12 +1,13 @@
 import { formatCost, formatNumber, formatUsageToday, topConversations, usageByDay, usageOfConversation, usageToday } from '../usage/usage.js';
 import { parseCommandArgs } from './args.js';
+import { optionsOf } from './spec.js';
 import type { Command } from './context.js';
 
 /** `familiar usage [--days N] [--conversation ID] [--json]`: tokens per day and conversation, cost estimate, budget. */
 export const usageCommand: Command = async (context) => {
   let parsed;
   try {
-    parsed = parseCommandArgs(context.args, { days: { type: 'string' }, conversation: { type: 'string' } });
+    parsed = parseCommandArgs(context.args, optionsOf('usage'));
   } catch (error) {
     context.io.stderr.write(`familiar: ${(error as Error).message}\nusage: familiar usage [--days N] [--conversation ID] [--json]\n`);
     return 2;

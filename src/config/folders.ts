@@ -31,6 +31,9 @@ export interface Relocation {
  */
 export function resolveFolders(config: Config, base: string): Relocation[] {
   config.data_dir = path.resolve(base, config.data_dir);
+  // The daemon's log file is the person's data too: in data_dir unless the config says where (or off).
+  if (config.log.file === '') config.log.file = path.join(config.data_dir, 'logs', 'familiar.log');
+  else if (config.log.file !== 'off') config.log.file = path.resolve(base, config.log.file);
   const relocated: Relocation[] = [];
   for (const key of ['memory_dir', 'skills_dir'] as const) {
     const name = key === 'memory_dir' ? 'memory' : 'skills';

@@ -42,6 +42,8 @@ export interface LoadConfigOptions {
   configPath?: string | undefined;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** The config's text instead of the file's: a change checked before it is written (`familiar config set`). */
+  text?: string;
 }
 
 export const EXAMPLE_CONFIG_PATH = fileURLToPath(new URL('../../config.example.yaml', import.meta.url));
@@ -74,7 +76,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   }
   const dotenv = readEnvFile(envFile);
   const env = mergeEnv(options.env ?? process.env, dotenv.values);
-  const text = readFileSync(file, 'utf8');
+  const text = options.text ?? readFileSync(file, 'utf8');
   const unset: UnsetReference[] = [];
   const parsed = parseConfigText(text, file, env, unset);
   const secrets = collectSecrets(parsed);
@@ -88,6 +90,17 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     ...(dotenv.file !== undefined ? { envFile: dotenv.file } : {}),
     ...(folders.length > 0 ? { relocated: folders } : {}),
   };
+}
+
+/**
+ * The config file parsed and interpolated but not validated: what `familiar status` reads to reach a daemon while
+ * the file on disk has a mistake (the daemon refused it and runs on). Throws ConfigError for a YAML syntax error.
+ */
+export function loadRawConfig(options: LoadConfigOptions = {}): Record<string, unknown> {
+  const where = configFilePath(options);
+  const file = existsSync(where.file) ? where.file : EXAMPLE_CONFIG_PATH;
+  const env = mergeEnv(options.env ?? process.env, readEnvFile(path.join(path.dirname(where.file), '.env')).values);
+  return parseConfigText(readFileSync(file, 'utf8'), file, env) as Record<string, unknown>;
 }
 
 /** The environment wins where it sets a variable to something; `.env` fills the rest. */
@@ -184,6 +197,15 @@ function interpolate(value: unknown, env: NodeJS.ProcessEnv, keyPath: string[], 
     return out;
   }
   return value;
+}
+
+/**
+ * Whether a value at this key path is a secret by the same rule `secrets` are collected with: a secret-looking key,
+ * or anything under `headers` or `env`. Such values belong in `.env`, named in config.yaml as `${NAME}`.
+ */
+export function isSecretKeyPath(keys: readonly string[]): boolean {
+  const last = keys.at(-1) ?? '';
+  return SECRET_KEY.test(last) || keys.slice(0, -1).some((key) => key === 'headers' || key === 'env');
 }
 
 function collectSecrets(value: unknown, parentKey = '', insideHeaders = false, out: string[] = []): string[] {

@@ -294,6 +294,11 @@ const routeSchema = z.strictObject({
 const logSchema = z.strictObject({
   level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  /** The daemon's log file (JSON lines): empty = `<data_dir>/logs/familiar.log`, `off` = none. */
+  file: z.string().default(''),
+  /** The file is rotated when it reaches this size; `file_count` rotated files are kept. */
+  file_max_mb: z.number().positive().default(10),
+  file_count: z.number().int().min(1).max(100).default(5),
 });
 
 const httpServerSchema = z.strictObject({

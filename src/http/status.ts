@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
+import type { ReloadStatus } from '../ops/reload.js';
 import { usageToday } from '../usage/usage.js';
 
 /** What `/status` answers and `familiar status` prints. Every field is read defensively: parts may be absent. */
@@ -22,6 +23,8 @@ export interface DaemonStatus {
   /** Null when no scheduler has created its tables. */
   jobs: JobsSummary | null;
   memory: { rssMb: number; heapUsedMb: number };
+  /** The config file, when it was last read, what waits for a restart, a refused reload. */
+  config?: ReloadStatus;
 }
 
 export interface JobsSummary {
@@ -43,6 +46,8 @@ export interface DaemonState {
   partNames(): string[];
   runningChannels(): string[];
   queue: { active(): number; pending(): number };
+  /** Config reloads (the daemon's, not a one-shot command's). */
+  reload?(): ReloadStatus;
 }
 
 const VERSION = readVersion();
@@ -71,6 +76,7 @@ export function collectStatus(app: DaemonState, now = new Date()): DaemonStatus 
     },
     jobs: jobsSummary(app.db, now.getTime()),
     memory: { rssMb: megabytes(memory.rss), heapUsedMb: megabytes(memory.heapUsed) },
+    ...(app.reload ? { config: app.reload() } : {}),
   };
 }
 

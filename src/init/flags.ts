@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { toParseArgs, type OptionSpec } from '../lib/cli-options.js';
 
 /** Every question of `familiar init` has a flag; with --yes, what no flag says is the default (or the current value). */
 export interface SetupFlags {
@@ -25,6 +26,40 @@ export interface SetupFlags {
   tts: { url?: string; key?: string; model?: string; voice?: string; command?: string };
   overwrite: boolean;
 }
+
+/** init's flags: parsed here, shown by `familiar init --help`, completed by the shell scripts. */
+export const INIT_OPTIONS: readonly OptionSpec[] = [
+  { name: 'yes', short: 'y', description: 'ask nothing: flags, else the current values, else the defaults' },
+  { name: 'provider', value: 'P', description: 'openai | openrouter | ollama | llamacpp | custom', choices: ['openai', 'openrouter', 'ollama', 'llamacpp', 'custom'] },
+  { name: 'base-url', value: 'URL', description: 'the LLM server (any OpenAI-compatible base URL)' },
+  { name: 'api-key', value: 'KEY', description: 'the LLM key (goes to .env); mind your shell history' },
+  { name: 'model', value: 'NAME', description: 'the model' },
+  { name: 'skip-llm-test', description: 'write the files without testing the key and model' },
+  { name: 'timezone', value: 'ZONE', description: "IANA zone (default: the machine's)" },
+  { name: 'telegram-token', value: 'TOKEN', description: 'set up Telegram with this bot token (checked with getMe)' },
+  { name: 'telegram-user', value: 'ID', multiple: true, description: 'your Telegram user id (repeatable); without it, init waits for your first message (interactive) or leaves the allowlist to pairing (--yes)' },
+  { name: 'telegram-api-root', value: 'URL', description: 'a self-hosted Bot API server' },
+  { name: 'telegram-wait', value: 'S', description: 'how long to wait for that first message (default 300)' },
+  { name: 'no-telegram', description: 'no Telegram' },
+  { name: 'discord-token', value: 'TOKEN', description: 'set up Discord with this bot token' },
+  { name: 'discord-user', value: 'ID', multiple: true, description: 'your Discord user id (repeatable)' },
+  { name: 'discord-api-url', value: 'URL', description: 'another Discord REST base' },
+  { name: 'no-discord', description: 'no Discord' },
+  { name: 'sandbox', description: 'the Docker sandbox on (asked only when Docker answers)' },
+  { name: 'no-sandbox', description: 'the Docker sandbox off' },
+  { name: 'voice', description: "voice notes transcribed and answers spoken when asked; alone: OpenAI's audio endpoints when the LLM is OpenAI (same key), else espeak-ng" },
+  { name: 'no-voice', description: 'no voice' },
+  { name: 'stt-url', value: 'URL', description: 'speech to text through this OpenAI-compatible server (a local Whisper server…)' },
+  { name: 'stt-key', value: 'KEY', description: 'its key (goes to .env as STT_API_KEY)' },
+  { name: 'stt-model', value: 'NAME', description: 'its model (default whisper-1)' },
+  { name: 'stt-command', value: 'CMD', description: 'or a local recogniser: {input} is a 16 kHz mono WAV file, it prints the text' },
+  { name: 'tts-url', value: 'URL', description: 'text to speech through this OpenAI-compatible server' },
+  { name: 'tts-key', value: 'KEY', description: 'its key (goes to .env as TTS_API_KEY)' },
+  { name: 'tts-model', value: 'NAME', description: 'its model (default tts-1)' },
+  { name: 'tts-voice', value: 'V', description: 'its voice' },
+  { name: 'tts-command', value: 'CMD', description: 'or a local synthesiser: the text on stdin, audio to {output} or stdout (espeak-ng --stdout)' },
+  { name: 'overwrite', description: 'replace existing files that differ (with --yes; interactively you are asked)' },
+];
 
 export const INIT_USAGE = `usage: familiar init [--config FILE] [--yes] [flags]
 
@@ -63,26 +98,25 @@ changing an existing file, showing the diff. Every question has a flag; with --y
 export function parseSetupFlags(args: string[]): { success: true; value: SetupFlags } | { success: false; error: string } {
   let parsed;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        yes: { type: 'boolean', short: 'y' }, provider: { type: 'string' }, 'base-url': { type: 'string' }, model: { type: 'string' },
-        'api-key': { type: 'string' }, 'skip-llm-test': { type: 'boolean' }, timezone: { type: 'string' },
-        'telegram-token': { type: 'string' }, 'telegram-user': { type: 'string', multiple: true }, 'telegram-api-root': { type: 'string' },
-        'telegram-wait': { type: 'string' }, 'no-telegram': { type: 'boolean' },
-        'discord-token': { type: 'string' }, 'discord-user': { type: 'string', multiple: true }, 'discord-api-url': { type: 'string' },
-        'no-discord': { type: 'boolean' }, sandbox: { type: 'boolean' }, 'no-sandbox': { type: 'boolean' }, overwrite: { type: 'boolean' },
-        voice: { type: 'boolean' }, 'no-voice': { type: 'boolean' },
-        'stt-url': { type: 'string' }, 'stt-key': { type: 'string' }, 'stt-model': { type: 'string' }, 'stt-command': { type: 'string' },
-        'tts-url': { type: 'string' }, 'tts-key': { type: 'string' }, 'tts-model': { type: 'string' }, 'tts-voice': { type: 'string' }, 'tts-command': { type: 'string' },
-      },
-    });
+    parsed = parseArgs({ args, allowPositionals: false, strict: true, options: toParseArgs(INIT_OPTIONS) });
   } catch (error) {
     return { success: false, error: (error as Error).message };
   }
-  const values = parsed.values;
+  // The declarations are data (INIT_OPTIONS), so parseArgs cannot type each value: read them by their kind.
+  const raw = parsed.values;
+  const text = (name: string): string | undefined => (typeof raw[name] === 'string' ? raw[name] : undefined);
+  const flag = (name: string): boolean | undefined => (raw[name] === true ? true : undefined);
+  const list = (name: string): string[] | undefined => (Array.isArray(raw[name]) ? raw[name].filter((item) => typeof item === 'string') : undefined);
+  const values = {
+    yes: flag('yes'), provider: text('provider'), 'base-url': text('base-url'), model: text('model'), 'api-key': text('api-key'),
+    'skip-llm-test': flag('skip-llm-test'), timezone: text('timezone'), 'telegram-token': text('telegram-token'),
+    'telegram-user': list('telegram-user'), 'telegram-api-root': text('telegram-api-root'), 'telegram-wait': text('telegram-wait'),
+    'no-telegram': flag('no-telegram'), 'discord-token': text('discord-token'), 'discord-user': list('discord-user'),
+    'discord-api-url': text('discord-api-url'), 'no-discord': flag('no-discord'), sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
+    overwrite: flag('overwrite'), voice: flag('voice'), 'no-voice': flag('no-voice'),
+    'stt-url': text('stt-url'), 'stt-key': text('stt-key'), 'stt-model': text('stt-model'), 'stt-command': text('stt-command'),
+    'tts-url': text('tts-url'), 'tts-key': text('tts-key'), 'tts-model': text('tts-model'), 'tts-voice': text('tts-voice'), 'tts-command': text('tts-command'),
+  };
   const wait = values['telegram-wait'] !== undefined ? Number(values['telegram-wait']) : 300;
   if (!Number.isFinite(wait) || wait < 0) return { success: false, error: `--telegram-wait ${values['telegram-wait']}: give seconds` };
   for (const id of [...(values['telegram-user'] ?? []), ...(values['discord-user'] ?? [])]) {

@@ -37,7 +37,8 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
           ...(options.fetch ? { fetch: options.fetch } : {}),
         }),
     ));
-  const models = [config.model, ...config.fallback_models.filter((model) => model !== config.model)];
+  // Read from the config at each use: a reload changes llm.model and llm.fallback_models in place.
+  const primaryThenFallbacks = (): string[] => [config.model, ...config.fallback_models.filter((model) => model !== config.model)];
 
   async function callOnce(model: string, request: LlmRequest): Promise<LlmResponse> {
     const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming = {
@@ -91,11 +92,13 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
   const failureOf = (error: unknown, model: string) => describeLlmFailure(error, { baseUrl: config.base_url, model, timeoutS: config.timeout_s });
 
   return {
-    models,
+    get models() {
+      return primaryThenFallbacks();
+    },
     async complete(request) {
       // Said before any request: OpenAI would answer 401 after a round trip, and "check the key" is not the fix.
       if (!llmConfigured(config)) throw new LlmError(NO_KEY, undefined, { transient: false });
-      const candidates = request.models && request.models.length > 0 ? request.models : models;
+      const candidates = request.models && request.models.length > 0 ? request.models : primaryThenFallbacks();
       let last: { error: unknown; failure: LlmFailure } | undefined;
       for (const [index, model] of candidates.entries()) {
         try {

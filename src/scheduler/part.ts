@@ -30,6 +30,8 @@ export interface SchedulerPartDeps {
 
 export interface SchedulerPart {
   scheduler: Scheduler;
+  /** Stores `scheduler.jobs` again (after a config reload changed it): new ones added, changed ones updated, gone ones removed. */
+  syncDeclared(): void;
   /** What tools get as `ctx.scheduler`. */
   access: SchedulerAccess;
   part: Part;
@@ -44,14 +46,7 @@ export interface SchedulerPart {
 export function createSchedulerPart(deps: SchedulerPartDeps): SchedulerPart {
   const { config, clock } = deps;
   const settings = config.scheduler;
-  if (settings.default_chat !== undefined) {
-    try {
-      parseTarget(settings.default_chat);
-    } catch (error) {
-      throw new ConfigError('scheduler.default_chat', errorMessage(error), { cause: error });
-    }
-  }
-  settings.jobs.forEach((job, index) => checkDeclaredJob(job, index, config.timezone));
+  checkSchedulerConfig(config);
 
   const log = deps.log.child({ component: 'scheduler' });
   const scheduler = new Scheduler({
@@ -93,7 +88,20 @@ export function createSchedulerPart(deps: SchedulerPartDeps): SchedulerPart {
       return lines;
     },
   };
-  return { scheduler, access: schedulerAccess(scheduler), part };
+  return { scheduler, access: schedulerAccess(scheduler), part, syncDeclared: () => scheduler.upsertDeclared(settings.jobs.map(declaredToInput)) };
+}
+
+/** The `scheduler` section's checks (a start's, and a reload's before anything is applied). Throws ConfigError. */
+export function checkSchedulerConfig(config: Config): void {
+  const settings = config.scheduler;
+  if (settings.default_chat !== undefined) {
+    try {
+      parseTarget(settings.default_chat);
+    } catch (error) {
+      throw new ConfigError('scheduler.default_chat', errorMessage(error), { cause: error });
+    }
+  }
+  settings.jobs.forEach((job, index) => checkDeclaredJob(job, index, config.timezone));
 }
 
 /** A declared job with a malformed schedule stops the daemon at start, naming the key. */

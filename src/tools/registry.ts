@@ -147,10 +147,15 @@ export class ToolRegistry {
   private readonly beforeHooks: Array<Hooked<BeforeHook>> = [];
   private readonly afterHooks: Array<Hooked<AfterHook>> = [];
   private context: ToolContext | undefined;
-  private readonly options: Required<Omit<ToolRegistryOptions, 'audit' | 'approvalGate' | 'events' | 'provenanceGate'>> & ToolRegistryOptions;
+  private options: Required<Omit<ToolRegistryOptions, 'audit' | 'approvalGate' | 'events' | 'provenanceGate'>> & ToolRegistryOptions;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.options = { defaultTimeoutMs: 30_000, timeouts: {}, outputChars: 16_000, ...options };
+  }
+
+  /** New deadlines and output cap from a config reload; calls already running keep theirs. */
+  setLimits(limits: Pick<ToolRegistryOptions, 'defaultTimeoutMs' | 'timeouts' | 'outputChars'>): void {
+    this.options = { ...this.options, ...limits };
   }
 
   private loadAjv(): Promise<Ajv> {

@@ -126,7 +126,7 @@ describe('the example tool module, in the daemon', () => {
     const file = path.join(toolsDir, 'electricity_meter.mjs');
     writeFileSync(file, readFileSync(file, 'utf8').replace('Meter${at}: drawing', 'Meter${at} (edited): drawing'));
     // The watcher is off in a one-shot command's daemon: the reload hook (what SIGHUP calls) does it.
-    await daemon.reload();
+    await daemon.reloadParts();
     const { result } = await daemon.tools.execute({ name: 'electricity_meter', arguments: {}, conversationId: 'c', turnId: 't', origin: { channel: 'cli', chatId: 'x' } });
     expect(result.output).toMatch(/^Meter \(2026-11-03T10:00:00\) \(edited\): drawing 350 W/);
   });

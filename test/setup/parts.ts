@@ -13,7 +13,10 @@ const MAIL_FILES = ['/usr/sbin/dovecot', '/usr/lib/postfix/sbin/master', '/usr/l
 /** ffmpeg, espeak-ng, pocketsphinx and its English model: the real local engines of the voice suites. */
 export const VOICE_FILES = ['/usr/bin/ffmpeg', '/usr/bin/ffprobe', '/usr/bin/espeak-ng', '/usr/bin/pocketsphinx_continuous', '/usr/share/pocketsphinx/model/en-us/en-us/mdef'];
 
-export type Part = 'docker' | 'image' | 'mail' | 'voice';
+export type Part = 'docker' | 'image' | 'mail' | 'voice' | 'tools';
+
+/** The programs the command-line tests run (completion scripts in each shell, `systemd-analyze verify`). */
+export const CLI_TOOLS: Readonly<Record<string, string>> = { zsh: '/usr/bin/zsh', fish: '/usr/bin/fish', 'systemd-analyze': '/usr/bin/systemd-analyze' };
 
 export interface PartStatus {
   ready: boolean;
@@ -52,6 +55,7 @@ export async function checkMachine(timeoutMs = 2000): Promise<MachineStatus> {
     image: { ready: false, reason: 'no Docker engine to hold it' },
     mail: mailStatus(),
     voice: voiceStatus(),
+    tools: toolsStatus(),
   };
   const docker = new Docker({ timeout: timeoutMs });
   try {
@@ -82,6 +86,12 @@ function mailStatus(): PartStatus {
   return { ready: true };
 }
 
+function toolsStatus(): PartStatus {
+  const missing = Object.entries(CLI_TOOLS).filter(([, file]) => !existsSync(file)).map(([name]) => name);
+  if (missing.length > 0) return { ready: false, reason: `${missing.join(', ')} not installed` };
+  return { ready: true };
+}
+
 export function machineCapability(): Capability {
   const root = process.getuid?.() === 0;
   let sudo = false;
@@ -105,6 +115,7 @@ const HOW = {
   image: 'build it as root: sudo bash scripts/build-sandbox-image.sh (or docker build -t familiar-sandbox:test docker/sandbox where a registry is reachable)',
   mail: 'as root on Debian: sudo bash scripts/setup-mail.sh (apt-get install dovecot-imapd dovecot-lmtpd postfix); the private servers also need the tests to run as root',
   voice: 'as root on Debian: sudo bash scripts/setup-voice.sh (apt-get install ffmpeg espeak-ng pocketsphinx pocketsphinx-en-us)',
+  tools: 'sudo bash scripts/setup-cli-tools.sh (apt-get install zsh fish systemd)',
 } as const;
 
 /** What to do for each part: nothing, run its set-up script, or skip its suites with one line saying what to install. */
@@ -128,5 +139,8 @@ export function planSetup(status: MachineStatus, capability: Capability): Step[]
   if (status.voice.ready) steps.push({ part: 'voice', action: 'ready' });
   else if (can) steps.push({ part: 'voice', action: 'install', script: 'scripts/setup-voice.sh', what: 'installing ffmpeg, espeak-ng and pocketsphinx (about 20 s, once)' });
   else steps.push({ part: 'voice', action: 'skip', line: `voice suites skipped: ${status.voice.reason ?? 'not installed'}. To run them, ${HOW.voice}` });
+  if (status.tools.ready) steps.push({ part: 'tools', action: 'ready' });
+  else if (can) steps.push({ part: 'tools', action: 'install', script: 'scripts/setup-cli-tools.sh', what: 'installing zsh, fish and systemd-analyze for the command-line tests (about 20 s, once)' });
+  else steps.push({ part: 'tools', action: 'skip', line: `shell completion and unit-file tests skipped: ${status.tools.reason ?? 'not installed'}. To run them, ${HOW.tools}` });
   return steps;
 }
