@@ -34,7 +34,7 @@ describe('SIGHUP', () => {
     writeFileSync(path.join(toolsDir, 'broken.mjs'), 'export default {');
     const current = daemon;
     current.child.kill('SIGHUP');
-    await waitUntil(() => current.stderr().includes('"msg":"reloaded"'), 60_000, 'the reload');
+    await waitUntil(() => current.stderr().includes('"msg":"custom tools reloaded"'), 60_000, 'the reload');
     expect(current.stderr()).toContain(`custom tools: reloaded lamp.mjs sha256 ${sha256(lamp('off'))}`);
     expect(current.stderr()).toMatch(/custom tools: broken\.mjs: .*not loaded; the rest of the daemon runs/);
     expect(alive(current)).toBe(true);
