@@ -4,6 +4,7 @@ import { LlmError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { describeLlmFailure, type FailureContext, type LlmFailure } from './failure.js';
 import { asApiError, backoffMs, isRetryable, retryAfterMs, sleep as defaultSleep } from './retry.js';
+import { collectStream } from './stream.js';
 import type { LlmClient, LlmRequest, LlmResponse, ToolCallRequest } from './types.js';
 
 export interface CreateLlmClientOptions {
@@ -39,7 +40,7 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
     ));
   const models = [config.model, ...config.fallback_models.filter((model) => model !== config.model)];
 
-  async function callOnce(model: string, request: LlmRequest): Promise<LlmResponse> {
+  async function callOnce(model: string, request: LlmRequest, onText: ((text: string) => void) | undefined): Promise<LlmResponse> {
     const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming = {
       model,
       messages: request.messages,
@@ -47,6 +48,14 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
       ...(config.max_tokens !== undefined ? { max_tokens: config.max_tokens } : {}),
     };
+    if (onText) {
+      // Usage comes in a last chunk only when asked for: without it a streamed turn would not count against the budget.
+      const stream = await (await openai()).chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        request.signal ? { signal: request.signal } : {},
+      );
+      return collectStream(stream, model, onText);
+    }
     const completion = await (await openai()).chat.completions.create(body, request.signal ? { signal: request.signal } : {});
     const choice = completion.choices?.[0];
     if (!choice) throw new LlmError(`model ${model} returned no choices`, undefined);
@@ -72,10 +81,11 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
     };
   }
 
-  async function callWithRetries(model: string, request: LlmRequest): Promise<LlmResponse> {
+  async function callWithRetries(model: string, request: LlmRequest, text: TextRelay | undefined): Promise<LlmResponse> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await callOnce(model, request);
+        text?.begin();
+        return await callOnce(model, request, text?.send);
       } catch (error) {
         if (isAbort(error, request.signal)) throw abortError(request.signal);
         if (attempt >= config.max_retries || !isRetryable(error)) throw error;
@@ -97,9 +107,10 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       if (!llmConfigured(config)) throw new LlmError(NO_KEY, undefined, { transient: false });
       const candidates = request.models && request.models.length > 0 ? request.models : models;
       let last: { error: unknown; failure: LlmFailure } | undefined;
+      const text = request.onText ? textRelay(request.onText) : undefined;
       for (const [index, model] of candidates.entries()) {
         try {
-          return await callWithRetries(model, request);
+          return await callWithRetries(model, request, text);
         } catch (error) {
           if (isAbort(error, request.signal)) throw error;
           const failure = failureOf(error, model);
@@ -112,6 +123,26 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       }
       const failure = last?.failure ?? { reason: 'no model to call (llm.model is empty)', transient: false, wholeServer: true };
       throw new LlmError(failure.reason, statusOf(last?.error), { cause: last?.error, transient: failure.transient });
+    },
+  };
+}
+
+/** Streamed text for one request: an attempt that starts after another already sent text first says `restart`. */
+interface TextRelay {
+  begin(): void;
+  send(text: string): void;
+}
+
+function textRelay(onText: NonNullable<LlmRequest['onText']>): TextRelay {
+  let sent = false;
+  return {
+    begin() {
+      if (sent) onText({ type: 'restart' });
+      sent = false;
+    },
+    send(text) {
+      sent = true;
+      onText({ type: 'delta', text });
     },
   };
 }

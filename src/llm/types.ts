@@ -23,12 +23,20 @@ export interface LlmResponse {
   finishReason: string;
 }
 
+/**
+ * The answer's text as it is generated: `delta` pieces in order; `restart` when an attempt that already sent text
+ * failed and another attempt (a retry, a fallback model) starts over, so what was shown must be cleared.
+ */
+export type LlmTextEvent = { type: 'delta'; text: string } | { type: 'restart' };
+
 export interface LlmRequest {
   messages: ChatMessage[];
   tools?: FunctionSchema[];
   /** Models to try in order; defaults to the primary then `llm.fallback_models`. */
   models?: readonly string[];
   signal?: AbortSignal;
+  /** Set to receive the text as it is generated: the request is then streamed. Without it nothing changes. */
+  onText?: (event: LlmTextEvent) => void;
 }
 
 /** Contract: resolves with a response or throws LlmError (AbortError when the signal fired). */

@@ -13,9 +13,16 @@ export type TurnSource = 'chat' | 'cli' | 'job' | 'skill';
 /** Checked before every LLM call (the usage budget): a string stops the turn with that message. */
 export type LlmGate = (input: { conversationId: string; source: TurnSource }) => string | undefined;
 
+/**
+ * Progress of a turn, for a person watching (`TurnRequest.onEvent`). Text events come only for a request that
+ * asked for `stream`; `text_reset` clears what was streamed (a retry or a fallback model starts the answer over).
+ * Tool events carry the model's raw arguments: mask them before showing them.
+ */
 export type TurnEvent =
-  | { type: 'tool_start'; tool: string; arguments: string }
-  | { type: 'tool_end'; tool: string; success: boolean; durationMs: number };
+  | { type: 'text_delta'; text: string }
+  | { type: 'text_reset' }
+  | { type: 'tool_start'; tool: string; arguments: string; callId: string }
+  | { type: 'tool_end'; tool: string; success: boolean; durationMs: number; callId: string; output: string; decision?: string };
 
 /** `error`: the turn threw (a bug, or the database failing); it is recorded so, and the error goes to the caller. */
 export type TurnStatus = 'ok' | 'loop_cap' | 'repeat' | 'llm_error' | 'cancelled' | 'blocked' | 'error';
@@ -61,6 +68,8 @@ export interface TurnRequest {
   /** Asks the person for high-risk calls (the terminal's y/N); default: the prompter of the origin's channel. */
   approve?: ApprovalHandler;
   onEvent?: (event: TurnEvent) => void;
+  /** Stream the answer's text to `onEvent` as it is generated (the LLM request is streamed). */
+  stream?: boolean;
 }
 
 export interface TurnOutcome extends TurnResult {
