@@ -15,6 +15,8 @@ export interface CreateLoggerOptions {
   secrets: readonly string[];
   /** Defaults to stderr so that `familiar ask` keeps stdout for the reply. */
   destination?: DestinationStream;
+  /** Also receives every line (JSON, redacted): the daemon's in-memory ring of recent lines for the console. */
+  tee?: DestinationStream;
 }
 
 /** Keys whose values are never logged, wherever they appear in a log object. */
@@ -48,14 +50,18 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     }),
   };
   const pretty = options.format === 'pretty' || (options.format === 'auto' && process.stderr.isTTY === true);
-  let logger: Logger;
-  if (options.destination) logger = pino(pinoOptions, options.destination);
+  let destination: DestinationStream;
+  if (options.destination) destination = options.destination;
   else if (pretty) {
     // Loaded only for a terminal: daemons under Docker or systemd log JSON without paying for it.
     const require = createRequire(import.meta.url);
     const prettyFactory = require('pino-pretty') as (opts: object) => DestinationStream;
-    logger = pino(pinoOptions, prettyFactory({ destination: 2, sync: true, ignore: 'pid,hostname' }));
-  } else logger = pino(pinoOptions, pino.destination({ dest: 2, sync: true }));
+    destination = prettyFactory({ destination: 2, sync: true, ignore: 'pid,hostname' });
+  } else destination = pino.destination({ dest: 2, sync: true });
+  // The logger's own level decides what is written; each stream takes every line it is given.
+  const logger: Logger = options.tee
+    ? pino(pinoOptions, pino.multistream([{ level: 'trace', stream: destination }, { level: 'trace', stream: options.tee }]))
+    : pino(pinoOptions, destination);
   if (!redactor.empty) redactChildBindings(logger, redactor.value);
   return logger;
 }

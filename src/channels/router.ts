@@ -3,7 +3,7 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChatCommands } from '../part.js';
 import type { Workspaces } from '../workspace/workspace.js';
-import type { StartTurn } from '../turns/types.js';
+import type { StartTurn, TurnEvent } from '../turns/types.js';
 import { storeAttachments, describeAttachments, type RemoteAttachment } from './attachments.js';
 import { ChannelInbox, type ReplayableMessage } from './inbox.js';
 import { cleanName } from './display-name.js';
@@ -17,6 +17,11 @@ export type InboundUpdate = Omit<InboundMessage, 'attachments'> & { attachments:
 export interface ChatIo {
   send(reply: OutboundReply): Promise<void>;
   typing(): Promise<void>;
+  /** The turn's progress as it runs (tool calls; with `stream`, the answer's text as it is generated). */
+  onEvent?: (event: TurnEvent) => void;
+  stream?: boolean;
+  /** The message became a turn (it was not a chat command): its reply is the turn's answer. */
+  turnStarted?(): void;
 }
 
 export interface ChannelRouterOptions {
@@ -257,6 +262,7 @@ export class ChannelRouter {
 
   private async runTurn(update: InboundUpdate, io: ChatIo, log: Logger): Promise<'answered' | 'failed'> {
     const chatKey = `${update.channel}:${update.chatId}`;
+    io.turnStarted?.();
     const controller = new AbortController();
     const list = this.turns.get(chatKey) ?? [];
     list.push(controller);
@@ -290,6 +296,7 @@ export class ChannelRouter {
         source: 'chat',
         signal: controller.signal,
         ...(images.length > 0 ? { images } : {}),
+        ...(io.onEvent ? { onEvent: io.onEvent, ...(io.stream ? { stream: true } : {}) } : {}),
       });
       enqueued();
       const result = await turn;

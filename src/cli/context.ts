@@ -1,6 +1,7 @@
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Daemon, DaemonMode } from '../daemon.js';
 import { openDatabase, type Database } from '../db/database.js';
+import { LogRing } from '../lib/log-ring.js';
 import { createLogger, type Logger } from '../log.js';
 
 export interface GlobalOptions {
@@ -26,8 +27,8 @@ export interface CommandContext {
   io: CommandIo;
   /** Loads (once) the config; throws ConfigError. */
   loadConfig(): LoadedConfig;
-  /** `quiet` commands log warnings only unless --log-level says otherwise. */
-  logger(mode: 'daemon' | 'quiet'): Logger;
+  /** `quiet` commands log warnings only unless --log-level says otherwise; `ring` also keeps the last lines in memory. */
+  logger(mode: 'daemon' | 'quiet', ring?: LogRing): Logger;
   /** The database of `data_dir` (created and migrated if needed). The caller closes it. */
   openDatabase(): Database;
   /**
@@ -49,20 +50,22 @@ export function createCommandContext(args: string[], options: GlobalOptions, io:
       loaded ??= loadConfig({ configPath: options.config });
       return loaded;
     },
-    logger(mode) {
+    logger(mode, ring?: LogRing) {
       const config = context.loadConfig();
       const level = options.logLevel ?? (mode === 'quiet' ? 'warn' : config.config.log.level);
-      return createLogger({ level, format: config.config.log.format, secrets: config.secrets });
+      return createLogger({ level, format: config.config.log.format, secrets: config.secrets, ...(ring ? { tee: ring } : {}) });
     },
     openDatabase() {
       return openDatabase(context.loadConfig().config.data_dir);
     },
     async daemon(mode, logs = mode === 'daemon' ? 'daemon' : 'quiet') {
       const config = context.loadConfig();
-      const log = context.logger(logs);
+      // The running daemon keeps its last log lines in memory for the console's health page.
+      const ring = mode === 'daemon' && logs === 'daemon' && config.config.http.listen ? new LogRing() : undefined;
+      const log = context.logger(logs, ring);
       if (config.source === 'example') log.info({ path: config.path }, 'no config file found; using the defaults from config.example.yaml');
       const { createDaemon } = await import('../daemon.js');
-      return createDaemon({ loaded: config, log, mode });
+      return createDaemon({ loaded: config, log, mode, ...(ring ? { logRing: ring } : {}) });
     },
   };
   return context;
