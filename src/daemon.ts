@@ -20,6 +20,7 @@ import type { LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { openDatabase, type Database } from './db/database.js';
 import { ZonedClock } from './lib/clock.js';
+import type { LogRing } from './lib/log-ring.js';
 import { createLlmClient, llmConfigured } from './llm/client.js';
 import type { LlmClient } from './llm/types.js';
 import type { Logger } from './log.js';
@@ -56,6 +57,8 @@ export interface DaemonOptions {
   resolve?: Resolver;
   /** More parts, started after the others (an embedder's own, or a test's). */
   parts?: readonly Part[];
+  /** The logger's in-memory ring of recent lines (`familiar start` makes one): the console's live log. */
+  logRing?: LogRing;
 }
 
 /** What the root made, for the commands that drive it and for tests. Nothing here is changed after it is made. */
@@ -198,18 +201,33 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     }));
     router = channelsPart.router;
     chats.push(...channelsPart.parts);
-    const http = await import('./http/part.js').then(({ createHttpPart }) => createHttpPart({
-      config, log,
-      state: {
-        config, db, startedAt,
-        started: () => started,
-        failedParts: () => [...failed],
-        partNames: () => parts.map((part) => part.name),
-        runningChannels: () => channels.names(),
-        queue: turns,
-      },
-    }));
+    const state = {
+      config, db, startedAt,
+      started: () => started,
+      failedParts: () => [...failed],
+      partNames: () => parts.map((part) => part.name),
+      runningChannels: () => channels.names(),
+      queue: turns,
+    };
+    const http = await import('./http/part.js').then(({ createHttpPart }) => createHttpPart({ config, log, state }));
     if (http) head.push(http);
+    // The web console: one more chat channel (after the others), on the HTTP endpoint, only when it listens.
+    if (http && router) {
+      const chatRouter = router;
+      const { collectStatus } = await import('./http/status.js');
+      const consolePart = await import('./console/part.js').then(({ createConsolePart }) => createConsolePart({
+        config, db, log, secrets: loaded.secrets, clock, mount: http.mount, address: http.address,
+        hub: channels, inbound: (update, io) => chatRouter.handle(update, io), conversations, commands: chatRouter.commands,
+        approvals, scheduler: scheduler.scheduler, skills: skills.service, tools, pairing: chatRouter.pairing,
+        memory: memory.store, history: memory.history, logs: options.logRing,
+        health: {
+          status: () => collectStatus(state),
+          doctor: () => import('./ops/daemon-checks.js').then(({ daemonChecks }) => daemonChecks({ loaded, db, parts })),
+        },
+        ...(options.now ? { now: () => options.now?.().getTime() ?? Date.now() } : {}),
+      }));
+      if (consolePart) chats.push(consolePart);
+    }
   }
   const parts: Part[] = [...head, ...early, ...chats, ...late, ...(options.parts ?? [])];
   for (const part of options.parts ?? []) for (const tool of part.tools ?? []) tools.register(tool);
