@@ -15,6 +15,7 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['skills', async () => (await import('./skills.js')).skillsCommand],
   ['pairing', async () => (await import('./pairing.js')).pairingCommand],
   ['status', async () => (await import('./status.js')).statusCommand],
+  ['console', async () => (await import('./console.js')).consoleCommand],
   ['backup', async () => (await import('./backup.js')).backupCommand],
   ['tasks', async () => (await import('./notes.js')).tasksCommand],
   ['notes', async () => (await import('./notes.js')).notesCommand],
@@ -37,6 +38,7 @@ Usage: familiar <command> [--config FILE] [--log-level LEVEL]
   skills list|show ID|run ID|install SOURCE|activate ID|pause ID|resume ID|remove ID   skills in skills_dir
   pairing list|approve CODE|deny CODE   let a new chat user in (codes the bot sent them)
   status [--ready]      a running daemon's uptime, queues, jobs, usage (needs http.listen)
+  console               a one-time login link to the web console (needs http.listen)
   backup [--out DIR] [--tar]  copy the database, memory and skills to a timestamped folder
   tasks list|add "text"|done REF   tasks in memory/tasks.md (and lists, plans); add understands dates and "every …"
   notes list|show NOTE|search QUERY   notes in memory/notes/ (--tag, --type)

@@ -1,4 +1,4 @@
-// What the suites need from the machine (a Docker engine, the sandbox image, the mail servers), whether it is
+// What the suites need from the machine (a Docker engine, the sandbox image, the mail servers, a browser), whether it is
 // there, and what the test set-up (global-setup.ts) can do about what is not. Checks only: nothing here installs.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -11,7 +11,10 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const TEST_IMAGE = 'familiar-sandbox:test';
 const MAIL_FILES = ['/usr/sbin/dovecot', '/usr/lib/postfix/sbin/master', '/usr/lib/dovecot/lmtp', '/usr/lib/dovecot/imap'];
 
-export type Part = 'docker' | 'image' | 'mail';
+export type Part = 'docker' | 'image' | 'mail' | 'browser';
+
+/** Debian's chromium, which the console's browser tests drive (playwright-core). */
+export const CHROMIUM = '/usr/bin/chromium';
 
 export interface PartStatus {
   ready: boolean;
@@ -49,6 +52,7 @@ export async function checkMachine(timeoutMs = 2000): Promise<MachineStatus> {
     docker: { ready: false, reason: `no Docker engine answers at ${where}` },
     image: { ready: false, reason: 'no Docker engine to hold it' },
     mail: mailStatus(),
+    browser: browserStatus(),
   };
   const docker = new Docker({ timeout: timeoutMs });
   try {
@@ -65,6 +69,10 @@ export async function checkMachine(timeoutMs = 2000): Promise<MachineStatus> {
     status.image = { ready: false, reason: `the image ${TEST_IMAGE} is missing` };
   }
   return status;
+}
+
+export function browserStatus(): PartStatus {
+  return existsSync(CHROMIUM) ? { ready: true } : { ready: false, reason: `Debian's chromium is not installed (no ${CHROMIUM})` };
 }
 
 function mailStatus(): PartStatus {
@@ -95,6 +103,7 @@ const HOW = {
   docker: 'install and start a Docker engine (Debian: apt-get install docker.io; or run npm test as root on Debian and it does so), then: sudo bash scripts/build-sandbox-image.sh',
   image: 'build it as root: sudo bash scripts/build-sandbox-image.sh (or docker build -t familiar-sandbox:test docker/sandbox where a registry is reachable)',
   mail: 'as root on Debian: sudo bash scripts/setup-mail.sh (apt-get install dovecot-imapd dovecot-lmtpd postfix); the private servers also need the tests to run as root',
+  browser: 'as root on Debian: sudo bash scripts/setup-browser.sh (apt-get install chromium)',
 } as const;
 
 /** What to do for each part: nothing, run its set-up script, or skip its suites with one line saying what to install. */
@@ -114,5 +123,9 @@ export function planSetup(status: MachineStatus, capability: Capability): Step[]
   if (status.mail.ready && mailRoot) steps.push({ part: 'mail', action: 'ready' });
   else if (!status.mail.ready && can) steps.push({ part: 'mail', action: 'install', script: 'scripts/setup-mail.sh', what: 'installing Dovecot and Postfix (about 15 s, once)' });
   else steps.push({ part: 'mail', action: 'skip', line: `mail suites skipped: ${status.mail.ready ? 'the private mail servers need the tests to run as root' : status.mail.reason ?? 'not installed'}. To run them, ${HOW.mail}` });
+
+  if (status.browser.ready) steps.push({ part: 'browser', action: 'ready' });
+  else if (can) steps.push({ part: 'browser', action: 'install', script: 'scripts/setup-browser.sh', what: 'installing Debian\'s chromium for the console\'s browser tests (once)' });
+  else steps.push({ part: 'browser', action: 'skip', line: `browser suites skipped: ${status.browser.reason ?? 'no chromium'}. To run them, ${HOW.browser}` });
   return steps;
 }

@@ -3,19 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { checkMachine, planSetup, ROOT, type Capability, type MachineStatus } from './parts.js';
 
 const ready = { ready: true };
-const allReady: MachineStatus = { docker: ready, image: ready, mail: ready };
+const allReady: MachineStatus = { docker: ready, image: ready, mail: ready, browser: ready };
 const rootDebian: Capability = { privileged: true, debian: true, remoteEngine: false };
 const user: Capability = { privileged: false, debian: true, remoteEngine: false };
 const isRoot = process.getuid?.() === 0;
 
 describe('the test set-up plans what the machine lacks', () => {
   it.skipIf(!isRoot)('does nothing when everything is there', () => {
-    expect(planSetup(allReady, rootDebian).map((step) => step.action)).toEqual(['ready', 'ready', 'ready']);
+    expect(planSetup(allReady, rootDebian).map((step) => step.action)).toEqual(['ready', 'ready', 'ready', 'ready']);
   });
 
   it('as root on Debian, installs what is missing, in order', () => {
-    const steps = planSetup({ docker: { ready: false, reason: 'no engine' }, image: { ready: false }, mail: { ready: false, reason: 'no dovecot' } }, rootDebian);
-    expect(steps.map((step) => (step.action === 'install' ? step.script : step.action))).toEqual(['scripts/setup-docker.sh', 'scripts/build-sandbox-image.sh', 'scripts/setup-mail.sh']);
+    const steps = planSetup({ docker: { ready: false, reason: 'no engine' }, image: { ready: false }, mail: { ready: false, reason: 'no dovecot' }, browser: { ready: false, reason: 'no chromium' } }, rootDebian);
+    expect(steps.map((step) => (step.action === 'install' ? step.script : step.action))).toEqual(['scripts/setup-docker.sh', 'scripts/build-sandbox-image.sh', 'scripts/setup-mail.sh', 'scripts/setup-browser.sh']);
   });
 
   it('rebuilds an image left by an older build script', () => {
@@ -24,10 +24,11 @@ describe('the test set-up plans what the machine lacks', () => {
   });
 
   it('without root: one line per part saying what to install, nothing run', () => {
-    const steps = planSetup({ docker: { ready: false, reason: 'no Docker engine answers at unix:///var/run/docker.sock' }, image: { ready: false }, mail: { ready: false, reason: 'Dovecot/Postfix are not installed' } }, user);
-    expect(steps.map((step) => step.action)).toEqual(['skip', 'skip']);
+    const steps = planSetup({ docker: { ready: false, reason: 'no Docker engine answers at unix:///var/run/docker.sock' }, image: { ready: false }, mail: { ready: false, reason: 'Dovecot/Postfix are not installed' }, browser: { ready: false, reason: "Debian's chromium is not installed (no /usr/bin/chromium)" } }, user);
+    expect(steps.map((step) => step.action)).toEqual(['skip', 'skip', 'skip']);
     expect(steps[0]).toMatchObject({ line: expect.stringMatching(/^Docker suites skipped: no Docker engine answers at unix:\/\/\/var\/run\/docker\.sock\. To run them, install and start a Docker engine \(Debian: apt-get install docker\.io/) });
     expect(steps[1]).toMatchObject({ line: expect.stringMatching(/^mail suites skipped: Dovecot\/Postfix are not installed\. To run them, as root on Debian: sudo bash scripts\/setup-mail\.sh/) });
+    expect(steps[2]).toMatchObject({ line: expect.stringMatching(/^browser suites skipped: Debian's chromium is not installed \(no \/usr\/bin\/chromium\)\. To run them, as root on Debian: sudo bash scripts\/setup-browser\.sh/) });
   });
 
   it('an engine that answers but an image it cannot build: says how to build it', () => {
@@ -36,7 +37,7 @@ describe('the test set-up plans what the machine lacks', () => {
   });
 
   it('not on Debian: nothing is installed, even as root', () => {
-    const steps = planSetup({ docker: { ready: false, reason: 'none' }, image: { ready: false }, mail: { ready: false, reason: 'none' } }, { ...rootDebian, debian: false });
+    const steps = planSetup({ docker: { ready: false, reason: 'none' }, image: { ready: false }, mail: { ready: false, reason: 'none' }, browser: { ready: false, reason: 'none' } }, { ...rootDebian, debian: false });
     expect(steps.every((step) => step.action !== 'install')).toBe(true);
   });
 
