@@ -41,7 +41,7 @@ export function page(frame: PageFrame): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 ${frame.csrf ? html`<meta name="csrf-token" content="${frame.csrf}">` : html``}
 <title>${frame.title} · Familiar</title>
 <link rel="icon" href="${frame.assets.icon}" type="image/svg+xml">

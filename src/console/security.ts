@@ -81,7 +81,9 @@ export function setSecurityHeaders(response: ServerResponse): void {
   response.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
   response.setHeader('X-Content-Type-Options', 'nosniff');
   response.setHeader('X-Frame-Options', 'DENY');
-  response.setHeader('Referrer-Policy', 'no-referrer');
+  // Not no-referrer: with it, Chromium sends `Origin: null` on a form post, which the Origin check must refuse.
+  // same-origin still sends nothing to other sites.
+  response.setHeader('Referrer-Policy', 'same-origin');
   response.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
   response.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
   response.setHeader('Permissions-Policy', 'camera=(), microphone=(), geolocation=(), payment=(), usb=()');
