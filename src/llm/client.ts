@@ -54,7 +54,15 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
         { ...body, stream: true, stream_options: { include_usage: true } },
         request.signal ? { signal: request.signal } : {},
       );
-      return collectStream(stream, model, onText);
+      try {
+        return await collectStream(stream, model, onText);
+      } catch (error) {
+        // A stream cut mid-answer fails with the response body's own error (undici's "terminated"), not the SDK's:
+        // it is made the SDK's connection error so it is retried (and described) like any cut connection.
+        if (isAbort(error, request.signal) || asApiError(error) || error instanceof LlmError) throw error;
+        const { APIConnectionError } = await import('openai');
+        throw new APIConnectionError({ message: 'the connection broke while the answer was streamed', cause: error instanceof Error ? error : undefined });
+      }
     }
     const completion = await (await openai()).chat.completions.create(body, request.signal ? { signal: request.signal } : {});
     const choice = completion.choices?.[0];
