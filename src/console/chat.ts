@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { maskJsonText } from '../lib/mask.js';
 import { redactorFor } from '../lib/redaction.js';
+import { StreamRedactor } from '../lib/stream-redaction.js';
 import type { Logger } from '../log.js';
 import type { Artifact } from '../tools/types.js';
 import type { Reply, TurnEvent } from '../turns/types.js';
@@ -62,6 +63,8 @@ export class ConsoleChat {
   private readonly deps: ConsoleChatDeps;
   /** Turns accepted and not answered, in order: the chat's queue runs the first one. */
   private readonly live = new Map<string, LiveTurn>();
+  /** Per conversation: the streamed text's redaction, which holds back what could be the start of a secret. */
+  private readonly streams = new Map<string, StreamRedactor>();
 
   constructor(deps: ConsoleChatDeps) {
     this.deps = deps;
@@ -119,6 +122,8 @@ export class ConsoleChat {
       turnStarted: () => {
         turn = true;
         this.live.set(messageId, { conversationId, messageId, question, text: '', tools: [] });
+        // A turn starts its text afresh (a turn that failed before its reply may have left some held back).
+        this.streams.delete(conversationId);
         this.deps.events.publish('chat', { kind: 'working', conversationId, messageId });
       },
       // The page shows its own "working" state from the events above.
@@ -133,6 +138,8 @@ export class ConsoleChat {
         }
         this.live.delete(messageId);
         const files = this.keep(conversationId, reply.artifacts ?? []);
+        // The reply replaces the streamed text whole (redacted whole): what was held back is not needed.
+        this.streams.delete(conversationId);
         this.deps.events.publish('chat', { kind: 'reply', conversationId, messageId, html: renderMarkdown(this.redact(reply.text)).value, artifacts: files });
       },
     };
@@ -141,15 +148,27 @@ export class ConsoleChat {
   private progress(conversationId: string, event: TurnEvent): void {
     const live = this.live.values().next().value;
     switch (event.type) {
-      case 'text_delta':
-        if (live) live.text += event.text;
-        this.deps.events.publish('chat', { kind: 'delta', conversationId, text: this.redact(event.text) });
+      case 'text_delta': {
+        let stream = this.streams.get(conversationId);
+        if (!stream) {
+          stream = new StreamRedactor(this.deps.secrets, (text) => this.redact(text));
+          this.streams.set(conversationId, stream);
+        }
+        const shown = stream.push(event.text);
+        if (live) live.text += shown;
+        if (shown) this.deps.events.publish('chat', { kind: 'delta', conversationId, text: shown });
         return;
+      }
       case 'text_reset':
+        this.streams.get(conversationId)?.reset();
         if (live) live.text = '';
         this.deps.events.publish('chat', { kind: 'reset', conversationId });
         return;
       case 'tool_start': {
+        // The text before the call is complete: what was held back goes out before the call's card.
+        const rest = this.streams.get(conversationId)?.flush() ?? '';
+        this.streams.delete(conversationId);
+        if (rest) this.deps.events.publish('chat', { kind: 'delta', conversationId, text: rest });
         const tool: LiveTool = { callId: event.callId, tool: event.tool, arguments: this.shortArguments(event.arguments), state: 'running' };
         if (live) {
           // The text before a tool call is stored with the call: the page shows it from the history from now on.

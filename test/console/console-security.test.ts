@@ -161,6 +161,25 @@ describe('console security', () => {
     }
   });
 
+  it('a secret split across the pieces of a streamed answer never reaches the page, not even in part', async () => {
+    const app = await start();
+    const client = await app.login();
+    const secret = fake.apiKey;
+    const cut = Math.floor(secret.length / 2);
+    const stream = await openEvents(client, 'chat');
+    const opening = 'Here is a long enough opening sentence, so that the stream has something to show early on. Your key is ';
+    fake.script({ content: `${opening}${secret} — keep it safe.`, chunks: [opening, secret.slice(0, cut), secret.slice(cut), ' — keep it safe.'] });
+    await client.post('/console/chat/send', { text: 'what is my key?', messageId: 'message-000002' }, { Accept: 'application/json' });
+    await stream.until((event) => event.data.kind === 'reply');
+    stream.close();
+    const streamed = stream.events.filter((event) => event.data.kind === 'delta').map((event) => String(event.data.text)).join('');
+    // The text streams (what cannot be part of a secret goes out at once); only a secret's length is held back.
+    expect(streamed).toContain('opening sentence');
+    expect(streamed).not.toContain(secret.slice(0, cut));
+    expect(streamed).not.toContain(secret.slice(cut));
+    expect(JSON.stringify(stream.events)).not.toContain(secret.slice(0, cut));
+  });
+
   it('nothing changes which code runs: no config or command editing, and activating a skill needs the reviewed files', async () => {
     const app = await start();
     const client = await app.login();

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
@@ -136,5 +136,25 @@ describe('console', () => {
     expect(response.headers.get('content-security-policy')).toContain('sandbox');
     expect(await response.text()).toBe('<script>alert(1)</script>');
     expect(await client.text('/console/chat')).toContain(`/console/artifacts/${stored.id}`);
+  });
+  it('a memory save never overwrites a hand edit made while the page was open: it shows both and keeps the file', async () => {
+    const app = await start();
+    const file = path.join(app.dir, 'memory', 'profile.md');
+    writeFileSync(file, '# Profile\nName: Ada\n');
+    const client = await app.login();
+    const page = await client.text('/console/memory/file?path=profile.md');
+    const expected = /name="expected" value="([^"]+)"/.exec(page)?.[1] ?? '';
+    expect(expected).not.toBe('');
+    writeFileSync(file, '# Profile\nName: Ada\nHand edit: keep me\n');
+    const saved = await client.post('/console/memory/file', { path: 'profile.md', expected, content: '# Profile\nName: Ada Lovelace\n', action: 'save' });
+    expect(saved.status).toBe(200);
+    const body = await saved.text();
+    expect(body).toContain('The file changed while you were editing');
+    expect(body).toContain('Hand edit: keep me');
+    expect(readFileSync(file, 'utf8')).toBe('# Profile\nName: Ada\nHand edit: keep me\n');
+    // Saved again from the conflict page (it now carries the current version): the person's text wins, on purpose.
+    const again = /name="expected" value="([^"]+)"/.exec(body)?.[1] ?? '';
+    expect((await client.post('/console/memory/file', { path: 'profile.md', expected: again, content: '# Profile\nName: Ada Lovelace\n', action: 'save' })).status).toBe(303);
+    expect(readFileSync(file, 'utf8')).toBe('# Profile\nName: Ada Lovelace\n');
   });
 });
