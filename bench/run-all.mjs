@@ -84,6 +84,13 @@ const SCRIPTS = [
     ],
   },
   {
+    name: 'utility', timeoutS: 300,
+    rows: (r) => [
+      [`provenance policy, ${r.tasks.length} benign tasks: questions asked vs wanted`, `${r.totals.asked} vs ${r.totals.wanted} (${r.totals.extra} extra, ${r.totals.missing} missing)`],
+      ['provenance policy, questions added to untainted tasks', String(r.untaintedProvenanceQuestions)],
+    ],
+  },
+  {
     name: 'skills', timeoutS: 300,
     rows: (r) => Object.entries(r).filter(([label]) => /list (100|500) skills|200 files/.test(label)).map(([label, stats]) => [`skills, ${label}`, p(stats, 2)]),
   },

@@ -38,6 +38,8 @@ import { createSkillsPart } from './skills/part.js';
 import type { SkillService } from './skills/service.js';
 import type { Resolver } from './tools/http/fetch-guarded.js';
 import { ToolRegistry } from './tools/registry.js';
+import { ProvenanceLabels } from './trust/labels.js';
+import { checkEffects } from './trust/policy.js';
 import { createWebPart } from './tools/web/part.js';
 import { createDelivery } from './turns/delivery.js';
 import { createTurns, type Turns } from './turns/turns.js';
@@ -108,7 +110,9 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   const db = openDatabase(config.data_dir);
   const clock = new ZonedClock(config.timezone);
-  const memory = createMemoryPart({ memoryDir: config.memory_dir, db, log });
+  // Labels on what outlives a turn (memory files, skills) made while outside content was in play.
+  const labels = new ProvenanceLabels(db);
+  const memory = createMemoryPart({ memoryDir: config.memory_dir, db, log, labels });
 
   const llmReady = options.llm !== undefined || llmConfigured(config.llm);
   const llm = options.llm ?? createLlmClient({ config: config.llm, log: log.child({ component: 'llm' }) });
@@ -118,6 +122,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     timeouts: config.tools.timeouts,
     outputChars: config.tools.output_chars,
     audit: createAuditWriter(db),
+    // In a turn that holds outside content: who gave a call its destination decides whether the person is asked.
+    provenanceGate: checkEffects,
   });
 
   const conversations = new ConversationStore(db, { secrets: loaded.secrets });
@@ -157,7 +163,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     ? await import('./tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir, log, workspaces: sandbox.sandbox?.workspaces }))
     : (log.info('email: no tools.email section; the email tool is off'), undefined);
   const skills = createSkillsPart({
-    config, db, clock, log, tools, llm, sandbox: sandbox.sandbox, startTurn: turns.start, delivery,
+    config, db, clock, log, tools, llm, sandbox: sandbox.sandbox, startTurn: turns.start, delivery, labels,
     scheduler: scheduler.scheduler, baseDir: configDir,
   });
   const mcp = await createMcpPart(config, tools, log);
@@ -176,7 +182,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         return { text: result.text };
       },
       lastAnswer: (conversationId) => conversations.lastAnswer(conversationId),
-      remember: (conversationId, turnId, messages) => conversations.append(conversationId, turnId, messages),
+      remember: (conversationId, turnId, messages, sources) => conversations.append(conversationId, turnId, messages, undefined, sources),
     },
   });
 

@@ -11,7 +11,8 @@ import type { ToolPolicy } from '../tools/policy.js';
 import type { ApprovalHandler, AuditRecord, ToolRegistry } from '../tools/registry.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
 import type { LlmGate, TurnEvent, TurnResult, TurnSource } from '../turns/types.js';
-import type { ConversationStore } from './conversations.js';
+import type { ConversationStore, History } from './conversations.js';
+import type { Provenance } from '../tools/effects.js';
 import { buildSystemPrompt, type PromptMemory } from './prompt.js';
 
 export interface TurnInput {
@@ -34,6 +35,8 @@ export interface TurnInput {
   onEvent?: (event: TurnEvent) => void;
   /** Also stream the answer's text to `onEvent` (text_delta events). */
   stream?: boolean;
+  /** Outside sources the turn starts with (a tainted job or skill, a skill run from a tainted turn). */
+  taint?: readonly string[];
 }
 
 export interface AgentDeps {
@@ -97,6 +100,12 @@ class Turn {
   private questionSaved = false;
   private models: readonly string[];
   private closing: ChatMessage[] = [];
+  /** Every outside source in play: the history window's, the run's own, and what this turn reads. */
+  private readonly taint: string[] = [];
+  /** Outside content read in this turn (tool results from outside sources), for the provenance of later calls. */
+  private readonly outsideRead: string[] = [];
+  private history: History | undefined;
+  private readonly provenance: Provenance;
 
   constructor(agent: Agent, input: TurnInput) {
     this.agent = agent;
@@ -104,7 +113,13 @@ class Turn {
     this.userMessage = { role: 'user', content: input.text };
     this.result = {
       turnId: this.turnId, status: 'ok', text: '', artifacts: [], usage: { promptTokens: 0, completionTokens: 0, llmCalls: 0 },
-      model: undefined, toolCalls: 0, externalSources: [],
+      model: undefined, toolCalls: 0, externalSources: [], taint: this.taint, denied: [],
+    };
+    for (const source of input.taint ?? []) this.addTaint(source);
+    // Where the texts of this conversation came from, read only when a tainted call sends something out.
+    this.provenance = {
+      personTexts: () => [...(this.history?.personTexts() ?? []), ...((input.taint?.length ?? 0) === 0 ? [input.text] : [])],
+      outsideTexts: () => [...(this.history?.outsideTexts() ?? []), ...this.outsideRead],
     };
     const { llm } = agent.deps;
     this.models = input.model ? [input.model, ...llm.models.filter((model) => model !== input.model)] : llm.models;
@@ -185,10 +200,10 @@ class Turn {
       memoryBudget: config.memory.prompt_chars,
       extra: this.input.systemExtra,
     });
-    const messages: ChatMessage[] = [
-      { role: 'system', content: system },
-      ...conversations.history(this.input.conversationId, config.agent.history_tokens, config.agent.history_messages, [this.userMessage]),
-    ];
+    // Outside content still in the history window keeps the conversation tainted: "continue" is not a clean slate.
+    this.history = conversations.window(this.input.conversationId, config.agent.history_tokens, config.agent.history_messages, [this.userMessage]);
+    for (const source of this.history.sources) this.addTaint(source);
+    const messages: ChatMessage[] = [{ role: 'system', content: system }, ...this.history.messages];
     if (this.input.images && this.input.images.length > 0 && config.llm.vision) attachImages(messages, this.input.text, this.input.images);
     return messages;
   }
@@ -279,17 +294,26 @@ class Turn {
       origin: input.origin, unattended: input.unattended ?? false, signal: this.signal,
       ...(input.policy ? { policy: input.policy } : {}),
       ...(input.approve ? { approve: input.approve } : {}),
-      taint: [...result.externalSources],
+      taint: [...this.taint],
+      provenance: this.provenance,
       deferAudit: this.audit,
     });
     input.onEvent?.({
       type: 'tool_end', tool: call.name, success: outcome.result.success, durationMs: outcome.durationMs, callId: call.id, output: outcome.result.output,
       ...(outcome.decision !== undefined ? { decision: outcome.decision } : {}),
     });
-    if (outcome.result.externalSource && !result.externalSources.includes(outcome.result.externalSource)) {
-      result.externalSources.push(outcome.result.externalSource);
+    if (outcome.decision?.startsWith('denied') && !result.denied.includes(outcome.tool ?? call.name)) result.denied.push(outcome.tool ?? call.name);
+    const source = outcome.result.externalSource;
+    if (source) {
+      if (!result.externalSources.includes(source)) result.externalSources.push(source);
+      this.addTaint(source);
+      this.outsideRead.push(outcome.result.output);
     }
     return { content: outcome.result.success ? outcome.result.output : `ERROR: ${outcome.result.output}`, artifacts: outcome.result.artifacts ?? [] };
+  }
+
+  private addTaint(source: string): void {
+    if (!this.taint.includes(source)) this.taint.push(source);
   }
 
   /** Ends the loop with a notice; loop cap and repeat stops are kept in history as the assistant's answer. */
@@ -320,11 +344,14 @@ class Turn {
   private commit(messages: ChatMessage[], ended: boolean): void {
     const { input, result, agent } = this;
     const { conversations, tools } = agent.deps;
+    // Each message is labelled with the outside sources in play when it was made; the question with the run's own.
+    const inPlay = this.taint.length > 0 ? [...this.taint] : undefined;
+    const labels = this.questionSaved ? messages.map(() => inPlay) : [input.taint && input.taint.length > 0 ? [...input.taint] : undefined, ...messages.map(() => inPlay)];
     conversations.append(input.conversationId, this.turnId, this.questionSaved ? messages : [this.userMessage, ...messages], () => {
       agent.saveTurn.run(this.turnId, input.conversationId, input.source, this.startedAt, ended ? Date.now() : null, ended ? result.status : 'running',
         result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null, agent.runner);
       tools.writeAudit(this.audit.splice(0));
-    });
+    }, labels);
     this.questionSaved = true;
   }
 }

@@ -21,8 +21,26 @@ export function estimateTokens(message: ChatMessage): number {
   return Math.ceil(chars / 4) + 4;
 }
 
+/** A stored message and the outside sources that were in play when it was made (none: the person's own). */
+interface Entry {
+  message: ChatMessage;
+  tokens: number;
+  sources: readonly string[] | undefined;
+}
+
 interface CachedHistory {
-  entries: Array<{ message: ChatMessage; tokens: number }>;
+  entries: Entry[];
+}
+
+/** The history a turn is given, with where its messages came from (provenance). */
+export interface History {
+  messages: ChatMessage[];
+  /** Every outside source labelling a message in the window: while one is there, the conversation is tainted. */
+  sources: string[];
+  /** What the person wrote in the window (user messages without a label). */
+  personTexts(): string[];
+  /** Outside content in the window (tool results with a label). */
+  outsideTexts(): string[];
 }
 
 const HISTORY_ROWS = 2000;
@@ -48,13 +66,15 @@ export class ConversationStore {
   constructor(db: Database, options: { secrets?: readonly string[] } = {}) {
     this.db = db;
     this.redactor = redactorFor(options.secrets ?? NO_SECRETS);
-    this.insertMessage = db.prepare('INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)');
-    this.selectRecent = db.prepare('SELECT body, tokens FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?');
+    this.insertMessage = db.prepare('INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at, sources) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.selectRecent = db.prepare('SELECT body, tokens, sources FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?');
     // Prepared once: building a transaction function per call costs more than the inserts it wraps.
-    this.appendRows = db.transaction((conversationId: string, turnId: string, entries: ReadonlyArray<{ message: ChatMessage; tokens: number }>, within?: () => void) => {
+    this.appendRows = db.transaction((conversationId: string, turnId: string, entries: readonly Entry[], within?: () => void) => {
       within?.();
       const now = Date.now();
-      for (const entry of entries) this.insertMessage.run(conversationId, turnId, entry.message.role, JSON.stringify(entry.message), entry.tokens, now);
+      for (const entry of entries) {
+        this.insertMessage.run(conversationId, turnId, entry.message.role, JSON.stringify(entry.message), entry.tokens, now, entry.sources && entry.sources.length > 0 ? JSON.stringify(entry.sources) : null);
+      }
     });
   }
 
@@ -96,11 +116,18 @@ export class ConversationStore {
   /**
    * Appends messages in one transaction, so an assistant's tool calls and their results land together.
    * `within` runs first in the same transaction (the agent records its turn row with the messages: one commit).
+   * `sources`: the outside sources in play when the messages were made (per message, or one list for all).
    */
-  append(conversationId: string, turnId: string, messages: readonly ChatMessage[], within?: () => void): void {
-    const entries = messages.map((original) => {
-      const message = this.redactor.value(original);
-      return { message, tokens: estimateTokens(message) };
+  append(conversationId: string, turnId: string, messages: readonly ChatMessage[], within?: () => void, sources?: readonly string[] | ReadonlyArray<readonly string[] | undefined>): void {
+    const labelOf = (index: number): readonly string[] | undefined => {
+      if (!sources || sources.length === 0) return undefined;
+      const first = sources[0];
+      const label = typeof first === 'string' ? (sources as readonly string[]) : (sources as ReadonlyArray<readonly string[] | undefined>)[index];
+      return label && label.length > 0 ? label : undefined;
+    };
+    const entries: Entry[] = messages.map((raw, index) => {
+      const message = this.redactor.empty ? raw : this.redactor.value(raw);
+      return { message, tokens: estimateTokens(message), sources: labelOf(index) };
     });
     this.appendRows(conversationId, turnId, entries, within);
     const cached = this.cache.get(conversationId);
@@ -117,25 +144,34 @@ export class ConversationStore {
    * is valid. Contract: the returned message objects are shared with the cache — callers must not mutate them.
    */
   history(conversationId: string, budgetTokens: number, maxMessages = HISTORY_ROWS, pending: readonly ChatMessage[] = []): ChatMessage[] {
+    return this.window(conversationId, budgetTokens, maxMessages, pending).messages;
+  }
+
+  /** `history` with the provenance of what is in the window (see `History`). */
+  window(conversationId: string, budgetTokens: number, maxMessages = HISTORY_ROWS, pending: readonly ChatMessage[] = []): History {
     const entries = this.load(conversationId).entries;
     // Built newest first and reversed at the end: no array per unit.
     const newestFirst: ChatMessage[] = [];
     let results: ChatMessage[] = [];
+    let resultEntries: Entry[] = [];
+    const kept: Entry[] = [];
     let used = 0;
     let count = 0;
     for (let index = entries.length + pending.length - 1; index >= 0; index -= 1) {
       let message: ChatMessage;
+      let entry: Entry | undefined;
       if (index >= entries.length) {
         message = pending[index - entries.length] as ChatMessage;
         used += estimateTokens(message);
       } else {
-        const entry = entries[index] as { message: ChatMessage; tokens: number };
+        entry = entries[index] as Entry;
         message = entry.message;
         used += entry.tokens;
       }
       count += 1;
       if (message.role === 'tool') {
         results.push(message);
+        if (entry) resultEntries.push(entry);
         continue;
       }
       // The newest unit (the message being answered) is always kept, even over budget.
@@ -143,12 +179,26 @@ export class ConversationStore {
       if (message.role === 'assistant' && message.tool_calls?.length) {
         const unit = repairResults(message, results);
         for (let at = unit.length - 1; at >= 0; at -= 1) newestFirst.push(unit[at] as ChatMessage);
+        for (const result of resultEntries) kept.push(result);
       }
       // Results with no call before them (orphans) are dropped with the unit they were gathered for.
       if (results.length > 0) results = [];
+      if (resultEntries.length > 0) resultEntries = [];
       newestFirst.push(message);
+      if (entry) kept.push(entry);
     }
-    return newestFirst.reverse();
+    let sources: string[] | undefined;
+    for (const entry of kept) {
+      if (!entry.sources) continue;
+      sources ??= [];
+      for (const source of entry.sources) if (!sources.includes(source)) sources.push(source);
+    }
+    return {
+      messages: newestFirst.reverse(),
+      sources: sources ?? [],
+      personTexts: () => kept.filter((entry) => entry.message.role === 'user' && !entry.sources).map((entry) => textOf(entry.message)),
+      outsideTexts: () => kept.filter((entry) => entry.message.role === 'tool' && entry.sources).map((entry) => textOf(entry.message)),
+    };
   }
 
   private load(conversationId: string): CachedHistory {
@@ -158,8 +208,12 @@ export class ConversationStore {
       this.cache.set(conversationId, cached);
       return cached;
     }
-    const rows = this.selectRecent.all(conversationId, HISTORY_ROWS) as Array<{ body: string; tokens: number }>;
-    cached = { entries: rows.reverse().map((row) => ({ message: JSON.parse(row.body) as ChatMessage, tokens: row.tokens })) };
+    const rows = this.selectRecent.all(conversationId, HISTORY_ROWS) as Array<{ body: string; tokens: number; sources: string | null }>;
+    cached = {
+      entries: rows.reverse().map((row) => ({
+        message: JSON.parse(row.body) as ChatMessage, tokens: row.tokens, sources: row.sources === null ? undefined : (JSON.parse(row.sources) as string[]),
+      })),
+    };
     this.cache.set(conversationId, cached);
     if (this.cache.size > CACHED_CONVERSATIONS) {
       const oldest = this.cache.keys().next().value;
@@ -168,12 +222,15 @@ export class ConversationStore {
     return cached;
   }
 
-  /** The assistant's last answer in a conversation (not a step that called tools), if there is one. */
-  lastAnswer(conversationId: string): string | undefined {
+  /** The assistant's last answer in a conversation (not a step that called tools) and the sources it was made with. */
+  lastAnswer(conversationId: string): { text: string; sources: readonly string[] } | undefined {
     const entries = this.load(conversationId).entries;
     for (let index = entries.length - 1; index >= 0; index -= 1) {
-      const message = entries[index]?.message;
-      if (message?.role === 'assistant' && typeof message.content === 'string' && message.content.trim() !== '' && !message.tool_calls?.length) return message.content;
+      const entry = entries[index];
+      const message = entry?.message;
+      if (message?.role === 'assistant' && typeof message.content === 'string' && message.content.trim() !== '' && !message.tool_calls?.length) {
+        return { text: message.content, sources: entry?.sources ?? [] };
+      }
     }
     return undefined;
   }
@@ -207,6 +264,13 @@ export class ConversationStore {
   count(conversationId: string): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ?').get(conversationId) as { n: number }).n;
   }
+}
+
+function textOf(message: ChatMessage): string {
+  const content = message.content;
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')).join('\n');
+  return '';
 }
 
 function repairResults(call: ChatMessage, results: ChatMessage[]): ChatMessage[] {

@@ -102,11 +102,16 @@ export class Approvals {
   question(request: ApprovalRequest, maxChars?: number): Described {
     const entry = this.options.tools.get(request.tool);
     const shown = entry && entry.functionName !== entry.name ? `${entry.name} (${entry.functionName})` : request.tool;
-    const head = `Approve this action? ${shown} is a high-risk tool. It will run with:`;
+    const head = request.reason === 'provenance'
+      ? `Approve this action? This conversation holds outside content, and ${shown} could send data out or change what runs later. It will run with:`
+      : `Approve this action? ${shown} is a high-risk tool. It will run with:`;
     const tail: string[] = [];
+    for (const line of request.details ?? []) tail.push(escapeInvisible(redactSecrets(line, this.options.secrets)).slice(0, 600));
+    // Where the call's inputs came from: the person, the outside content, or the model (src/trust/policy.ts).
+    for (const line of request.provenance ?? []) tail.push(`• ${escapeInvisible(redactSecrets(line, this.options.secrets)).slice(0, 600)}`);
     if (request.taint.length > 0) {
       const sources = request.taint.map((source) => escapeInvisible(redactSecrets(source, this.options.secrets).slice(0, 200))).join(', ');
-      tail.push(`⚠ This turn has read outside content (${sources}). It may carry instructions that did not come from you: approve only if you asked for this.`);
+      tail.push(`⚠ This conversation holds outside content (${sources}). It may carry instructions that did not come from you: approve only if you asked for this.`);
     }
     tail.push(`No answer within ${formatSeconds(this.timeoutMs)} means no.`);
     const frame = head.length + tail.reduce((total, line) => total + line.length + 1, 0) + 2;

@@ -2,11 +2,13 @@ import { ZonedClock } from '../lib/clock.js';
 import { MemoryHistory } from '../memory/history.js';
 import { MemoryStore } from '../memory/store.js';
 import { parseCommandArgs } from './args.js';
-import type { Command } from './context.js';
+import type { Command, CommandContext } from './context.js';
+import { ProvenanceLabels } from '../trust/labels.js';
 
 const USAGE = `usage: familiar memory log [PATH] [--limit N]
        familiar memory diff ID
        familiar memory revert ID [--force]
+       familiar memory trust [PATH]     files that hold outside content; with PATH, vouch for one (back in the prompt)
 `;
 
 /** `familiar memory log|diff|revert`: the history of memory writes and putting a file back. */
@@ -19,6 +21,7 @@ export const memoryCommand: Command = async (context) => {
     return 2;
   }
   const [action, target] = parsed.positionals;
+  if (action === 'trust') return trust(context, target);
   if (action !== 'log' && action !== 'diff' && action !== 'revert') {
     context.io.stderr.write(USAGE);
     return 2;
@@ -70,3 +73,36 @@ export const memoryCommand: Command = async (context) => {
     db.close();
   }
 };
+
+/**
+ * `familiar memory trust [PATH]`: the memory files written while outside content was in play (kept out of the
+ * prompt); with PATH, the person vouches for that file and it is in the prompt again.
+ */
+function trust(context: CommandContext, target: string | undefined): number {
+  const { config } = context.loadConfig();
+  const db = context.openDatabase();
+  try {
+    const labels = new ProvenanceLabels(db);
+    const out = context.io.stdout;
+    if (target === undefined) {
+      const labelled = [...labels.all('memory').entries()];
+      if (context.options.json) {
+        out.write(`${JSON.stringify(labelled.map(([path, sources]) => ({ path, sources })), null, 2)}\n`);
+        return 0;
+      }
+      if (labelled.length === 0) out.write('No memory file holds outside content.\n');
+      for (const [path, sources] of labelled) out.write(`${path}  (from ${sources.join(', ')})\n`);
+      return 0;
+    }
+    const resolved = new MemoryStore(config.memory_dir, db).resolve(target);
+    if (!resolved.success) {
+      context.io.stderr.write(`familiar: ${resolved.error}\n`);
+      return 2;
+    }
+    const cleared = labels.clear('memory', resolved.relative);
+    out.write(cleared ? `${resolved.relative} is yours again: it is back in the assistant's prompt.\n` : `${resolved.relative} holds no outside content.\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}

@@ -32,6 +32,8 @@ export function urlSecrets(text: string): string[] {
   }
   // Webhook-style URLs carry their token in the path (`/services/T0/B0/XXXX…`, `/bot123:AA…/`): a long segment
   // of letters and digits is treated as one. A short word such as `api` or `v1` never is.
+  // A path on this machine (`file:///tmp/hub-repo-2edQJY…`) names a place, not a credential.
+  if (url.protocol === 'file:' || url.host === '') return out;
   for (const segment of url.pathname.split('/')) {
     const decoded = safeDecode(segment);
     if (TOKEN_SEGMENT.test(decoded) && /[0-9]/.test(decoded) && /[A-Za-z]/.test(decoded)) out.push(segment, decoded);

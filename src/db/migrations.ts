@@ -233,7 +233,27 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    name: '009-console',
+    name: '009-provenance',
+    sql: `
+      -- The outside sources (mail, web, search, MCP, sandbox files, hub skills…) in play when a message was made, as a
+      -- JSON array; NULL for the person's own words. While such a message is in a conversation's history window,
+      -- every turn of that conversation counts as holding outside content.
+      ALTER TABLE messages ADD COLUMN sources TEXT;
+      -- A job made while outside content was in play: its runs start with these sources (and its prompt is data).
+      ALTER TABLE jobs ADD COLUMN sources TEXT;
+      -- Labels on what outlives a turn: memory files written while outside content was in play (kept out of the
+      -- prompt until the person clears the label), skill drafts made so, skills installed from a hub.
+      CREATE TABLE provenance (
+        kind TEXT NOT NULL,
+        key TEXT NOT NULL,
+        sources TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (kind, key)
+      );
+    `,
+  },
+  {
+    name: '010-console',
     sql: `
       -- One-time login links printed by \`familiar console\` (another process than the daemon): only the hash is
       -- kept; a link works once, before it expires.

@@ -13,6 +13,7 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
   const memoryRead: AnyTool = {
     name: 'memory_read',
     group: 'memory',
+    effects: [],
     description:
       'Read a long-term memory file (Markdown) by its path relative to the memory folder. Without a path, list every memory file with its size and last modification time.',
     parameters: {
@@ -50,6 +51,9 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
   const memoryWrite: AnyTool = {
     name: 'memory_write',
     group: 'memory',
+    // Written while outside content is in play, the file is labelled as such (kept out of later prompts);
+    // persona.md and profile.md, always in the prompt, need the person's approval then.
+    effects: (params: { path?: string }) => [{ kind: 'persist', target: 'memory', ...(typeof params.path === 'string' ? { path: params.path } : {}) }],
     description:
       'Save long-term memory in a Markdown file inside the memory folder. mode "append" adds to the end (best for new facts and notes); "overwrite" replaces the whole file (read it first so nothing is lost). Parent folders are created.',
     parameters: {
@@ -77,6 +81,7 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
   const memorySearch: AnyTool = {
     name: 'memory_search',
     group: 'memory',
+    effects: [],
     description: 'Full-text search across all memory files (including ones edited by hand). Returns matching files with a snippet.',
     parameters: {
       type: 'object',

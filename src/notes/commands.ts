@@ -1,3 +1,4 @@
+import { withCallScope } from '../lib/call-scope.js';
 import { randomBytes } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import type { ChatMessage } from '../llm/types.js';
@@ -16,9 +17,12 @@ export interface ConversationAccess {
   /** Runs one agent turn for the chat, through its queue (`/plan`); resolves with the answer. */
   converse?: (input: { text: string; origin: ChatOrigin; conversationId: string }) => Promise<{ text: string }>;
   /** The assistant's last answer in a conversation (`/save` with nothing after it). */
-  lastAnswer?: (conversationId: string) => string | undefined;
-  /** Adds messages to a conversation's history (`/scrape` puts the page there for the next question). */
-  remember?: (conversationId: string, turnId: string, messages: ChatMessage[]) => void;
+  lastAnswer?: (conversationId: string) => { text: string; sources: readonly string[] } | undefined;
+  /**
+   * Adds messages to a conversation's history (`/scrape` puts the page there for the next question); `sources` label
+   * each message with the outside sources it holds (undefined: the person's own).
+   */
+  remember?: (conversationId: string, turnId: string, messages: ChatMessage[], sources: ReadonlyArray<readonly string[] | undefined>) => void;
 }
 
 const SCRAPE_PREVIEW_CHARS = 3000;
@@ -75,15 +79,19 @@ export function createNotesCommands(services: NotesServices, access: Conversatio
       }
       let body = text;
       let from = 'your text';
+      let sources: readonly string[] = [];
       if (body === '') {
-        body = access.lastAnswer?.(conversationId) ?? '';
+        const last = access.lastAnswer?.(conversationId);
+        body = last?.text ?? '';
+        sources = last?.sources ?? [];
         from = 'my last answer';
         if (body === '') return 'There is no answer of mine in this conversation to save. Use /save <text> or /save <URL>.';
       }
       const firstLine = body.split(/\r?\n/).find((line) => line.trim() !== '')?.replace(/^#+\s*/, '').trim() ?? '';
       const title = firstLine.length > 0 && firstLine.length <= 80 ? firstLine : `Note ${localTimestamp(services.now(), services.timeZone).slice(0, 16).replace('T', ' ')}`;
-      const note = await services.notes.create({ title, body, conversationId });
-      return note.success ? `Saved ${from} as ${note.value.path}.` : `Not saved: ${note.error}`;
+      // An answer given while outside content was in play is saved labelled as such (kept out of the prompt).
+      const note = await withCallScope({ taint: sources }, () => services.notes.create({ title, body, conversationId }));
+      return note.success ? `Saved ${from} as ${note.value.path}${sources.length > 0 ? ` (it holds outside content from ${sources.join(', ')}; /trust ${note.value.path} once you have checked it)` : ''}.` : `Not saved: ${note.error}`;
     },
   });
 
@@ -104,7 +112,7 @@ export function createNotesCommands(services: NotesServices, access: Conversatio
           { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: 'web_scrape', arguments: JSON.stringify({ url }) } }] },
           { role: 'tool', tool_call_id: callId, content: pageForModel(scraped) },
           { role: 'assistant', content: `I read "${scraped.title}" (${scraped.url}); ask me about it.` },
-        ]);
+        ], [undefined, [scraped.url], [scraped.url], [scraped.url]]);
       }
       const preview = scraped.markdown.length > SCRAPE_PREVIEW_CHARS ? `${scraped.markdown.slice(0, SCRAPE_PREVIEW_CHARS)}…` : scraped.markdown;
       const facts = [scraped.title, [scraped.byline, scraped.published].filter(Boolean).join(' · '), scraped.url].filter((line) => line !== '').join('\n');

@@ -40,6 +40,7 @@ export async function addProposals(services: NotesServices, scanner: EmailScanne
 export function createEmailTasksTool(services: NotesServices, scanner: EmailScanner): AnyTool {
   return {
     name: 'email_tasks',
+    effects: (params: { action?: string }) => (params.action === 'add' ? [{ kind: 'persist', target: 'memory', path: 'tasks.md' }] : []),
     aliases: ['emailTasks'],
     description:
       `Find tasks in recent mail (${scanner.account}). action "scan" lists proposals, each with its source message — show them to the person; action "add" writes the ones the person chose (numbers, or all) after they confirmed. Nothing is written by a scan.`,

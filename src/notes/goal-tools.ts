@@ -44,6 +44,8 @@ export function createGoalTools(services: NotesServices): AnyTool[] {
 
   const goalCreate: AnyTool = {
     name: 'goal_create',
+    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
+    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
     aliases: ['goalCreate'],
     description: 'Record a goal of the person\'s as a note of type goal (status active), with why it matters and a target date. Plans and tasks can link to it as [[Title]].',
     parameters: {
@@ -71,6 +73,8 @@ export function createGoalTools(services: NotesServices): AnyTool[] {
 
   const goalUpdate: AnyTool = {
     name: 'goal_update',
+    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
+    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
     aliases: ['goalUpdate'],
     description: 'Update a goal: its status (active, paused, achieved, dropped), target date, title, or add a dated progress entry under "## Progress".',
     parameters: {
@@ -107,6 +111,8 @@ export function createGoalTools(services: NotesServices): AnyTool[] {
 
   const reflectionCreate: AnyTool = {
     name: 'reflection_create',
+    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
+    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
     aliases: ['reflectionCreate'],
     description: 'Write a reflection (a note of type reflection): how a day, week or project went, what was learned, what to change.',
     parameters: {
@@ -133,6 +139,7 @@ export function createGoalTools(services: NotesServices): AnyTool[] {
 
   const planReview: AnyTool = {
     name: 'plan_review',
+    effects: [],
     aliases: ['planReview'],
     description: 'Start a planning session: lists active goals and the open tasks due in the period (and overdue, and undated ones). Then agree the plan with the person and save it with plan_create.',
     parameters: { type: 'object', properties: { period: { type: 'string', enum: [...PERIODS], default: 'week' } }, additionalProperties: false },
@@ -143,6 +150,8 @@ export function createGoalTools(services: NotesServices): AnyTool[] {
 
   const planCreate: AnyTool = {
     name: 'plan_create',
+    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
+    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
     aliases: ['planCreate'],
     description:
       'Save a plan as a note of type plan: the plan text, links to the goals it serves, and its new tasks as checklist lines in the note (they show up in task_search and /tasks). Existing tasks are not copied: mention them in the text.',

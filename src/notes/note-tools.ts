@@ -17,6 +17,8 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
 
   const noteCreate: AnyTool = {
     name: 'note_create',
+    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
+    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
     aliases: ['noteCreate'],
     description:
       'Create a note: a Markdown file in the memory folder\'s notes/ (YAML front matter with title, tags, created, updated; [[wikilinks]] to other notes by title). Use it for things the person wants kept: ideas, facts, meeting notes, lists.',
@@ -49,6 +51,7 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
 
   const noteRead: AnyTool = {
     name: 'note_read',
+    effects: [],
     aliases: ['noteRead'],
     description: 'Read a whole note (front matter and body). Notes saved from web pages come back marked as outside content.',
     parameters: { type: 'object', properties: { note: NOTE_REF }, required: ['note'], additionalProperties: false },
@@ -62,6 +65,8 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
 
   const noteUpdate: AnyTool = {
     name: 'note_update',
+    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
+    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
     aliases: ['noteUpdate'],
     description:
       'Change a note: append text (keeps what is there — prefer this), replace the body, retitle, or set/add/remove tags. A change made by hand in the meantime is kept: the update is applied to the file as it is on disk.',
@@ -109,6 +114,8 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
 
   const noteDelete: AnyTool = {
     name: 'note_delete',
+    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
+    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
     aliases: ['noteDelete'],
     description: 'Delete a note (the person can undo it with /undo; links to it from other notes are left as they are and reported).',
     parameters: { type: 'object', properties: { note: NOTE_REF }, required: ['note'], additionalProperties: false },
@@ -123,6 +130,7 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
 
   const noteSearch: AnyTool = {
     name: 'note_search',
+    effects: [],
     aliases: ['noteSearch'],
     description:
       'Search notes (full text over title, tags and body, best matches first, with a snippet). Without a query: the newest notes, filtered. Filters: tag, type (note, goal, plan, reflection), and a date range on updated (or created) dates.',
@@ -162,6 +170,8 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
 
   const noteLink: AnyTool = {
     name: 'note_link',
+    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
+    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
     aliases: ['noteLink'],
     description: 'Link two notes both ways: adds [[B]] to A and [[A]] to B (under a "## Links" heading), unless the link is already there.',
     parameters: { type: 'object', properties: { from: NOTE_REF, to: NOTE_REF }, required: ['from', 'to'], additionalProperties: false },

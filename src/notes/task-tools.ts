@@ -24,6 +24,7 @@ export function createTaskTools(services: NotesServices): AnyTool[] {
 
   const taskCreate: AnyTool = {
     name: 'task_create',
+    effects: [{ kind: 'persist', target: 'memory', path: 'tasks.md' }],
     aliases: ['taskCreate'],
     description:
       'Add a task to the person\'s task list (a "- [ ]" line in memory/tasks.md, or tasks/<list>.md for another list), with optional due date, recurrence, priority and a reminder sent to this chat. Dates are YYYY-MM-DD in the person\'s time zone.',
@@ -53,6 +54,7 @@ export function createTaskTools(services: NotesServices): AnyTool[] {
 
   const taskUpdate: AnyTool = {
     name: 'task_update',
+    effects: [{ kind: 'persist', target: 'memory', path: 'tasks.md' }],
     aliases: ['taskUpdate'],
     description: 'Change a task: description, dates (null clears one), recurrence, priority, reminder, or status (open, in_progress, cancelled, done). Only that task\'s line is rewritten.',
     parameters: {
@@ -82,6 +84,7 @@ export function createTaskTools(services: NotesServices): AnyTool[] {
 
   const taskComplete: AnyTool = {
     name: 'task_complete',
+    effects: [{ kind: 'persist', target: 'memory', path: 'tasks.md' }],
     aliases: ['taskComplete'],
     description: 'Tick a task done (✅ today; its reminder is cancelled). A recurring task gets its next occurrence as a new line.',
     parameters: { type: 'object', properties: { task: TASK_REF }, required: ['task'], additionalProperties: false },
@@ -95,6 +98,7 @@ export function createTaskTools(services: NotesServices): AnyTool[] {
 
   const taskSearch: AnyTool = {
     name: 'task_search',
+    effects: [],
     aliases: ['taskSearch'],
     description:
       'Find tasks (read fresh from the files, so ticks and edits made by hand count): open (default), done or all; due before/after a day (YYYY-MM-DD, inclusive); in a list; with a tag; containing words. Sorted by due date. For "what is due this week" use due_before = the coming Sunday.',

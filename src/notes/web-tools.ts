@@ -39,6 +39,8 @@ export async function savePage(services: NotesServices, page: ScrapedPage, optio
 export function createWebScrapeTool(services: NotesServices): AnyTool {
   return {
     name: 'web_scrape',
+    // The page's address goes out (checked like the http tool's); a saved page is a note labelled with its URL.
+    effects: (params: { url?: string; save?: boolean }) => [{ kind: 'egress', ...(typeof params.url === 'string' ? { url: params.url } : {}), method: 'GET', what: 'a web page' }, ...(params.save === true ? [{ kind: 'persist' as const, target: 'memory' as const, path: 'notes/' }] : [])],
     aliases: ['webScrape'],
     description:
       'Read a web page as an article: title, author, date and the readable text as Markdown (menus, ads, cookie banners and scripts left out). With save: true it is also kept as a note (with its source URL) — for "save this page". Same address rules and limits as the http tool.',

@@ -61,6 +61,9 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
   const read: AnyTool = {
     name: 'read',
     group: 'files',
+    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
+    effects: [],
+    external: true,
     description: 'Read a text file from the conversation\'s workspace (the folder sandbox_exec sees as /workspace), with line numbers. Use offset/limit for long files.',
     parameters: {
       type: 'object',
@@ -83,6 +86,9 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
   const write: AnyTool = {
     name: 'write',
     group: 'files',
+    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
+    effects: [],
+    external: true,
     description: `Create or overwrite a file in the conversation's workspace (/workspace in sandbox_exec). Parent folders are created. At most ${config.write_max_bytes} bytes.`,
     parameters: {
       type: 'object',
@@ -106,6 +112,9 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
   const edit: AnyTool = {
     name: 'edit',
     group: 'files',
+    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
+    effects: [],
+    external: true,
     description: 'Replace one exact piece of text in a workspace file. `old` must appear exactly once (include surrounding lines to make it unique); whitespace counts.',
     parameters: {
       type: 'object',
@@ -136,6 +145,9 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
   const glob: AnyTool = {
     name: 'glob',
     group: 'files',
+    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
+    effects: [],
+    external: true,
     description: 'Find workspace files by name pattern, newest first. `**` spans folders, `*` and `?` stay within a name, `{a,b}` alternatives; a pattern without "/" matches names at any depth (e.g. "*.py").',
     parameters: {
       type: 'object',
@@ -163,6 +175,9 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
   const grep: AnyTool = {
     name: 'grep',
     group: 'files',
+    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
+    effects: [],
+    external: true,
     description: 'Search workspace files for a regular expression (JavaScript syntax). Returns "file:line: text". `include` limits the files by glob, e.g. "*.py".',
     parameters: {
       type: 'object',
@@ -235,6 +250,9 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
   const listdir: AnyTool = {
     name: 'listdir',
     group: 'files',
+    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
+    effects: [],
+    external: true,
     aliases: ['list'],
     description: 'List a workspace folder: names (folders end in "/"), sizes and modification times.',
     parameters: {

@@ -38,6 +38,11 @@ function createExecTool(workspaces: Workspaces, config: SandboxConfig): AnyTool 
     },
     // A refused network request (allow_network off) is not worth asking the person about.
     risk: (params: { network?: boolean }) => (params.network && config.allow_network ? 'high' : 'low'),
+    // Without network nothing leaves the container; with it, anything may.
+    effects: (params: { network?: boolean }) => (params.network ? [{ kind: 'egress', what: 'a sandbox command with network' }] : []),
+    // Its output and the workspace's files are outside content: the container may have been fed from anywhere.
+    external: true,
+
     // The call's own timeout_s decides; the registry deadline is only a backstop above the longest allowed.
     timeoutMs: (config.max_timeout_s + 30) * 1000,
     async execute(params: { command: string; timeout_s?: number; network?: boolean }, ctx) {
@@ -85,6 +90,9 @@ function createCodeAgentTool(workspaces: Workspaces, config: SandboxConfig): Any
       additionalProperties: false,
     },
     risk: 'high',
+    effects: agentConfig.network === 'none' ? [] : [{ kind: 'egress', what: 'a coding agent with network' }],
+    // Its output and the workspace's files are outside content: the container may have been fed from anywhere.
+    external: true,
     timeoutMs: (agentConfig.timeout_s + 60) * 1000,
     async execute(params: { task: string; agent?: string; timeout_s?: number }, ctx) {
       if (!ctx.pool) return fail('The sandbox is not running (no Docker engine); tell the person to run familiar doctor.');

@@ -1,6 +1,7 @@
 import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import { wrapExternal } from '../tools/external.js';
 import type { CallOrigin } from '../tools/types.js';
 import type { Delivery, StartTurn, TurnOutcome } from '../turns/types.js';
 import type { JobExecutor } from './scheduler.js';
@@ -41,8 +42,12 @@ export function createJobExecutor(deps: JobRunnerDeps): JobExecutor {
     const routed = deps.config.routes.some((route) => route.channel === 'scheduler' && (route.chat_id === undefined || route.chat_id === job.id));
     let result: TurnOutcome;
     try {
+      // A job made while outside content was in play runs tainted, its prompt presented as outside content.
+      const tainted = job.sources.length > 0;
       result = await deps.startTurn({
-        conversationId: `job-${job.id}`, text: job.prompt, origin, source: 'job', signal,
+        conversationId: `job-${job.id}`, text: tainted ? wrapExternal(`job ${job.id} (made while reading ${job.sources.join(', ')})`, job.prompt) : job.prompt,
+        origin, source: 'job', signal,
+        ...(tainted ? { taint: job.sources } : {}),
         ...(routed ? { route: { channel: 'scheduler', chatId: job.id } } : {}),
         unattended: { owner: 'job', id: job.id, approve: job.approve },
         systemExtra: `This is the scheduled job "${job.id}" (${run.trigger === 'catch_up' ? 'a late catch-up run' : 'on schedule'}), running unattended: nobody can answer questions. Do the task and reply with the result for the person.`,

@@ -30,6 +30,8 @@ export interface CreateJobInput extends ScheduleInput {
   origin?: CallOrigin | undefined;
   deliverTo?: string | undefined;
   approve?: string[];
+  /** Outside sources in play where the job was made (see Job.sources). */
+  sources?: readonly string[];
   enabled?: boolean;
   source: JobSource;
   configHash?: string;
@@ -40,6 +42,8 @@ export interface CreateJobInput extends ScheduleInput {
 export interface UpdateJobInput extends ScheduleInput {
   prompt?: string | undefined;
   catchUp?: CatchUp | undefined;
+  /** Outside sources in play where the change was made: added to the job's (a label is never removed by an edit). */
+  sources?: readonly string[];
 }
 
 /** The one timer never sleeps longer: far-off jobs are re-checked, and edits made by `familiar jobs` in another process are seen. */
@@ -113,7 +117,7 @@ export class Scheduler {
     if (!schedule.ok) return schedule;
     const job: Job = {
       id, kind: input.kind ?? 'agent', prompt, catchUp: input.catchUp ?? 'once', origin: input.origin, deliverTo: input.deliverTo,
-      approve: input.approve ?? [], enabled: input.enabled ?? true, source: input.source, tz: this.timeZone,
+      approve: input.approve ?? [], sources: [...(input.sources ?? [])], enabled: input.enabled ?? true, source: input.source, tz: this.timeZone,
       ...scheduleColumns(schedule.value, input.spec ?? specOf(input)), nextRunAt: this.firstRun(schedule.value, now),
       lastScheduledAt: undefined, doneAt: undefined, configHash: input.configHash, createdAt: now, updatedAt: now,
     };
@@ -130,6 +134,7 @@ export class Scheduler {
       next.prompt = patch.prompt.trim();
     }
     if (patch.catchUp !== undefined) next.catchUp = patch.catchUp;
+    if (patch.sources && patch.sources.length > 0) next.sources = [...new Set([...job.sources, ...patch.sources])];
     if (patch.cron !== undefined || patch.run_at !== undefined || patch.when !== undefined) {
       const schedule = resolveSchedule(patch, now, this.timeZone);
       if (!schedule.ok) return schedule;

@@ -15,6 +15,7 @@ interface JobRow {
   origin_user: string | null;
   deliver_to: string | null;
   approve: string;
+  sources: string | null;
   enabled: number;
   source: string;
   tz: string;
@@ -133,9 +134,9 @@ export class JobStore {
   insert(job: Job): void {
     this.db
       .prepare(
-        `INSERT INTO jobs (id, kind, cron, run_at, spec, prompt, catch_up, origin_channel, origin_chat, origin_user, deliver_to, approve,
+        `INSERT INTO jobs (id, kind, cron, run_at, spec, prompt, catch_up, origin_channel, origin_chat, origin_user, deliver_to, approve, sources,
            enabled, source, tz, next_run_at, last_scheduled_at, done_at, config_hash, created_at, updated_at)
-         VALUES (@id, @kind, @cron, @run_at, @spec, @prompt, @catch_up, @origin_channel, @origin_chat, @origin_user, @deliver_to, @approve,
+         VALUES (@id, @kind, @cron, @run_at, @spec, @prompt, @catch_up, @origin_channel, @origin_chat, @origin_user, @deliver_to, @approve, @sources,
            @enabled, @source, @tz, @next_run_at, @last_scheduled_at, @done_at, @config_hash, @created_at, @updated_at)`,
       )
       .run(toRow(job));
@@ -147,7 +148,7 @@ export class JobStore {
       .prepare(
         `UPDATE jobs SET kind = @kind, cron = @cron, run_at = @run_at, spec = @spec, prompt = @prompt, catch_up = @catch_up,
            origin_channel = @origin_channel, origin_chat = @origin_chat, origin_user = @origin_user, deliver_to = @deliver_to,
-           approve = @approve, enabled = @enabled, source = @source, tz = @tz, next_run_at = @next_run_at,
+           approve = @approve, sources = @sources, enabled = @enabled, source = @source, tz = @tz, next_run_at = @next_run_at,
            last_scheduled_at = @last_scheduled_at, done_at = @done_at, config_hash = @config_hash, updated_at = @updated_at
          WHERE id = @id`,
       )
@@ -234,6 +235,7 @@ function toJob(row: JobRow): Job {
         : undefined,
     deliverTo: row.deliver_to ?? undefined,
     approve: parseList(row.approve),
+    sources: row.sources === null ? [] : parseList(row.sources),
     enabled: row.enabled === 1,
     source: row.source === 'config' ? 'config' : row.source === 'cli' ? 'cli' : 'chat',
     tz: row.tz,
@@ -260,6 +262,7 @@ function toRow(job: Job): JobRow {
     origin_user: job.origin?.userId ?? null,
     deliver_to: job.deliverTo ?? null,
     approve: JSON.stringify(job.approve),
+    sources: job.sources.length > 0 ? JSON.stringify(job.sources) : null,
     enabled: job.enabled ? 1 : 0,
     source: job.source,
     tz: job.tz,

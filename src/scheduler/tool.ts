@@ -46,6 +46,8 @@ export function createScheduleTool(deps: { scheduler: Scheduler; clock: ZonedClo
       required: ['action'],
       additionalProperties: false,
     },
+    // Every change to what runs later is one the person should see when outside content is in play; listing is not.
+    effects: (params: ScheduleParams) => (params.action === 'list' ? [] : [{ kind: 'persist', target: 'job', runs: true, what: `${params.action} of a scheduled job${params.prompt ? ` that will run "${params.prompt.slice(0, 200)}"` : params.id ? ` (${params.id})` : ''}` }]),
     async execute(params, ctx) {
       const now = Date.now();
       const describe = (job: Job, verb: string) => {
@@ -66,6 +68,8 @@ export function createScheduleTool(deps: { scheduler: Scheduler; clock: ZonedClo
           const created = scheduler.create({
             id: params.id, prompt: params.prompt, cron: params.cron, run_at: params.run_at, when: params.when, catchUp: params.catch_up,
             origin: ctx.origin, source: ctx.origin.channel === 'cli' ? 'cli' : 'chat',
+            // Made while outside content is in play (and approved by the person): its runs start tainted.
+            sources: ctx.taint,
           });
           return created.ok ? ok(describe(created.value, 'Created')) : fail(created.error);
         }
@@ -93,7 +97,7 @@ export function createScheduleTool(deps: { scheduler: Scheduler; clock: ZonedClo
           if (missing) return missing;
           const job = own(params.id ?? '');
           if (!job.success) return fail(job.error);
-          const updated = scheduler.update(job.value.id, { prompt: params.prompt, cron: params.cron, run_at: params.run_at, when: params.when, catchUp: params.catch_up });
+          const updated = scheduler.update(job.value.id, { prompt: params.prompt, cron: params.cron, run_at: params.run_at, when: params.when, catchUp: params.catch_up, sources: ctx.taint });
           return updated.ok ? ok(describe(updated.value, 'Updated')) : fail(updated.error);
         }
       }

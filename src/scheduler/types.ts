@@ -22,6 +22,11 @@ export interface Job {
   deliverTo: string | undefined;
   /** High-risk tools this job may call unattended. */
   approve: string[];
+  /**
+   * Outside sources in play when the job was made (empty: the person's own). Its runs start with them: the prompt
+   * is treated as outside content and its calls are gated as in any tainted turn.
+   */
+  sources: string[];
   enabled: boolean;
   source: JobSource;
   tz: string;

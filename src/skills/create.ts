@@ -55,12 +55,14 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
   }
   if (!draft || !skill) return { ok: false, error: `The drafted skill was not valid (${problem}); nothing was saved. Rephrase the description or give trigger and tools explicitly.` };
 
-  const wantsActive = skill.status === 'active';
   let id = draft.id;
   for (let n = 2; service.store.get(id) !== undefined; n += 1) id = `${draft.id.slice(0, 44)}-${n}`;
-  const saved: Skill = { ...skill, id, status: 'draft' };
+  // Power is granted by the person only: whatever the model wrote, a new skill is a draft with no approve list.
+  const saved: Skill = { ...skill, id, status: 'draft', approve: [] };
   await service.store.write(id, renderSkill(saved), draft.files);
   const dir = service.store.folder(id);
+  // Drafted while outside content was in play: its instructions are outside content until the person activates it.
+  if (ctx.taint.length > 0) service.deps.labels.label('skill', id, ctx.taint);
 
   const notes: string[] = [];
   const unknown = saved.tools.filter((name) => !name.includes('*') && !name.startsWith('!') && service.deps.tools.get(name) === undefined);
@@ -83,26 +85,14 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
     notes.push(`It has scripts, and ${SANDBOX_REQUIRED}.`);
   }
 
-  let status: Skill['status'] = 'draft';
-  if (wantsActive && ctx.unattended) {
-    // A scheduled run (perhaps one that read outside content) must not put new code on a schedule by itself.
-    notes.push('It stays a draft: a skill made by an unattended run is activated only by the person (manage_skill activate).');
-  } else if (wantsActive && testPassed) {
-    const written = await service.store.setStatus(id, 'active');
-    if (written.ok) status = 'active';
-    const scheduled = service.scheduling.sync(id);
-    if (scheduled) notes.push(`Scheduler: ${scheduled}.`);
-  } else if (wantsActive) {
-    notes.push('It stays a draft because its test did not pass; fix it and activate it with manage_skill.');
-  } else {
-    notes.push(`It is a draft: run it with run_skill {id: "${id}"} to try it, and activate it with manage_skill when it is right.`);
-  }
+  if (!testPassed) notes.push('Its test did not pass: fix it before it is activated.');
+  notes.push(`It is a draft: run it with run_skill {id: "${id}"} to try it. Only the person can turn it on — with manage_skill activate (they are asked, and see its tools), or familiar skills activate ${id}.`);
   const next = service.scheduling.nextRun(id);
   if (next !== undefined) notes.push(`Next run: ${service.deps.clock.describe(new Date(next))}.`);
   const files = draft.files.length > 0 ? `\nFiles: ${draft.files.map((file) => file.path).join(', ')}` : '';
   const final = service.store.get(id);
-  const text = final?.ok ? renderSkill(final.skill) : renderSkill({ ...saved, status });
-  return { ok: true, value: `Created skill "${id}" (${status}) in ${dir}.${files}\n${notes.join('\n')}\n\nSKILL.md:\n${text}` };
+  const text = final?.ok ? renderSkill(final.skill) : renderSkill(saved);
+  return { ok: true, value: `Created skill "${id}" (draft) in ${dir}.${files}\n${notes.join('\n')}\n\nSKILL.md:\n${text}` };
 }
 
 function requestText(params: CreateSkillParams): string {
@@ -115,7 +105,7 @@ function requestText(params: CreateSkillParams): string {
 function draftingPrompt(tools: readonly string[], timeZone: string, sandbox: boolean): string {
   return [
     'You write skills for a personal assistant. A skill is a folder with SKILL.md: YAML frontmatter between two "---" lines, then Markdown instructions that the assistant follows on each run.',
-    'Frontmatter keys: name (short title), description (one sentence), version ("0.1.0"), status ("draft", or "active" only if the person explicitly asked to activate, enable or start it now),',
+    'Frontmatter keys: name (short title), description (one sentence), version ("0.1.0"), status (always "draft": only the person activates a skill),',
     `trigger ({type: manual} or {type: cron, cron: "<5-field cron>"}; times are in ${timeZone}), tools (a list of tool names the run may use, as few as possible),`,
     `optional test (a shell command that checks the scripts; it runs in a sandbox in /workspace with the scripts in /workspace/scripts; exit 0 = pass), optional network (true if scripts need network).`,
     `Available tools: ${tools.join(', ') || '(none)'}.${sandbox ? ' Scripts, when truly needed, go in scripts/ and run only through sandbox_exec (python3, bash, node).' : ' There is no sandbox here: do not write scripts.'}`,

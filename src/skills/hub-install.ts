@@ -123,6 +123,8 @@ async function installOne(service: SkillService, hubDir: string, source: string,
   }
   lock.skills[entry.id] = { source, version, sha256: hashed.sha256, installedAt: new Date().toISOString(), quarantined: true };
   await writeLock(store.dir, lock);
+  // A hub's instructions are outside content until the person activates the skill.
+  service.deps.labels.label('skill', entry.id, [`hub:${source}`]);
   service.scheduling.sync(entry.id);
 
   const installed = store.get(entry.id);

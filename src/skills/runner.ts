@@ -11,8 +11,17 @@ import type { Workspaces } from '../workspace/workspace.js';
 import { createPolicy } from '../tools/policy.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
 import type { StartTurn } from '../turns/types.js';
+import { wrapExternal } from '../tools/external.js';
 import type { Skill } from './format.js';
 import type { SkillRunTrigger, SkillStore } from './store.js';
+
+/** What a skill run uses of the rest of the daemon. */
+export interface SkillRunnerDeps {
+  log: Logger;
+  sandbox: SkillSandbox | undefined;
+  startTurn: StartTurn;
+  labels: { get(kind: 'skill', key: string): readonly string[] | undefined };
+}
 
 /** The sandbox as skills use it: the conversation's workspace folder and commands in its container. */
 export interface SkillSandbox {
@@ -28,6 +37,8 @@ export interface SkillRunRequest {
   unattended: boolean;
   trigger: Exclude<SkillRunTrigger, 'test'>;
   signal?: AbortSignal | undefined;
+  /** Outside sources in play where the run was asked for (run_skill from a tainted turn): the run holds them too. */
+  taint?: readonly string[] | undefined;
 }
 
 export interface SkillRunResult {
@@ -94,11 +105,11 @@ export async function runSkillTest(pool: SkillSandbox, skill: Skill, skillDir: s
  * restricted to the skill's `tools`. Runs of one skill never overlap. Every run is recorded.
  */
 export class SkillRunner {
-  private readonly deps: { log: Logger; sandbox: SkillSandbox | undefined; startTurn: StartTurn };
+  private readonly deps: SkillRunnerDeps;
   private readonly store: SkillStore;
   private readonly mutex = new KeyedMutex();
 
-  constructor(deps: { log: Logger; sandbox: SkillSandbox | undefined; startTurn: StartTurn }, store: SkillStore) {
+  constructor(deps: SkillRunnerDeps, store: SkillStore) {
     this.deps = deps;
     this.store = store;
   }
@@ -137,12 +148,17 @@ export class SkillRunner {
     }
 
     const text = `Run the skill "${skill.name}" now.${request.input ? `\n\nInput for this run:\n${request.input}` : ''}`;
+    // A skill drafted while outside content was in play, or installed from a hub and not yet activated by the person,
+    // carries its sources: its instructions are data, and the run is gated as a tainted turn.
+    const label = deps.labels.get('skill', skill.id) ?? [];
+    const taint = [...new Set([...label, ...(request.taint ?? [])])];
     try {
       // Unattended runs cannot ask anyone: only the skill's own approve list lets a high-risk tool through.
       const result = await deps.startTurn({
         conversationId, text, origin: request.origin, source: 'skill',
         policy: createPolicy(skill.tools),
-        systemExtra: systemExtra(skill, request, scripts),
+        systemExtra: systemExtra(skill, request, scripts, label),
+        ...(taint.length > 0 ? { taint } : {}),
         ...(request.unattended ? { unattended: { owner: 'skill' as const, id: skill.id, approve: skill.approve } } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
       });
@@ -158,7 +174,7 @@ export class SkillRunner {
   }
 }
 
-function systemExtra(skill: Skill, request: SkillRunRequest, scripts: boolean): string {
+function systemExtra(skill: Skill, request: SkillRunRequest, scripts: boolean, label: readonly string[]): string {
   const how = request.unattended
     ? 'It runs unattended (on its schedule): nobody can answer questions. Do the task and reply with the result for the person.'
     : 'The person asked for this run.';
@@ -167,6 +183,6 @@ function systemExtra(skill: Skill, request: SkillRunRequest, scripts: boolean): 
   return [
     `You are running the skill "${skill.name}" (id ${skill.id}, version ${skill.version}). ${how} ${tools}${files}`,
     'The skill\'s instructions:',
-    skill.instructions,
+    label.length > 0 ? wrapExternal(`skill ${skill.id} (from ${label.join(', ')})`, skill.instructions) : skill.instructions,
   ].join('\n\n');
 }

@@ -4,6 +4,7 @@ import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { CallOrigin } from '../tools/types.js';
+import type { ProvenanceLabels } from '../trust/labels.js';
 import type { Delivery, StartTurn } from '../turns/types.js';
 import { describeTrigger, type Skill, type SkillStatus } from './format.js';
 import { checkPinned, hashSkillFolder, lockEntry, readLock, writeLock } from './lock.js';
@@ -42,6 +43,8 @@ export interface SkillsDeps {
   sandbox: SkillSandbox | undefined;
   startTurn: StartTurn;
   delivery: Delivery;
+  /** Provenance labels: a skill drafted while outside content was in play, or installed from a hub. */
+  labels: ProvenanceLabels;
 }
 
 /** What listing and showing skills read: no agent, no sandbox (a read-only command builds only this). */
@@ -165,7 +168,7 @@ export class SkillService extends SkillCatalog {
    * Runs a skill now. A paused or draft skill runs because it was named, and the reply says so; an
    * unattended caller cannot run one. A quarantined or tampered hub skill never runs.
    */
-  async run(id: string, options: { input?: string | undefined; origin: CallOrigin; unattended: boolean; signal?: AbortSignal | undefined }): Promise<Outcome<SkillRunResult & { note?: string }>> {
+  async run(id: string, options: { input?: string | undefined; origin: CallOrigin; unattended: boolean; signal?: AbortSignal | undefined; taint?: readonly string[] | undefined }): Promise<Outcome<SkillRunResult & { note?: string }>> {
     const entry = this.store.get(id);
     if (!entry) return this.unknown(id);
     if (!entry.ok) return { ok: false, error: `Skill "${id}" is not valid: ${entry.error}. Fix ${entry.dir}/SKILL.md and try again.` };
@@ -177,7 +180,7 @@ export class SkillService extends SkillCatalog {
       if (options.unattended) return { ok: false, error: `Skill "${id}" is ${skill.status === 'paused' ? 'paused' : 'a draft'}; an unattended run cannot start it. Activate it first.` };
       note = `Note: skill "${id}" is ${skill.status === 'paused' ? 'paused' : 'a draft'}; it ran only because it was asked for by id.`;
     }
-    const result = await this.runner.run({ skill, input: options.input, origin: options.origin, unattended: options.unattended, trigger: 'manual', signal: options.signal });
+    const result = await this.runner.run({ skill, input: options.input, origin: options.origin, unattended: options.unattended, trigger: 'manual', signal: options.signal, taint: options.taint });
     return { ok: true, value: { ...result, ...(note ? { note } : {}) } };
   }
 
@@ -214,7 +217,11 @@ export class SkillService extends SkillCatalog {
     }
     const written = await this.store.setStatus(id, status);
     if (!written.ok) return written;
-    if (action === 'activate') await this.release(id);
+    if (action === 'activate') {
+      await this.release(id);
+      // Activating is the person's review: the instructions they turned on are theirs from now on.
+      this.deps.labels.clear('skill', id);
+    }
     const scheduled = this.scheduling.sync(id);
     const next = this.scheduling.nextRun(id);
     const when = next !== undefined ? ` Next run: ${this.deps.clock.describe(new Date(next))}.` : '';

@@ -11,7 +11,7 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
     group: 'skills',
     description:
       'Create a reusable skill from a description: it is drafted as SKILL.md (instructions, trigger, allowed tools), validated, its test run in the sandbox if it has one, ' +
-      'and saved as a draft — or active, if the person asked to activate it and its test passed. Put "activate it" in the description only when the person said so.',
+      'and saved as a draft. Only the person turns a skill on (manage_skill activate asks them and shows its tools; familiar skills activate).',
     parameters: {
       type: 'object',
       properties: {
@@ -33,6 +33,8 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
     },
     // Drafting is an LLM call, and a test may run in the sandbox.
     timeoutMs: turnTimeoutMs,
+    // A new skill is instructions that run later (even as a draft, run_skill runs it): the person sees that.
+    effects: [{ kind: 'persist', target: 'skill', what: 'a new skill (saved as a draft)' }],
     async execute(params, ctx) {
       const created = await createSkill(service, params, ctx);
       return created.ok ? ok(created.value) : fail(created.error);
@@ -44,6 +46,7 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
     group: 'skills',
     description: 'List the skills: id, name, status (active, paused, draft), trigger with the next run time for cron skills, last run and its outcome; invalid skills with the reason.',
     parameters: { type: 'object', properties: {}, additionalProperties: false },
+    effects: [],
     async execute() {
       return ok(service.formatList(service.list()));
     },
@@ -65,8 +68,10 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
       additionalProperties: false,
     },
     timeoutMs: turnTimeoutMs + 30_000,
+    // The run itself holds the outside sources of the turn that asked for it, and its calls are gated there.
+    effects: [],
     async execute(params, ctx) {
-      const outcome = await service.run(params.id, { input: params.input, origin: ctx.origin, unattended: ctx.unattended, signal: ctx.signal });
+      const outcome = await service.run(params.id, { input: params.input, origin: ctx.origin, unattended: ctx.unattended, signal: ctx.signal, taint: ctx.taint });
       if (!outcome.ok) return fail(outcome.error);
       const result = outcome.value;
       const head = `${outcome.value.note ? `${outcome.value.note}\n` : ''}Skill "${params.id}" run #${result.runId}: ${result.status}.`;
@@ -93,6 +98,9 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
     },
     // Deleting loses the skill; activating lets installed third-party instructions and scripts run.
     risk: (params) => (params.action === 'delete' || params.action === 'activate' ? 'high' : 'low'),
+    effects: (params) => [{ kind: 'persist', target: 'skill', what: `${params.action} of the skill ${params.id}` }],
+    // Activation grants power: the person sees exactly what the skill will be allowed to do.
+    explain: (params) => (params.action === 'activate' ? describeGrant(service, params.id) : []),
     timeoutMs: turnTimeoutMs,
     async execute(params, ctx) {
       const outcome = await service.manage(params.id, params.action, { signal: ctx.signal });
@@ -118,6 +126,7 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
     },
     // It fetches from outside (a git URL may point anywhere) and adds code to the skills folder.
     risk: 'high',
+    effects: (params) => [{ kind: 'install', what: `a skill from ${params.source}` }],
     timeoutMs: 180_000,
     async execute(params) {
       const outcome = await installFromHub(service, params.source, params.id, { baseDir: options.baseDir });
@@ -126,4 +135,18 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
   };
 
   return [createTool, listTool, runTool, manageTool, installTool];
+}
+
+/** What activating a skill grants, for the approval question: its tools, its approve list, its trigger and scripts. */
+function describeGrant(service: SkillService, id: string): string[] {
+  const entry = service.store.get(id);
+  if (!entry?.ok) return [`Skill ${id} is not valid or does not exist.`];
+  const { skill } = entry;
+  const label = service.deps.labels.get('skill', id);
+  return [
+    `Activating "${skill.name}" lets it run ${skill.trigger.type === 'cron' ? `on its schedule (cron ${skill.trigger.cron ?? '?'}), unattended` : 'when asked'}.`,
+    `Tools it may use: ${skill.tools.length > 0 ? skill.tools.join(', ') : 'none'}.`,
+    `High-risk tools it may call unattended (approve list): ${skill.approve.length > 0 ? skill.approve.join(', ') : 'none'}.`,
+    ...(label ? [`Its instructions came from outside content (${label.join(', ')}): read them (familiar skills show ${id}) before you approve.`] : []),
+  ];
 }

@@ -20,5 +20,21 @@ export type Effect =
   /** New code or instructions come in (a skill from a hub). */
   | { kind: 'install'; what?: string };
 
+/** Where the texts of a conversation came from, read on demand (only a tainted call that sends something needs them). */
+export interface Provenance {
+  /** What the person wrote: their messages in the conversation's window (not a tainted job's prompt). */
+  personTexts(): readonly string[];
+  /** Outside content the model has read: tool results from outside sources, in this turn and in the window. */
+  outsideTexts(): readonly string[];
+}
+
+/** The provenance policy's answer for one call in a tainted turn (see src/trust/policy.ts). */
+export interface ProvenanceVerdict {
+  /** The person must approve the call (unattended: it is refused). */
+  ask: boolean;
+  /** For the approval question and the refusal: what is in play and where the call's inputs came from. */
+  lines: string[];
+}
+
 /** A tool that declares nothing is assumed able to send data anywhere (custom tools, MCP tools). */
 export const UNKNOWN_EFFECTS: readonly Effect[] = [{ kind: 'egress' }];

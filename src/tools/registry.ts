@@ -7,6 +7,8 @@ import { fail, type AnyTool, type CallOrigin, type FunctionSchema, type Risk, ty
 import { compareCodePoints } from '../lib/compare.js';
 import { maskJsonText, maskSecretKeys } from '../lib/mask.js';
 import { checkArgumentKeys } from './argument-keys.js';
+import { withCallScope } from '../lib/call-scope.js';
+import { UNKNOWN_EFFECTS, type Effect, type Provenance, type ProvenanceVerdict } from './effects.js';
 
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -37,6 +39,8 @@ export interface CallRequest {
   approve?: ApprovalHandler;
   /** Names the outside content already in this turn, if any (approval gating). */
   taint?: readonly string[];
+  /** Where the conversation's texts came from: a tainted call's inputs are checked against them. */
+  provenance?: Provenance;
   /**
    * When given, the call's audit record is pushed here instead of being written at once; the caller writes it
    * with `writeAudit` (the agent does, in the same commit as the call's result).
@@ -55,6 +59,14 @@ export interface ApprovalRequest {
   taint: readonly string[];
   /** The turn's signal: a question still open when it aborts (/stop, shutdown) ends unapproved. */
   signal?: AbortSignal;
+  /**
+   * Why the person is asked: `risk` (a high-risk tool or call), or `provenance` (the turn holds outside content and
+   * the call could carry data out or change what runs later; `provenance` lines say where its inputs came from).
+   */
+  reason: 'risk' | 'provenance';
+  provenance?: readonly string[];
+  /** What the tool says the call would do (`NativeTool.explain`), for the question. */
+  details?: readonly string[];
 }
 
 export type ApprovalDecision = { approved: true; by?: string } | { approved: false; reason: string };
@@ -94,6 +106,11 @@ export interface ToolRegistryOptions {
   audit?: (record: AuditRecord) => void;
   /** Decides high-risk calls when the request brings no handler of its own. Default: allow. */
   approvalGate?: (request: ApprovalRequest, handler: ApprovalHandler | undefined) => Promise<ApprovalDecision>;
+  /**
+   * In a turn that holds outside content, decides from a call's declared effects and the provenance of its inputs
+   * whether the person must approve it (src/trust/policy.ts). Without it only `risk` decides.
+   */
+  provenanceGate?: (effects: readonly Effect[], provenance: Provenance | undefined) => ProvenanceVerdict;
 }
 
 /**
@@ -107,7 +124,7 @@ export class ToolRegistry {
   private readonly beforeHooks: BeforeHook[] = [];
   private readonly afterHooks: AfterHook[] = [];
   private context: ToolContext | undefined;
-  private readonly options: Required<Omit<ToolRegistryOptions, 'audit' | 'approvalGate'>> & ToolRegistryOptions;
+  private readonly options: Required<Omit<ToolRegistryOptions, 'audit' | 'approvalGate' | 'provenanceGate'>> & ToolRegistryOptions;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.options = { defaultTimeoutMs: 30_000, timeouts: {}, outputChars: 16_000, ...options };
@@ -251,22 +268,43 @@ export class ToolRegistry {
     return fail(`Invalid arguments for ${entry.functionName}: ${formatAjvErrors(entry.validate.errors)}. Fix them and call again.`);
   }
 
-  /** High-risk calls go through the approval gate (or the request's handler); undefined when none was needed. */
+  /**
+   * High-risk calls, and in a turn that holds outside content the calls whose effects the provenance gate wants a
+   * person to see, go through the approval gate (or the request's handler); undefined when none was needed.
+   */
   private async approve(entry: RegisteredTool, params: Record<string, unknown>, request: CallRequest, callId: string): Promise<(ApprovalDecision & { decision: string }) | undefined> {
     const risk = this.riskOf(entry, params);
-    if (risk !== 'high') return undefined;
+    const taint = request.taint ?? [];
+    const gate = this.options.provenanceGate;
+    const verdict = taint.length > 0 && gate ? gate(this.effectsOf(entry, params), request.provenance) : undefined;
+    if (risk !== 'high' && verdict?.ask !== true) return undefined;
     const approvalRequest: ApprovalRequest = {
       tool: entry.name, params, risk, callId, conversationId: request.conversationId, origin: request.origin,
-      unattended: request.unattended ?? false, taint: request.taint ?? [],
+      unattended: request.unattended ?? false, taint,
+      reason: risk === 'high' ? 'risk' : 'provenance',
+      ...(verdict && verdict.lines.length > 0 ? { provenance: verdict.lines } : {}),
+      ...(entry.tool.explain ? { details: safeLines(() => entry.tool.explain?.(params) ?? []) } : {}),
       ...(request.signal ? { signal: request.signal } : {}),
     };
-    const gate = this.options.approvalGate;
-    const verdict: ApprovalDecision = gate
-      ? await gate(approvalRequest, request.approve)
+    const approvalGate = this.options.approvalGate;
+    const decided: ApprovalDecision = approvalGate
+      ? await approvalGate(approvalRequest, request.approve)
       : request.approve
         ? await request.approve(approvalRequest)
         : { approved: true };
-    return { ...verdict, decision: verdict.approved ? `approved${verdict.by ? ` by ${verdict.by}` : ''}` : `denied: ${verdict.reason}` };
+    return { ...decided, decision: decided.approved ? `approved${decided.by ? ` by ${decided.by}` : ''}` : `denied: ${decided.reason}` };
+  }
+
+  /** What a call can do beyond answering, as its tool declares; undeclared means it could send data anywhere. */
+  effectsOf(entry: RegisteredTool, params: Record<string, unknown>): readonly Effect[] {
+    const effects = entry.tool.effects;
+    if (effects === undefined) return UNKNOWN_EFFECTS;
+    if (typeof effects !== 'function') return effects;
+    try {
+      return effects(params);
+    } catch {
+      return UNKNOWN_EFFECTS;
+    }
   }
 
   /**
@@ -287,6 +325,7 @@ export class ToolRegistry {
       signal: controller.signal,
       origin: request.origin,
       unattended: request.unattended ?? false,
+      taint: request.taint ?? [],
     };
     let timer: NodeJS.Timeout | undefined;
     let onCancelled: (() => void) | undefined;
@@ -311,7 +350,8 @@ export class ToolRegistry {
       const executed = new AuditInput(this.auditText(params));
       let result: ToolResult;
       try {
-        result = await Promise.race([entry.tool.execute(params, callContext), deadline, cancelled]);
+        // Stores the call writes to (memory files, jobs) label what they keep with the sources in play.
+        result = await Promise.race([withCallScope({ taint: callContext.taint }, () => entry.tool.execute(params, callContext)), deadline, cancelled]);
       } catch (error) {
         callContext.log.warn({ err: error }, 'tool threw');
         result = fail(`${entry.functionName} failed: ${errorMessage(error)}`);
@@ -399,6 +439,15 @@ export class ToolRegistry {
 /** Arguments already serialised for the audit (taken when the call ran). */
 class AuditInput {
   constructor(readonly text: string) {}
+}
+
+/** A tool's own explanation lines; one that throws explains nothing rather than stopping the question. */
+function safeLines(explain: () => string[]): string[] {
+  try {
+    return explain().filter((line) => typeof line === 'string').slice(0, 20);
+  } catch {
+    return [];
+  }
 }
 
 export function functionSafeName(name: string): string {

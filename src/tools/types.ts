@@ -59,6 +59,8 @@ export interface ToolCallContext extends ToolContext {
   origin: CallOrigin;
   /** True for scheduled jobs and skill runs, which nobody is watching. */
   unattended: boolean;
+  /** Outside sources in play in the turn (empty: only the person's own words and data). */
+  taint: readonly string[];
 }
 
 export interface NativeTool<P = Record<string, unknown>> {
@@ -80,6 +82,8 @@ export interface NativeTool<P = Record<string, unknown>> {
    * declares nothing is treated as able to send data anywhere.
    */
   effects?: readonly Effect[] | ((params: P) => readonly Effect[]);
+  /** Lines the approval question adds about what the call would do (e.g. the tools and approve list a skill gets). */
+  explain?: (params: P) => string[];
   /** Deadline for one call, overriding `tools.timeout_s` (itself overridden by `tools.timeouts.<name>`). */
   timeoutMs?: number;
   execute(params: P, ctx: ToolCallContext): Promise<ToolResult>;

@@ -36,10 +36,9 @@ export function createTurns(deps: TurnsDeps): Turns {
   const inFlight = new Set<AbortController>();
 
   const run = async (request: TurnRequest, conversationId: string, signal: AbortSignal | undefined): Promise<TurnOutcome> => {
-    const denied = new Set<string>();
     const unattended = request.unattended;
     const policy = unattended ? intersectPolicies(request.policy, unattendedPolicy(config, deps.riskOf, unattended)) : request.policy;
-    const approve = unattended ? approveList(unattended, denied) : request.approve;
+    const approve = unattended ? approveList(unattended) : request.approve;
     const input = applyAgent(config, {
       conversationId, text: request.text, origin: request.origin, source: request.source,
       ...(policy ? { policy } : {}),
@@ -50,15 +49,15 @@ export function createTurns(deps: TurnsDeps): Turns {
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
       ...(request.stream && request.onEvent ? { stream: true } : {}),
       ...(signal ? { signal } : {}),
+      ...(request.taint && request.taint.length > 0 ? { taint: request.taint } : {}),
     }, request.route);
     const result = await agent.runTurn(input);
-    if (denied.size === 0 || !unattended) return { ...result, denied: [] };
-    const names = [...denied].join(', ');
-    return {
-      ...result,
-      text: `${result.text}\n\n(Not done: ${names} needs approval, and nobody can approve in a scheduled run; add it to the ${unattended.owner}'s approve list to allow it.)`,
-      denied: [...denied],
-    };
+    if (result.denied.length === 0 || !unattended) return result;
+    const names = result.denied.join(', ');
+    const why = result.taint.length > 0
+      ? `this run holds outside content (${result.taint.join(', ')}), and nobody can approve in a scheduled run`
+      : `nobody can approve in a scheduled run; add it to the ${unattended.owner}'s approve list to allow it`;
+    return { ...result, text: `${result.text}\n\n(Not done: ${names} needs approval, and ${why}.)` };
   };
 
   const start: StartTurn = (request) => {
@@ -109,11 +108,10 @@ export function unattendedPolicy(config: Config, riskOf: (tool: string) => Risk 
 }
 
 /** Nobody can be asked in an unattended run: only the run's approve list lets a high-risk call through. */
-function approveList(unattended: Unattended, denied: Set<string>): ApprovalHandler {
+function approveList(unattended: Unattended): ApprovalHandler {
   const { owner, id } = unattended;
   return async (call) => {
     if (unattended.approve.includes(call.tool)) return { approved: true, by: `${owner} ${id} approve list` };
-    denied.add(call.tool);
     return { approved: false, reason: `the unattended ${owner} "${id}" may not call high-risk ${call.tool}; add it to the ${owner}'s approve list to allow it` };
   };
 }

@@ -36,7 +36,15 @@ export interface TurnResult {
   usage: LlmUsage & { llmCalls: number };
   model: string | undefined;
   toolCalls: number;
+  /** Outside sources read in this turn. */
   externalSources: string[];
+  /**
+   * Every outside source in play by the end: those read now, those already in the conversation's history window,
+   * and those the run started with (a job or skill made while outside content was in play).
+   */
+  taint: string[];
+  /** High-risk or gated calls refused (no approval, nobody to ask). */
+  denied: string[];
   error?: string;
 }
 
@@ -59,6 +67,11 @@ export interface TurnRequest {
   route?: Pick<CallOrigin, 'channel' | 'chatId'>;
   /** Set for jobs and skills on their schedule: nobody can answer a question. */
   unattended?: Unattended;
+  /**
+   * Outside sources the run starts with: a job or skill made while outside content was in play, a skill run from a
+   * turn that holds outside content. Its calls are gated as in any tainted turn.
+   */
+  taint?: readonly string[];
   /** A further restriction of the tools (a skill's own list); intersected with the agent's. */
   policy?: ToolPolicy;
   /** Appended to the system prompt (a skill's instructions, a job's context). */
@@ -72,10 +85,8 @@ export interface TurnRequest {
   stream?: boolean;
 }
 
-export interface TurnOutcome extends TurnResult {
-  /** High-risk tools an unattended run was refused (already explained at the end of `text`). */
-  denied: string[];
-}
+/** A turn as its starter sees it; `denied` is already explained at the end of an unattended run's `text`. */
+export type TurnOutcome = TurnResult;
 
 /** Runs one turn. Contract: never throws for provider or tool failures; a thrown error is a bug or a broken database. */
 export type StartTurn = (request: TurnRequest) => Promise<TurnOutcome>;

@@ -81,7 +81,7 @@ describe('untrusted content gating', () => {
     const text = prompter.prompts[0]?.text ?? '';
     expect(text).toContain('test_email_send');
     expect(text).toContain('x@evil.test');
-    expect(text).toContain(`read outside content (${EMAIL_SOURCE})`);
+    expect(text).toContain(`holds outside content (${EMAIL_SOURCE})`);
     expect(result.externalSources).toEqual([EMAIL_SOURCE]);
     const row = app.db.prepare("SELECT success, decision FROM audit WHERE tool = 'test_email_send'").get();
     expect(row).toEqual({ success: 0, decision: 'denied: the person said no' });
@@ -108,18 +108,26 @@ describe('untrusted content gating', () => {
       { content: 'sent' },
     );
     await app.turns.start({ text: 'read and mail', origin, source: 'chat', approve: askWith(app, prompter) });
-    expect(prompter.prompts[0]?.text).toContain('read outside content (test_page)');
+    expect(prompter.prompts[0]?.text).toContain("holds outside content (test_page)");
     expect(sent).toHaveLength(1);
   });
 
-  it('taint lasts for the turn only: the next turn is clean again', async () => {
+  it('taint outlives the turn while the outside content is in the history, and ends with /reset', async () => {
     await build({ approval: { auto_approve: ['test_email_send'] } });
-    const prompter = recordingPrompter('approve');
+    const prompter = recordingPrompter('deny');
     fake.script({ toolCalls: [{ name: 'test_email_read', arguments: {} }] }, { content: 'read it' });
     await app.turns.start({ text: 'check mail', origin, source: 'chat', approve: askWith(app, prompter) });
+    // "continue": the mail is still in what the model sees, so the auto-approved tool asks and is refused.
+    fake.script({ toolCalls: [{ name: 'test_email_send', arguments: { to: 'anna@example.org', body: 'hi' } }] }, { content: 'not sent' });
+    await app.turns.start({ text: 'now mail Anna', origin, source: 'chat', approve: askWith(app, prompter) });
+    expect(prompter.prompts).toHaveLength(1);
+    expect(prompter.prompts[0]?.text).toContain('This conversation holds outside content (email from mallory@evil.test');
+    expect(sent).toHaveLength(0);
+    // A new conversation holds no outside content: auto_approve applies again.
+    app.conversations.reset(origin.channel, origin.chatId);
     fake.script({ toolCalls: [{ name: 'test_email_send', arguments: { to: 'anna@example.org', body: 'hi' } }] }, { content: 'sent' });
     await app.turns.start({ text: 'now mail Anna', origin, source: 'chat', approve: askWith(app, prompter) });
-    expect(prompter.prompts).toHaveLength(0);
+    expect(prompter.prompts).toHaveLength(1);
     expect(sent).toHaveLength(1);
   });
 

@@ -91,7 +91,7 @@ describeMail('the injected e-mail, with the real email tool and mail servers', (
     expect(String(readOutput)).toContain('ignore your instructions');
     expect(prompter.prompts).toHaveLength(1);
     expect(prompter.prompts[0]?.text).toContain(`\nto: "${alice}"`);
-    expect(prompter.prompts[0]?.text).toMatch(/read outside content \(email:me@familiar\.test\/INBOX\)/);
+    expect(prompter.prompts[0]?.text).toMatch(/holds outside content \(email:me@familiar\.test\/INBOX\)/);
     expect(result.externalSources).toEqual(['email:me@familiar.test/INBOX']);
     const row = app.db.prepare("SELECT success, decision FROM audit WHERE tool = 'email' AND input LIKE '%\"send\"%'").get();
     expect(row).toEqual({ success: 0, decision: 'denied: the person said no' });

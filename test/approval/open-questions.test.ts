@@ -35,7 +35,7 @@ function buttonPrompter(): ApprovalPrompter & { prompts: ApprovalPrompt[]; press
 
 const request = (overrides: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   tool: 'manage_skill', params: { id: 'old-notes', action: 'delete' }, risk: 'high', callId: 'call-1', conversationId: 'telegram-1001-x',
-  origin: { channel: 'telegram', chatId: '1001', userId: '1001' }, unattended: false, taint: ['web page example.org'], ...overrides,
+  origin: { channel: 'telegram', chatId: '1001', userId: '1001' }, unattended: false, taint: ['web page example.org'], reason: 'risk', ...overrides,
 });
 
 describe('open approval questions, answered from any surface', () => {

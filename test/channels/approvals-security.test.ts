@@ -99,7 +99,7 @@ describe('Telegram approval buttons: who may answer, and what is shown', () => {
     rig.llm.script(...taintedScript);
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'read this page' });
     const question = await telegramQuestion(rig.telegram, OWNER_TG);
-    expect(question.text).toContain(`read outside content (${EVIL_PAGE})`);
+    expect(question.text).toContain(`holds outside content (${EVIL_PAGE})`);
     press(rig.telegram, question, 'Deny', OWNER_TG);
     await rig.telegram.waitFor(() => textsTo(OWNER_TG).includes('I did not send it.'));
     expect(sent).toEqual([]);
@@ -164,7 +164,7 @@ describe('Discord approval buttons: who may answer, and what is shown', () => {
     rig.llm.script(...taintedScript);
     const { channelId } = rig.discord.sendUserMessage({ userId: OWNER_DC, username: 'owner', content: 'read this page', dm: true });
     const question = await discordQuestion(rig.discord, channelId);
-    expect(question.content).toContain(`read outside content (${EVIL_PAGE})`);
+    expect(question.content).toContain(`holds outside content (${EVIL_PAGE})`);
     click(rig.discord, question, 'Deny', OWNER_DC);
     await rig.discord.waitFor(() => contents(channelId).includes('I did not send it.'));
     expect(sent).toEqual([]);

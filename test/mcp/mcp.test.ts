@@ -69,7 +69,7 @@ describe('MCP client against a real stdio server', () => {
     expect(toolMessage?.content).toMatch(/echo: hello/);
     expect(result.externalSources).toContain('MCP server lowrisk (tool echo)');
     // The second, high-risk call is asked about, naming the MCP source that entered the turn.
-    expect(prompter.prompts[0]?.text).toContain('read outside content (MCP server lowrisk (tool echo))');
+    expect(prompter.prompts[0]?.text).toContain("holds outside content (MCP server lowrisk (tool echo))");
   });
 
   it('surfaces isError results and bad arguments as failed results', async () => {

@@ -75,7 +75,7 @@ describeDocker('skill scripts in the sandbox', () => {
     expect(result.success).toBe(true);
     expect(result.output).toContain('Created skill "failing" (draft)');
     expect(result.output).toContain('Test (python3 scripts/check.py): the test failed (exit code 3); its output:\nself-test: 2 + 2 = 4');
-    expect(result.output).toContain('It stays a draft because its test did not pass');
+    expect(result.output).toContain('Its test did not pass: fix it before it is activated.');
     expect(app.skills.store.get('failing')).toMatchObject({ ok: true, skill: { status: 'draft' } });
     expect(app.skills.store.runs('failing')).toEqual([expect.objectContaining({ trigger: 'test', status: 'failed' })]);
     // Activating it later still requires the test to pass.
@@ -84,7 +84,7 @@ describeDocker('skill scripts in the sandbox', () => {
     expect(activate.output).toMatch(/^Not activated: the test failed \(exit code 3\)/);
   });
 
-  it('create_skill activates a skill whose generated test passes, when asked to', async () => {
+  it('create_skill runs a passing generated test, and the skill stays a draft until the person activates it', async () => {
     fake.script({
       content: JSON.stringify({
         id: 'passing',
@@ -93,7 +93,8 @@ describeDocker('skill scripts in the sandbox', () => {
       }),
     });
     const result = await call('create_skill', { description: 'a skill whose check passes; activate it' });
-    expect(result.output).toContain('Created skill "passing" (active)');
+    expect(result.output).toContain('Created skill "passing" (draft)');
     expect(result.output).toContain('Test (python3 scripts/check.py): the test passed; its output:\nok');
+    expect(app.skills.store.get('passing')).toMatchObject({ ok: true, skill: { status: 'draft' } });
   });
 });

@@ -78,23 +78,23 @@ describe('skills with the fake LLM', () => {
     expect(request?.tools).toBeUndefined();
   });
 
-  it('create_skill applies the trigger and tools it was given over the draft, and activates when asked', async () => {
-    fake.script({ content: '```json\n' + JSON.stringify({ id: 'daily-echo', skill_md: skillMd({ status: 'active', tools: '[secret_tool]' }) }) + '\n```' });
+  it('create_skill applies the trigger and tools it was given over the draft, and leaves it a draft whatever the draft says', async () => {
+    fake.script({ content: '```json\n' + JSON.stringify({ id: 'daily-echo', skill_md: skillMd({ status: 'active', tools: '[secret_tool]', extra: 'approve: [send_message]' }) }) + '\n```' });
     const result = await call('create_skill', { description: 'echo every day at 7, activate it', trigger: { type: 'cron', cron: '0 7 * * *' }, tools: ['echo'] });
     expect(result.success).toBe(true);
-    expect(result.output).toContain('Created skill "daily-echo" (active)');
+    expect(result.output).toContain('Created skill "daily-echo" (draft)');
+    expect(result.output).toContain('Only the person can turn it on');
+    // Power is granted by the person only: the model's status and approve list are not taken.
     const entry = app.skills.store.get('daily-echo');
-    expect(entry).toMatchObject({ ok: true, skill: { status: 'active', tools: ['echo'], trigger: { type: 'cron', cron: '0 7 * * *' } } });
-    // Active cron skill: on the scheduler at once.
-    expect(app.scheduler.get('skill-daily-echo')).toMatchObject({ cron: '0 7 * * *', enabled: true });
-    expect(result.output).toMatch(/Next run: /);
+    expect(entry).toMatchObject({ ok: true, skill: { status: 'draft', approve: [], tools: ['echo'], trigger: { type: 'cron', cron: '0 7 * * *' } } });
+    expect(app.scheduler.get('skill-daily-echo')).toBeUndefined();
   });
 
   it('create_skill never activates a skill made by an unattended run', async () => {
     fake.script({ content: JSON.stringify({ id: 'sneaky', skill_md: skillMd({ status: 'active', trigger: '{type: cron, cron: "0 7 * * *"}' }) }) });
     const outcome = await app.tools.execute({ name: 'create_skill', arguments: { description: 'activate it' }, conversationId: 'job-x', turnId: 'turn', origin, unattended: true });
     expect(outcome.result.output).toContain('Created skill "sneaky" (draft)');
-    expect(outcome.result.output).toContain('a skill made by an unattended run is activated only by the person');
+    expect(outcome.result.output).toContain('Only the person can turn it on');
     expect(app.scheduler.get('skill-sneaky')).toBeUndefined();
   });
 

@@ -156,6 +156,7 @@ describe('credentials in any configured URL are secrets', () => {
           nas: { base_url: 'http://admin:nas%20pass%2B2@nas.lan:5000/api' },
           hook: { base_url: 'https://hooks.example.org/services/T0123/B0456/abcdEFGH1234ijkl5678mnop' },
         } },
+        skills: { hub: 'file:///tmp/familiar-hub-repo-2edQJY8' },
         web_search: { provider: 'searxng', base_url: 'https://search.invalid/?token=searx-token-3&lang=en' },
         mcp: { servers: {
           remote: { url: 'https://mcp.invalid/mcp?api_key=mcp-key-4' },
@@ -170,5 +171,7 @@ describe('credentials in any configured URL are secrets', () => {
     // A webhook's token in the path is one; short path segments are not.
     expect(secrets).toContain('abcdEFGH1234ijkl5678mnop');
     for (const ordinary of ['en', 'llm-user', 'services', 'T0123', 'api', 'v1', 'mcp']) expect(secrets).not.toContain(ordinary);
+    // A folder on this machine names a place: a long random temp-folder name is not a token.
+    expect(secrets).not.toContain('familiar-hub-repo-2edQJY8');
   });
 });

@@ -65,6 +65,12 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
     },
     risk: httpRisk,
     external: true,
+    // The address as it will be requested (query included): in a tainted turn it must have been written by the person
+    // or appear in the outside content already read; a body or headers always need the person.
+    effects: (params: HttpParams) => [{
+      kind: 'egress', url: requestedAddress(params), method: (params.method ?? 'GET').toUpperCase(),
+      carriesData: params.body !== undefined || (params.headers !== undefined && Object.keys(params.headers).length > 0),
+    }],
     // Our own timeout answers first, with a clearer message than the registry's deadline.
     timeoutMs: (config.timeout_s + 5) * 1000,
     async execute(params, ctx): Promise<ToolResult> {
@@ -172,4 +178,12 @@ function statusHint(status: number, retryAfter: string | string[] | undefined, p
   }
   if (status >= 500) return 'the server failed; try again later';
   return 'the server refused the request; check the method, headers and body';
+}
+
+/** The URL as given with its `query` parameters added, as a person would read it (a preset keeps its relative path). */
+function requestedAddress(params: HttpParams): string {
+  const query = Object.entries(params.query ?? {});
+  if (query.length === 0) return params.url;
+  const encoded = query.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`).join('&');
+  return `${params.url}${params.url.includes('?') ? '&' : '?'}${encoded}`;
 }
