@@ -212,7 +212,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       started: () => started,
       failedParts: () => [...failed],
       partNames: () => parts.map((part) => part.name),
-      runningChannels: () => channels.names(),
+      // The channels of `channels:` (what `configured` lists); the console is one of the modules.
+      runningChannels: () => channels.names().filter((name) => name !== 'console'),
       queue: turns,
     };
     const http = await import('./http/part.js').then(({ createHttpPart }) => createHttpPart({ config, log, state }));
