@@ -39,6 +39,8 @@ COPY --from=build /build/dist ./dist
 # The starter memory and bundled skills: read-only seeds, copied into data/ on first use (data/memory, data/skills).
 COPY --from=build /build/memory ./memory
 COPY --from=build /build/skills ./skills
+# The web console's style sheet, script and icon (served as written, no build step).
+COPY --from=build /build/assets ./assets
 # The data folder: the person's (a bind mount replaces it); writable by uid 1000 when it is a fresh volume.
 RUN mkdir -p data && chown 1000:1000 data
 # Uid 1000: the official node images' `node` user (scripts/build-node-base-image.sh makes the same).

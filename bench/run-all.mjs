@@ -52,6 +52,13 @@ const SCRIPTS = [
     ],
   },
   {
+    name: 'console', timeoutS: 300,
+    rows: (r) => [
+      ['console, first page after login (transferred)', `${f(r.first_page_kb)} KB (≤ 150)`],
+      ['idle RSS, console off / on / after a page view', `${f(r.idle_rss_console_off_mib)} / ${f(r.idle_rss_console_on_mib)} / ${f(r.idle_rss_after_page_view_mib)} MiB (≤ +10)`],
+    ],
+  },
+  {
     name: 'http-guard', timeoutS: 300,
     rows: (r) => [
       ['http SSRF guard, classify one address', `${f(r.classifyMicroseconds, 2)} µs`],

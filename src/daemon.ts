@@ -21,6 +21,7 @@ import type { LoadedConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { openDatabase, type Database } from './db/database.js';
 import { ZonedClock } from './lib/clock.js';
+import type { LogRing } from './lib/log-ring.js';
 import { createLlmClient, llmConfigured } from './llm/client.js';
 import type { LlmClient } from './llm/types.js';
 import type { Logger } from './log.js';
@@ -72,6 +73,8 @@ export interface DaemonOptions {
    * (`reload`) and when config.yaml or `.env` changes.
    */
   load?: () => LoadedConfig;
+  /** The logger's in-memory ring of recent lines (`familiar start` makes one): the console's live log. */
+  logRing?: LogRing;
 }
 
 /** What the root made, for the commands that drive it and for tests. Nothing here is changed after it is made. */
@@ -249,23 +252,39 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     router = channelsPart.router;
     refreshAccess = channelsPart.refreshAccess;
     chats.push(...channelsPart.parts);
+    const state = {
+      config, db, startedAt,
+      started: () => started,
+      failedParts: () => [...failed],
+      partNames: () => parts.map((part) => part.name),
+      // The channels of `channels:` (what `configured` lists); the console is one of the modules.
+      runningChannels: () => channels.names().filter((name) => name !== 'console'),
+      queue: turns,
+      reload: () => configReload.status(),
+    };
     const httpModule = await import('./http/part.js');
     checkHttp = (next) => {
       if (next.http.listen) httpModule.checkHttpConfig(next.http.listen, next.http.token);
     };
-    const http = await httpModule.createHttpPart({
-      config, log,
-      state: {
-        config, db, startedAt,
-        started: () => started,
-        failedParts: () => [...failed],
-        partNames: () => parts.map((part) => part.name),
-        runningChannels: () => channels.names(),
-        queue: turns,
-        reload: () => configReload.status(),
-      },
-    });
+    const http = await httpModule.createHttpPart({ config, log, state });
     if (http) head.push(http);
+    // The web console: one more chat channel (after the others), on the HTTP endpoint, only when it listens.
+    if (http && router) {
+      const chatRouter = router;
+      const { collectStatus } = await import('./http/status.js');
+      const consolePart = await import('./console/part.js').then(({ createConsolePart }) => createConsolePart({
+        config, db, log, secrets: loaded.secrets, clock, mount: http.mount, address: http.address,
+        hub: channels, inbound: (update, io) => chatRouter.handle(update, io), conversations, commands: chatRouter.commands,
+        approvals, scheduler: scheduler.scheduler, skills: skills.service, tools, pairing: chatRouter.pairing,
+        memory: memory.store, history: memory.history, logs: options.logRing,
+        health: {
+          status: () => collectStatus(state),
+          doctor: () => import('./ops/daemon-checks.js').then(({ daemonChecks }) => daemonChecks({ loaded, db, parts })),
+        },
+        ...(options.now ? { now: () => options.now?.().getTime() ?? Date.now() } : {}),
+      }));
+      if (consolePart) chats.push(consolePart);
+    }
   }
 
   // Config reload (the daemon only): the live keys are written into `config`, which the parts read per use; the

@@ -22,6 +22,8 @@ export interface CreateLoggerOptions {
    * reaches `maxMb`, `count` older files kept (`familiar.log.1` the newest), mode 0600 in a 0700 folder.
    */
   file?: { path: string; maxMb: number; count: number };
+  /** Also receives every line (JSON, redacted): the daemon's in-memory ring of recent lines for the console. */
+  tee?: DestinationStream;
 }
 
 /** Keys whose values are never logged, wherever they appear in a log object. */
@@ -63,8 +65,10 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     screen = prettyFactory({ destination: 2, sync: true, ignore: 'pid,hostname' });
   } else screen = pino.destination({ dest: 2, sync: true });
   const file = options.file ? openLogFile(options.file) : undefined;
-  // The same line, redacted once by the hooks above, goes to both: pretty or JSON on stderr, JSON in the file.
-  const logger = file ? pino(pinoOptions, pino.multistream([{ level: 'trace', stream: screen }, { level: 'trace', stream: file }])) : pino(pinoOptions, screen);
+  // The same line, redacted once by the hooks above, goes to each: pretty or JSON on stderr, JSON in the file, the
+  // console's ring. The logger's own level decides what is written; each stream takes every line it is given.
+  const streams = [screen, ...(file ? [file] : []), ...(options.tee ? [options.tee] : [])];
+  const logger: Logger = streams.length > 1 ? pino(pinoOptions, pino.multistream(streams.map((stream) => ({ level: 'trace' as const, stream })))) : pino(pinoOptions, screen);
   if (!redactor.empty) redactChildBindings(logger, redactor.value);
   return logger;
 }

@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js';
 import { LlmError, errorMessage } from '../errors.js';
 import { compareCodePoints } from '../lib/compare.js';
 import type { ZonedClock } from '../lib/clock.js';
-import type { ChatMessage, LlmClient, LlmResponse, ToolCallRequest } from '../llm/types.js';
+import type { ChatMessage, LlmClient, LlmResponse, LlmTextEvent, ToolCallRequest } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { ToolPolicy } from '../tools/policy.js';
 import type { ApprovalHandler, AuditRecord, ToolRegistry } from '../tools/registry.js';
@@ -33,6 +33,8 @@ export interface TurnInput {
   systemExtra?: string;
   /** Called for progress (the terminal prints tool calls). */
   onEvent?: (event: TurnEvent) => void;
+  /** Also stream the answer's text to `onEvent` (text_delta events). */
+  stream?: boolean;
   /** Outside sources the turn starts with (a tainted job or skill, a skill run from a tainted turn). */
   taint?: readonly string[];
 }
@@ -222,7 +224,11 @@ class Turn {
   private async callModel(messages: ChatMessage[], schemas: ReturnType<ToolRegistry['toFunctionSchemas']>): Promise<LlmResponse | undefined> {
     let response: LlmResponse;
     try {
-      response = await this.agent.deps.llm.complete({ messages, tools: schemas, models: this.models, signal: this.signal });
+      const onEvent = this.input.stream ? this.input.onEvent : undefined;
+      response = await this.agent.deps.llm.complete({
+        messages, tools: schemas, models: this.models, signal: this.signal,
+        ...(onEvent ? { onText: (event: LlmTextEvent) => onEvent(event.type === 'delta' ? { type: 'text_delta', text: event.text } : { type: 'text_reset' }) } : {}),
+      });
     } catch (error) {
       if (this.signal.aborted) throw error;
       const reason = error instanceof LlmError ? error.message : errorMessage(error);
@@ -282,7 +288,7 @@ class Turn {
 
   private async runToolCall(call: ToolCallRequest): Promise<{ content: string; artifacts: Artifact[] }> {
     const { input, result } = this;
-    input.onEvent?.({ type: 'tool_start', tool: call.name, arguments: call.arguments });
+    input.onEvent?.({ type: 'tool_start', tool: call.name, arguments: call.arguments, callId: call.id });
     const outcome = await this.agent.deps.tools.execute({
       name: call.name, arguments: call.arguments, callId: call.id, conversationId: input.conversationId, turnId: this.turnId,
       origin: input.origin, unattended: input.unattended ?? false, signal: this.signal,
@@ -293,7 +299,10 @@ class Turn {
       deferAudit: this.audit,
       ...(input.onEvent ? { onEvent: input.onEvent } : {}),
     });
-    input.onEvent?.({ type: 'tool_end', tool: call.name, success: outcome.result.success, durationMs: outcome.durationMs });
+    input.onEvent?.({
+      type: 'tool_end', tool: call.name, success: outcome.result.success, durationMs: outcome.durationMs, callId: call.id, output: outcome.result.output,
+      ...(outcome.decision !== undefined ? { decision: outcome.decision } : {}),
+    });
     if (outcome.decision?.startsWith('denied') && !result.denied.includes(outcome.tool ?? call.name)) result.denied.push(outcome.tool ?? call.name);
     const source = outcome.result.externalSource;
     if (source) {

@@ -235,6 +235,32 @@ export class ConversationStore {
     return undefined;
   }
 
+  /** A chat's conversations, newest first (the active one has no `archivedAt`), for the console's list. */
+  listOf(channel: string, chatId: string, limit = 50): Array<{ id: string; createdAt: number; archivedAt: number | undefined; messages: number; preview: string | undefined }> {
+    const rows = this.db
+      .prepare(
+        `SELECT c.id, c.created_at, c.archived_at, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS messages,
+           (SELECT m.body FROM messages m WHERE m.conversation_id = c.id AND m.role = 'user' ORDER BY m.id LIMIT 1) AS first
+         FROM conversations c WHERE c.channel = ? AND c.chat_id = ? ORDER BY c.created_at DESC LIMIT ?`,
+      )
+      .all(channel, chatId, limit) as Array<{ id: string; created_at: number; archived_at: number | null; messages: number; first: string | null }>;
+    return rows.map((row) => {
+      const first = row.first === null ? undefined : (JSON.parse(row.first) as ChatMessage);
+      return {
+        id: row.id, createdAt: row.created_at, archivedAt: row.archived_at ?? undefined, messages: row.messages,
+        preview: first && typeof first.content === 'string' ? first.content.slice(0, 120) : undefined,
+      };
+    });
+  }
+
+  /** A conversation's stored messages, oldest first, with when each was stored (for display). */
+  transcript(conversationId: string, limit = 500): Array<{ id: number; turnId: string | null; message: ChatMessage; createdAt: number }> {
+    const rows = this.db
+      .prepare('SELECT id, turn_id, body, created_at FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?')
+      .all(conversationId, limit) as Array<{ id: number; turn_id: string | null; body: string; created_at: number }>;
+    return rows.reverse().map((row) => ({ id: row.id, turnId: row.turn_id, message: JSON.parse(row.body) as ChatMessage, createdAt: row.created_at }));
+  }
+
   count(conversationId: string): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM messages WHERE conversation_id = ?').get(conversationId) as { n: number }).n;
   }

@@ -5,6 +5,7 @@ import { escapeInvisible } from '../lib/invisible.js';
 import { createPolicy } from '../tools/policy.js';
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest, ToolRegistry } from '../tools/registry.js';
 import { describeArguments, type Described } from './describe.js';
+import { OpenQuestions } from './open-questions.js';
 import type { ApprovalPrompter } from './prompter.js';
 
 /** Room left in a channel's message for the outcome line added once the question is decided. */
@@ -26,6 +27,8 @@ export interface ApprovalsOptions {
  *    origin's channel — and no answer within `approval.timeout_s` is a denial.
  */
 export class Approvals {
+  /** Every question waiting for a person, whichever channel asked: any surface may list and answer them. */
+  readonly questions = new OpenQuestions();
   private readonly options: ApprovalsOptions;
   private readonly prompters = new Map<string, ApprovalPrompter>();
   private readonly timeoutMs: number;
@@ -44,24 +47,49 @@ export class Approvals {
     if (!prompter || this.prompters.get(channel) === prompter) this.prompters.delete(channel);
   }
 
-  /** An ApprovalHandler that asks through `prompter` with the standard text (for `TurnInput.approve`). */
+  /**
+   * An ApprovalHandler that asks through `prompter` with the standard text (for `TurnInput.approve`). The question
+   * is also listed in `questions` while it is open, so another surface (the console) can answer it: the first
+   * answer anywhere wins, and the prompter hears how it ended (`settled`) to update its message.
+   */
   handlerFor(prompter: ApprovalPrompter): ApprovalHandler {
     return async (request) => {
       const question = this.question(request, prompter.maxChars !== undefined ? prompter.maxChars - OUTCOME_ROOM : undefined);
       // What cannot be shown whole is not asked about: the person would approve something they did not see.
       if (!question.success) return { approved: false, reason: question.error };
-      const answer = await prompter.ask({
-        chatId: request.origin.chatId,
-        ...(request.origin.userId !== undefined ? { userId: request.origin.userId } : {}),
+      const whole = prompter.maxChars === undefined ? question : this.question(request);
+      const { origin } = request;
+      const open = this.questions.ask({
+        callId: request.callId, tool: request.tool, channel: origin.channel, chatId: origin.chatId, userId: origin.userId,
+        conversationId: request.conversationId, text: whole.success ? whole.value : question.value, taint: request.taint,
+        timeoutMs: this.timeoutMs, signal: request.signal,
+      });
+      const asked = prompter.ask({
+        chatId: origin.chatId,
+        ...(origin.userId !== undefined ? { userId: origin.userId } : {}),
         text: question.value,
         timeoutMs: this.timeoutMs,
         callId: request.callId,
         tool: request.tool,
         ...(request.signal ? { signal: request.signal } : {}),
+        claim: (answer, by) => open.settle(answer, { by, surface: origin.channel }),
+        settled: open.settled.then(({ answer, outcome }) => ({ answer, outcome })),
       });
+      try {
+        // A prompter that does not claim (the terminal) settles the question when it answers; the first answer wins.
+        const answer = await Promise.race([asked, open.settled.then((settlement) => settlement.answer)]);
+        open.settle(answer, { surface: origin.channel });
+      } catch (error) {
+        // The question could not be shown: it is not left open for another surface (nobody saw it where it was asked).
+        open.settle('timeout');
+        throw error;
+      }
+      const { answer, surface } = await open.settled;
       if (answer === 'stopped') return { approved: false, reason: STOPPED };
-      if (answer === 'approve') return { approved: true, by: `${request.origin.channel}:${request.origin.userId ?? request.origin.chatId}` };
-      if (answer === 'deny') return { approved: false, reason: 'the person said no' };
+      if (answer === 'approve') {
+        return { approved: true, by: surface === origin.channel ? `${origin.channel}:${origin.userId ?? origin.chatId}` : `the owner in the ${surface ?? 'console'}` };
+      }
+      if (answer === 'deny') return { approved: false, reason: surface === origin.channel || surface === undefined ? 'the person said no' : `the owner said no in the ${surface}` };
       return { approved: false, reason: `no answer within ${formatSeconds(this.timeoutMs)}` };
     };
   }

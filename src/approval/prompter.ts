@@ -18,6 +18,13 @@ export interface ApprovalPrompt {
   tool: string;
   /** The asking turn's signal: when it aborts (/stop), the question ends unapproved ('stopped') and says so. */
   signal?: AbortSignal;
+  /**
+   * The question is open on other surfaces too (the console): the first answer anywhere wins. Call `claim` when a
+   * person answers here, before acting on it; false means it already ended elsewhere (change nothing, say so).
+   */
+  claim?(answer: 'approve' | 'deny', by: string): boolean;
+  /** Resolves when the question ends, however it ends: the line to show in place of the buttons. */
+  settled?: Promise<{ answer: ApprovalAnswer; outcome: string }>;
 }
 
 /**

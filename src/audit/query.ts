@@ -24,6 +24,12 @@ export interface AuditFilter {
   /** Canonical name, function-safe alias, or a prefix ending in `*` (`mcp:*`). */
   tool?: string;
   conversationId?: string;
+  /** Epoch ms: calls made before this instant. */
+  until?: number;
+  /** ok | failed | denied (see `auditOutcome`). */
+  outcome?: 'ok' | 'failed' | 'denied';
+  /** Rows with a smaller id (the next page, newest first). */
+  beforeId?: number;
   limit?: number;
 }
 
@@ -48,6 +54,18 @@ export function listAudit(db: Database, filter: AuditFilter = {}): AuditEntry[] 
     where.push('conversation_id = ?');
     args.push(filter.conversationId);
   }
+  if (filter.until !== undefined) {
+    where.push('created_at < ?');
+    args.push(filter.until);
+  }
+  if (filter.beforeId !== undefined) {
+    where.push('id < ?');
+    args.push(filter.beforeId);
+  }
+  // The same rule as auditOutcome: a denial is a failure decided before the tool ran.
+  if (filter.outcome === 'denied') where.push("decision LIKE 'denied%'");
+  else if (filter.outcome === 'failed') where.push("success = 0 AND (decision IS NULL OR decision NOT LIKE 'denied%')");
+  else if (filter.outcome === 'ok') where.push("success = 1 AND (decision IS NULL OR decision NOT LIKE 'denied%')");
   const sql = `SELECT * FROM audit ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
   const rows = db.prepare(sql).all(...args, filter.limit ?? 100) as Array<{
     id: number; call_id: string; conversation_id: string | null; turn_id: string | null; tool: string; input: string; output: string | null;

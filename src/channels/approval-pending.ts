@@ -109,6 +109,8 @@ export class PendingApprovals {
     if (prompt.signal?.aborted) onStop();
     else prompt.signal?.addEventListener('abort', onStop, { once: true });
     void answer.finally(() => prompt.signal?.removeEventListener('abort', onStop));
+    // Answered on another surface (the console), timed out or stopped there: the buttons go, the outcome is shown.
+    void prompt.settled?.then(({ answer: ended, outcome }) => this.end(id, ended, outcome));
     try {
       request.shown = await show(id);
     } catch (error) {
@@ -131,9 +133,12 @@ export class PendingApprovals {
   /**
    * Ends request `id` with a person's answer. `outcome`, when given, is written into the question's message;
    * leave it out when the caller rewrites the message itself (a Discord interaction update). False when the
-   * request had already ended.
+   * request had already ended — here, or on another surface that answered first (`by` names the presser there).
    */
-  decide(id: string, answer: 'approve' | 'deny', outcome?: string): boolean {
+  decide(id: string, answer: 'approve' | 'deny', outcome?: string, by?: string): boolean {
+    const request = this.open.get(id);
+    if (!request) return false;
+    if (request.prompt.claim && !request.prompt.claim(answer, by ?? 'the person')) return false;
     return this.end(id, answer, outcome);
   }
 

@@ -72,7 +72,7 @@ async function onInteraction(interaction: Interaction, options: DiscordPrompterO
   const name = cleanName(interaction.user.username) || `user ${presser}`;
   const outcome = button.choice === 'approve' ? OUTCOME.approved(name) : OUTCOME.denied(name);
   // Decided first (the turn goes on), then the press is acknowledged by rewriting the message without buttons.
-  if (!pending.decide(button.id, button.choice)) {
+  if (!pending.decide(button.id, button.choice, undefined, name)) {
     await replyPrivately(interaction, OUTCOME.closed);
     return;
   }

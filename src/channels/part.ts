@@ -15,6 +15,9 @@ import type { ChannelVoice } from './types.js';
 
 const SETTLE_MS = 5000;
 
+/** The user id of the console's messages: the owner, who logged in with a link only the terminal can print. */
+export const CONSOLE_USER = 'owner';
+
 export interface ChannelsPartDeps {
   config: Config;
   db: Database;
@@ -47,6 +50,8 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
   const allowedUsers = new Map<string, Set<string>>([
     ['telegram', new Set(telegram?.allowed_users ?? [])],
     ['discord', new Set(discord?.allowed_users ?? [])],
+    // The console's one person is the owner behind its login (nothing but the console sends on this channel).
+    ['console', new Set([CONSOLE_USER])],
   ]);
   // A config reload changes allowed_users in place; the router's sets (read per message) follow.
   const refreshAccess = (): void => {

@@ -3,7 +3,7 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChatCommandTurn, ChatCommands } from '../part.js';
 import type { Workspaces } from '../workspace/workspace.js';
-import type { StartTurn } from '../turns/types.js';
+import type { StartTurn, TurnEvent } from '../turns/types.js';
 import { storeAttachments, describeAttachments, type RemoteAttachment } from './attachments.js';
 import { ChannelInbox, type ReplayableMessage } from './inbox.js';
 import { cleanName } from './display-name.js';
@@ -23,6 +23,11 @@ export interface ChatIo {
   voice?: VoiceOut;
   /** Sends a short plain-text status message and returns how to replace its text (progress of a long call). */
   sendEditable?(text: string): Promise<EditMessage>;
+  /** The turn's progress as it runs (tool calls; with `stream`, the answer's text as it is generated). */
+  onEvent?: (event: TurnEvent) => void;
+  stream?: boolean;
+  /** The message became a turn (it was not a chat command): its reply is the turn's answer. */
+  turnStarted?(): void;
 }
 
 export interface ChannelRouterOptions {
@@ -276,6 +281,7 @@ export class ChannelRouter {
 
   private async runTurn(update: InboundUpdate, io: ChatIo, log: Logger, commandTurn?: ChatCommandTurn['turn']): Promise<'answered' | 'failed'> {
     const chatKey = `${update.channel}:${update.chatId}`;
+    io.turnStarted?.();
     const controller = new AbortController();
     const list = this.turns.get(chatKey) ?? [];
     list.push(controller);
@@ -323,6 +329,12 @@ export class ChannelRouter {
       const images = this.deps.vision ? [...(commandTurn?.images ?? []), ...stored.images] : [];
       // Outside content the message brings in: a forwarded voice note's transcript, an MCP prompt's messages.
       const taint = [...heard.outside, ...(commandTurn?.externalSources ?? [])];
+      // Who watches the turn: the progress message of a long tool call, and the channel itself (the console).
+      const watch = io.onEvent;
+      const onEvent = progress || watch ? (event: TurnEvent) => {
+        progress?.onEvent(event);
+        watch?.(event);
+      } : undefined;
       // `startTurn` puts the turn in the ChatQueue synchronously, so the next message may follow now.
       const turn = this.deps.startTurn({
         text: text || '(empty message)',
@@ -331,7 +343,8 @@ export class ChannelRouter {
         signal: controller.signal,
         ...(images.length > 0 ? { images } : {}),
         ...(taint.length > 0 ? { taint } : {}),
-        ...(progress ? { onEvent: (event) => progress.onEvent(event) } : {}),
+        ...(onEvent ? { onEvent } : {}),
+        ...(io.stream ? { stream: true } : {}),
       });
       enqueued();
       const result = await turn;

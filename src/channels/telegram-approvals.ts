@@ -74,7 +74,7 @@ async function onPress(ctx: Context, options: TelegramPrompterOptions): Promise<
   // The presser's name is theirs to choose: shown without control or reordering characters.
   const name = cleanName(query.from.username ? `@${query.from.username}` : query.from.first_name) || `user ${presser}`;
   const outcome = button.choice === 'approve' ? OUTCOME.approved(name) : OUTCOME.denied(name);
-  if (!pending.decide(button.id, button.choice, outcome)) {
+  if (!pending.decide(button.id, button.choice, outcome, name)) {
     await ctx.answerCallbackQuery({ text: OUTCOME.closed });
     return;
   }

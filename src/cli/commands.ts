@@ -18,6 +18,7 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['skills', async () => (await import('./skills.js')).skillsCommand],
   ['pairing', async () => (await import('./pairing.js')).pairingCommand],
   ['status', async () => (await import('./status.js')).statusCommand],
+  ['console', async () => (await import('./console.js')).consoleCommand],
   ['backup', async () => (await import('./backup.js')).backupCommand],
   ['tasks', async () => (await import('./notes.js')).tasksCommand],
   ['notes', async () => (await import('./notes.js')).notesCommand],

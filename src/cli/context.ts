@@ -1,6 +1,7 @@
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Daemon, DaemonMode } from '../daemon.js';
 import { openDatabase, type Database } from '../db/database.js';
+import { LogRing } from '../lib/log-ring.js';
 import { createLogger, type Logger } from '../log.js';
 
 export interface GlobalOptions {
@@ -26,8 +27,8 @@ export interface CommandContext {
   io: CommandIo;
   /** Loads (once) the config; throws ConfigError. */
   loadConfig(): LoadedConfig;
-  /** `quiet` commands log warnings only unless --log-level says otherwise; `daemon` also writes the log file. */
-  logger(mode: 'daemon' | 'quiet'): Logger;
+  /** `quiet` commands log warnings only unless --log-level says otherwise; `daemon` also writes the log file; `ring` also keeps the last lines in memory. */
+  logger(mode: 'daemon' | 'quiet', ring?: LogRing): Logger;
   /** The database of `data_dir` (created and migrated if needed). The caller closes it. */
   openDatabase(): Database;
   /**
@@ -49,24 +50,26 @@ export function createCommandContext(args: string[], options: GlobalOptions, io:
       loaded ??= loadConfig({ configPath: options.config });
       return loaded;
     },
-    logger(mode) {
+    logger(mode, ring?: LogRing) {
       const config = context.loadConfig();
       const { log } = config.config;
       const level = options.logLevel ?? (mode === 'quiet' ? 'warn' : log.level);
       // Only the daemon keeps the log file (familiar logs); a one-shot command's warnings are its own.
       const file = mode === 'daemon' && log.file !== 'off' ? { file: { path: log.file, maxMb: log.file_max_mb, count: log.file_count } } : {};
-      return createLogger({ level, format: log.format, secrets: config.secrets, ...file });
+      return createLogger({ level, format: log.format, secrets: config.secrets, ...file, ...(ring ? { tee: ring } : {}) });
     },
     openDatabase() {
       return openDatabase(context.loadConfig().config.data_dir);
     },
     async daemon(mode, logs = mode === 'daemon' ? 'daemon' : 'quiet') {
       const config = context.loadConfig();
-      const log = context.logger(logs);
+      // The running daemon keeps its last log lines in memory for the console's health page.
+      const ring = mode === 'daemon' && logs === 'daemon' && config.config.http.listen ? new LogRing() : undefined;
+      const log = context.logger(logs, ring);
       if (config.source === 'example') log.info({ path: config.path }, 'no config file found; using the defaults from config.example.yaml');
       const { createDaemon } = await import('../daemon.js');
       // The daemon reads the config again on SIGHUP and when the file changes: the same way as here.
-      return createDaemon({ loaded: config, log, mode, load: () => loadConfig({ configPath: options.config }) });
+      return createDaemon({ loaded: config, log, mode, load: () => loadConfig({ configPath: options.config }), ...(ring ? { logRing: ring } : {}) });
     },
   };
   return context;

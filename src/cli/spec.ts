@@ -137,6 +137,9 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
     options: [{ name: 'ready', description: 'exit 0 when the daemon is ready, else 1 with the reasons' }],
   },
   {
+    name: 'console', summary: 'a one-time login link to the web console (needs http.listen; works once, for 10 minutes)',
+  },
+  {
     name: 'backup', summary: 'copy the database, memory, skills and config to a timestamped folder',
     options: [{ name: 'out', value: 'DIR', description: 'where (default data_dir/backups)', complete: 'dir' }, { name: 'tar', description: 'one .tar.gz instead of a folder' }],
   },

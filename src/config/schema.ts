@@ -286,7 +286,7 @@ const agentProfileSchema = z.strictObject({
 });
 
 const routeSchema = z.strictObject({
-  channel: z.enum(['telegram', 'discord', 'cli', 'scheduler']),
+  channel: z.enum(['telegram', 'discord', 'cli', 'console', 'scheduler']),
   chat_id: userId.optional(),
   agent: z.string(),
 });
@@ -304,6 +304,15 @@ const logSchema = z.strictObject({
 const httpServerSchema = z.strictObject({
   listen: z.string().optional(),
   token: secret,
+  /** The web console on the same address (only when `listen` is set): login with `familiar console`. */
+  console: z.boolean().default(true),
+  /**
+   * Host names the console answers to besides loopback and the listen address (a LAN name, a reverse proxy's):
+   * any other Host header is refused, so a web page cannot reach the console through DNS rebinding.
+   */
+  hosts: z.array(z.string().min(1).regex(/^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:.]+\]$/, 'a host name without port or scheme, e.g. familiar.home.lan')).default([]),
+  /** The console's address as the browser reaches it when that is not the listen address (https behind a proxy). */
+  public_url: z.string().url().optional(),
 });
 
 export const configSchema = z.strictObject({

@@ -285,4 +285,39 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE audit ADD COLUMN requested_input TEXT;
     `,
   },
+  {
+    name: '012-console',
+    sql: `
+      -- One-time login links printed by \`familiar console\` (another process than the daemon): only the hash is
+      -- kept; a link works once, before it expires.
+      CREATE TABLE console_logins (
+        token_hash TEXT PRIMARY KEY,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      );
+      -- Browser sessions (the cookie's value is never stored, only its hash).
+      CREATE TABLE console_sessions (
+        id_hash TEXT PRIMARY KEY,
+        created_at INTEGER NOT NULL,
+        seen_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        user_agent TEXT
+      );
+      -- What the console chat shows besides the conversation's messages: files a reply carried (downloadable
+      -- later) and results delivered to the console by jobs and skills.
+      CREATE TABLE console_items (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        name TEXT,
+        mime_type TEXT,
+        text TEXT,
+        content BLOB,
+        size INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX console_items_conversation ON console_items (conversation_id, created_at);
+    `,
+  },
 ];

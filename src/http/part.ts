@@ -5,12 +5,15 @@ import { AppError, ConfigError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Part } from '../part.js';
 import { parseListenAddress, type ListenAddress } from './listen-address.js';
+import type { Mount } from './server.js';
 import type { DaemonState } from './status.js';
 
 /** The running endpoint's part; `address()` is where it listens once started (port 0 picks one). */
 export interface HttpPart extends Part {
   name: 'http';
   address(): { host: string; port: number } | undefined;
+  /** Serves another part's pages under `prefix` (the console); call before start. */
+  mount(mount: Mount): void;
 }
 
 const MIN_TOKEN_CHARS = 16;
@@ -33,14 +36,19 @@ export async function createHttpPart(deps: { config: Config; log: Logger; state:
   let server: Server | undefined;
   let bound: AddressInfo | undefined;
   let stopping = false;
+  const mounts: Mount[] = [];
 
   return {
     name: 'http',
     address: () => (bound ? { host: bound.address, port: bound.port } : undefined),
+    mount: (mount) => {
+      mounts.push(mount);
+    },
     async start() {
       server = createOpsServer({
         token,
         log,
+        mounts,
         handlers: {
           health: () => ({ ok: true }),
           ready: () => readiness(app, stopping),

@@ -10,11 +10,21 @@ export interface OpsHandlers {
   status(): unknown;
 }
 
+/** Pages served under a path prefix (the console): they answer every method and do their own checks. */
+export interface Mount {
+  prefix: string;
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
+  /** `/` redirects here. */
+  home?: boolean;
+}
+
 export interface OpsServerOptions {
   handlers: OpsHandlers;
   /** When non-empty, `/readyz` and `/status` need `Authorization: Bearer <token>`. */
   token: string;
   log: Logger;
+  /** Read on every request: mounts added before the server listens are served. */
+  mounts?: readonly Mount[];
 }
 
 /** Query parameters that look like a credential: refused so a token never sits in a URL (and in proxy logs). */
@@ -28,17 +38,34 @@ const CREDENTIAL_PARAMS = /^(token|access_token|auth|key|api_key)$/i;
 export function createOpsServer(options: OpsServerOptions): Server {
   const { handlers, log } = options;
   const expected = options.token ? digest(options.token) : undefined;
+  const failed = (request: IncomingMessage, response: ServerResponse, error: unknown) => {
+    log.error({ err: error, path: new URL(request.url ?? '/', 'http://localhost').pathname }, 'http: request failed');
+    if (!response.headersSent) send(response, 500, { error: 'internal error; see the daemon log' });
+    else response.destroy();
+  };
   return createServer((request, response) => {
     try {
-      route(request, response);
+      const mount = mountFor(request);
+      if (mount) mount.handle(request, response).catch((error: unknown) => failed(request, response, error));
+      else route(request, response);
     } catch (error) {
-      log.error({ err: error, path: request.url }, 'http: request failed');
-      if (!response.headersSent) send(response, 500, { error: 'internal error; see the daemon log' });
+      failed(request, response, error);
     }
   });
 
+  function mountFor(request: IncomingMessage): Mount | undefined {
+    const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
+    return options.mounts?.find((mount) => pathname === mount.prefix || pathname.startsWith(`${mount.prefix}/`));
+  }
+
   function route(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://localhost');
+    const home = url.pathname === '/' ? options.mounts?.find((mount) => mount.home) : undefined;
+    if (home && (request.method === 'GET' || request.method === 'HEAD')) {
+      response.writeHead(303, { Location: `${home.prefix}/`, 'Cache-Control': 'no-store', 'Content-Length': 0 });
+      response.end();
+      return;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.setHeader('Allow', 'GET, HEAD');
       send(response, 405, { error: 'use GET' });

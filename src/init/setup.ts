@@ -174,6 +174,7 @@ function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices): number 
     ...(choices.telegram ? ['then message your bot in Telegram'] : []),
     ...(choices.discord ? ['then DM your bot in Discord'] : []),
     ...(!choices.telegram && !choices.discord ? ['familiar chat          talk to it in the terminal'] : []),
+    'familiar console       a login link to the web console (with http.listen set, e.g. 127.0.0.1:8484)',
   ];
   ui.note(steps.join('\n'), 'Next');
   ui.outro('Done.');

@@ -136,8 +136,8 @@ export function createRedactor(secrets: readonly string[]): Redactor {
   return { empty: false, text, value: <T>(value: T): T => redactValue(value, 0) as T };
 }
 
-/** Secrets that cannot be encoded (a lone surrogate) are redacted as they are. */
-function safeVariants(secret: string): string[] {
+/** The forms of a secret the redactor looks for (raw and encoded); one that cannot be encoded (a lone surrogate) as it is. */
+export function safeVariants(secret: string): string[] {
   try {
     return secretVariants(secret);
   } catch {

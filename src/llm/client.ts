@@ -4,6 +4,7 @@ import { LlmError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { describeLlmFailure, type FailureContext, type LlmFailure } from './failure.js';
 import { asApiError, backoffMs, isRetryable, retryAfterMs, sleep as defaultSleep } from './retry.js';
+import { collectStream } from './stream.js';
 import type { LlmClient, LlmRequest, LlmResponse, ToolCallRequest } from './types.js';
 
 export interface CreateLlmClientOptions {
@@ -40,7 +41,7 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
   // Read from the config at each use: a reload changes llm.model and llm.fallback_models in place.
   const primaryThenFallbacks = (): string[] => [config.model, ...config.fallback_models.filter((model) => model !== config.model)];
 
-  async function callOnce(model: string, request: LlmRequest): Promise<LlmResponse> {
+  async function callOnce(model: string, request: LlmRequest, onText: ((text: string) => void) | undefined): Promise<LlmResponse> {
     const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming = {
       model,
       messages: request.messages,
@@ -48,6 +49,22 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
       ...maxTokens(config.max_tokens, request.maxTokens),
     };
+    if (onText) {
+      // Usage comes in a last chunk only when asked for: without it a streamed turn would not count against the budget.
+      const stream = await (await openai()).chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        request.signal ? { signal: request.signal } : {},
+      );
+      try {
+        return await collectStream(stream, model, onText);
+      } catch (error) {
+        // A stream cut mid-answer fails with the response body's own error (undici's "terminated"), not the SDK's:
+        // it is made the SDK's connection error so it is retried (and described) like any cut connection.
+        if (isAbort(error, request.signal) || asApiError(error) || error instanceof LlmError) throw error;
+        const { APIConnectionError } = await import('openai');
+        throw new APIConnectionError({ message: 'the connection broke while the answer was streamed', cause: error instanceof Error ? error : undefined });
+      }
+    }
     const completion = await (await openai()).chat.completions.create(body, request.signal ? { signal: request.signal } : {});
     const choice = completion.choices?.[0];
     if (!choice) throw new LlmError(`model ${model} returned no choices`, undefined);
@@ -73,10 +90,11 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
     };
   }
 
-  async function callWithRetries(model: string, request: LlmRequest): Promise<LlmResponse> {
+  async function callWithRetries(model: string, request: LlmRequest, text: TextRelay | undefined): Promise<LlmResponse> {
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await callOnce(model, request);
+        text?.begin();
+        return await callOnce(model, request, text?.send);
       } catch (error) {
         if (isAbort(error, request.signal)) throw abortError(request.signal);
         if (attempt >= config.max_retries || !isRetryable(error)) throw error;
@@ -100,9 +118,10 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       if (!llmConfigured(config)) throw new LlmError(NO_KEY, undefined, { transient: false });
       const candidates = request.models && request.models.length > 0 ? request.models : primaryThenFallbacks();
       let last: { error: unknown; failure: LlmFailure } | undefined;
+      const text = request.onText ? textRelay(request.onText) : undefined;
       for (const [index, model] of candidates.entries()) {
         try {
-          return await callWithRetries(model, request);
+          return await callWithRetries(model, request, text);
         } catch (error) {
           if (isAbort(error, request.signal)) throw error;
           const failure = failureOf(error, model);
@@ -123,6 +142,26 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
 function maxTokens(configured: number | undefined, requested: number | undefined): { max_tokens?: number } {
   const caps = [configured, requested].filter((value): value is number => value !== undefined);
   return caps.length > 0 ? { max_tokens: Math.min(...caps) } : {};
+}
+
+/** Streamed text for one request: an attempt that starts after another already sent text first says `restart`. */
+interface TextRelay {
+  begin(): void;
+  send(text: string): void;
+}
+
+function textRelay(onText: NonNullable<LlmRequest['onText']>): TextRelay {
+  let sent = false;
+  return {
+    begin() {
+      if (sent) onText({ type: 'restart' });
+      sent = false;
+    },
+    send(text) {
+      sent = true;
+      onText({ type: 'delta', text });
+    },
+  };
 }
 
 /** The one line for a missing key on OpenAI's API (local servers need none). */

@@ -23,6 +23,12 @@ export interface LlmResponse {
   finishReason: string;
 }
 
+/**
+ * The answer's text as it is generated: `delta` pieces in order; `restart` when an attempt that already sent text
+ * failed and another attempt (a retry, a fallback model) starts over, so what was shown must be cleared.
+ */
+export type LlmTextEvent = { type: 'delta'; text: string } | { type: 'restart' };
+
 export interface LlmRequest {
   messages: ChatMessage[];
   tools?: FunctionSchema[];
@@ -31,6 +37,8 @@ export interface LlmRequest {
   signal?: AbortSignal;
   /** At most this many completion tokens (below `llm.max_tokens`, which still caps it). */
   maxTokens?: number;
+  /** Set to receive the text as it is generated: the request is then streamed. Without it nothing changes. */
+  onText?: (event: LlmTextEvent) => void;
 }
 
 /** Contract: resolves with a response or throws LlmError (AbortError when the signal fired). */

@@ -50,6 +50,7 @@ export function createTurns(deps: TurnsDeps): Turns {
       ...(request.systemExtra !== undefined ? { systemExtra: request.systemExtra } : {}),
       ...(request.images ? { images: request.images } : {}),
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+      ...(request.stream && request.onEvent ? { stream: true } : {}),
       ...(signal ? { signal } : {}),
       ...(request.taint && request.taint.length > 0 ? { taint: request.taint } : {}),
     }, request.route);

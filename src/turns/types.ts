@@ -16,10 +16,17 @@ export type TurnSource = 'chat' | 'cli' | 'job' | 'skill';
  */
 export type LlmGate = (input: { conversationId: string; source: TurnSource | 'sampling' }) => string | undefined;
 
-/** What a turn reports while it runs; `progress` comes from a running tool call (`ToolCallContext.emit`). */
+/**
+ * Progress of a turn, for a person watching (`TurnRequest.onEvent`). Text events come only for a request that
+ * asked for `stream`; `text_reset` clears what was streamed (a retry or a fallback model starts the answer over).
+ * Tool events carry the model's raw arguments: mask them before showing them. `progress` comes from a running tool
+ * call (`ToolCallContext.emit`).
+ */
 export type TurnEvent =
-  | { type: 'tool_start'; tool: string; arguments: string }
-  | { type: 'tool_end'; tool: string; success: boolean; durationMs: number }
+  | { type: 'text_delta'; text: string }
+  | { type: 'text_reset' }
+  | { type: 'tool_start'; tool: string; arguments: string; callId: string }
+  | { type: 'tool_end'; tool: string; success: boolean; durationMs: number; callId: string; output: string; decision?: string }
   | CallEvent;
 
 /** `error`: the turn threw (a bug, or the database failing); it is recorded so, and the error goes to the caller. */
@@ -80,6 +87,8 @@ export interface TurnRequest {
   /** Asks the person for high-risk calls (the terminal's y/N); default: the prompter of the origin's channel. */
   approve?: ApprovalHandler;
   onEvent?: (event: TurnEvent) => void;
+  /** Stream the answer's text to `onEvent` as it is generated (the LLM request is streamed). */
+  stream?: boolean;
 }
 
 /** A turn as its starter sees it; `denied` is already explained at the end of an unattended run's `text`. */

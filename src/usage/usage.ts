@@ -76,6 +76,42 @@ export function usageByDay(db: Database, config: Pick<Config, 'timezone' | 'llm'
   return out;
 }
 
+/** One local day's use of one model (tokens and estimated cost), for the usage chart. */
+export interface ModelDay {
+  day: string;
+  model: string;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  turns: number;
+  /** Undefined when the model has no price in `llm.prices`. */
+  costUsd: number | undefined;
+}
+
+/** Per local day (oldest first, the last `days` days up to today) and per model: what the usage chart draws. */
+export function usageByDayAndModel(db: Database, config: Pick<Config, 'timezone' | 'llm'>, days: number, now: Date = new Date()): Array<{ day: string; models: ModelDay[] }> {
+  const out: Array<{ day: string; models: ModelDay[] }> = [];
+  let end = startOfDay(config.timezone, new Date(startOfDay(config.timezone, now) + 36 * 3600_000));
+  const statement = db.prepare(
+    `SELECT model, SUM(prompt_tokens) AS prompt, SUM(completion_tokens) AS completion, SUM(llm_calls) AS calls, COUNT(*) AS turns
+     FROM turns WHERE started_at >= ? AND started_at < ? GROUP BY model ORDER BY model`,
+  );
+  for (let index = 0; index < days; index += 1) {
+    const start = startOfDay(config.timezone, new Date(end - 12 * 3600_000));
+    const day = localDate(config.timezone, new Date(start + 3600_000));
+    const rows = statement.all(start, end) as ModelRow[];
+    out.push({
+      day,
+      models: rows.map((row) => {
+        const totals = sumRows([row], config.llm.prices);
+        return { day, model: row.model ?? 'unknown', promptTokens: totals.promptTokens, completionTokens: totals.completionTokens, totalTokens: totals.totalTokens, turns: totals.turns, costUsd: totals.costUsd };
+      }),
+    });
+    end = start;
+  }
+  return out.reverse();
+}
+
 /** The conversations that used the most tokens since `from`. */
 export function topConversations(db: Database, from: number, limit = 10): Array<{ conversationId: string; totalTokens: number; turns: number }> {
   return db

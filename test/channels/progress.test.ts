@@ -72,7 +72,8 @@ describe('progress in a chat', () => {
   it('ignores other events', async () => {
     const record = recordingChat();
     const view = createProgressView(record.chat, { intervalMs: 0, log: captureLogger([], []) });
-    view.onEvent({ type: 'tool_start', tool: 'x', arguments: '{}' });
+    view.onEvent({ type: 'tool_start', tool: 'x', arguments: '{}', callId: 'c1' });
+    view.onEvent({ type: 'text_delta', text: 'hello' });
     await settle();
     expect(record.sends()).toBe(0);
   });

@@ -9,9 +9,17 @@ export interface ScriptedToolCall {
   id?: string;
 }
 
+/** How a streamed answer (`stream: true`) is sent: the content in these pieces, each after `chunkDelayMs`. */
+export interface Streaming {
+  chunks?: string[];
+  chunkDelayMs?: number;
+  /** Stops the stream (the connection is destroyed) after this many content chunks: a server failing mid-answer. */
+  failAfterChunks?: number;
+}
+
 export type ScriptedReply =
-  | { content: string; toolCalls?: ScriptedToolCall[]; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
-  | { toolCalls: ScriptedToolCall[]; content?: string; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | ({ content: string; toolCalls?: ScriptedToolCall[]; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } } & Streaming)
+  | ({ toolCalls: ScriptedToolCall[]; content?: string; delayMs?: number; usage?: { prompt_tokens: number; completion_tokens: number } } & Streaming)
   | { status: number; headers?: Record<string, string>; error?: string; delayMs?: number }
   /** Never answers until the client gives up (timeouts). */
   | { hang: true };
@@ -96,6 +104,7 @@ export async function startOpenAiServer(options: { apiKey?: string; models?: str
         function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
       }));
       const usage = reply.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
+      if (body.stream === true) return streamReply(res, { id: `chatcmpl-${completionId}`, model: body.model, reply, toolCalls, usage, includeUsage: (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true });
       return sendJson(res, 200, {
         id: `chatcmpl-${completionId}`,
         object: 'chat.completion',
@@ -153,4 +162,42 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 
 function sendError(res: ServerResponse, status: number, message: string, code: string, headers: Record<string, string> = {}): void {
   sendJson(res, status, { error: { message, type: code, param: null, code } }, headers);
+}
+
+/**
+ * A streamed Chat Completion as OpenAI sends it: `data:` lines of chunks (role, content pieces, tool calls as
+ * argument fragments keyed by index, then finish_reason), the usage chunk when asked for, then `data: [DONE]`.
+ */
+async function streamReply(res: ServerResponse, input: {
+  id: string; model: string; reply: { content?: string } & Streaming; usage: { prompt_tokens: number; completion_tokens: number }; includeUsage: boolean;
+  toolCalls: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
+}): Promise<void> {
+  const { reply } = input;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null, extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ id: input.id, object: 'chat.completion.chunk', created, model: input.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`;
+  const pause = () => new Promise((resolve) => setTimeout(resolve, reply.chunkDelayMs ?? 0));
+  res.write(chunk({ role: 'assistant', content: '' }));
+  const content = reply.content ?? '';
+  const pieces = reply.chunks ?? (content ? content.match(/\S+\s*|\s+/g) ?? [content] : []);
+  for (const [index, piece] of pieces.entries()) {
+    if (reply.failAfterChunks !== undefined && index >= reply.failAfterChunks) {
+      res.destroy();
+      return;
+    }
+    await pause();
+    res.write(chunk({ content: piece }));
+  }
+  for (const [index, call] of input.toolCalls.entries()) {
+    res.write(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+    const args = call.function.arguments;
+    const half = Math.ceil(args.length / 2);
+    for (const part of [args.slice(0, half), args.slice(half)]) if (part) res.write(chunk({ tool_calls: [{ index, function: { arguments: part } }] }));
+  }
+  res.write(chunk({}, input.toolCalls.length > 0 ? 'tool_calls' : 'stop'));
+  if (input.includeUsage) {
+    res.write(`data: ${JSON.stringify({ id: input.id, object: 'chat.completion.chunk', created, model: input.model, choices: [], usage: { ...input.usage, total_tokens: input.usage.prompt_tokens + input.usage.completion_tokens } })}\n\n`);
+  }
+  res.end('data: [DONE]\n\n');
 }

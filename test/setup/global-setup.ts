@@ -24,14 +24,14 @@ const say = (line: string): void => {
 export default async function setup(project: TestProject): Promise<void> {
   const started = performance.now();
   if (process.env.FAMILIAR_TEST_SETUP === 'skip') {
-    say('FAMILIAR_TEST_SETUP=skip: not checking Docker, the mail servers or the voice engines');
+    say('FAMILIAR_TEST_SETUP=skip: not checking Docker, the mail servers, the voice engines, the shells or the browser');
     project.provide('familiarSetupSkipped', []);
     return;
   }
   const capability = machineCapability();
   const steps = planSetup(await checkMachine(), capability);
   if (steps.every((step) => step.action === 'ready')) {
-    say(`Docker engine, sandbox image, mail servers, voice engines, zsh, fish and systemd-analyze are ready (${Math.round(performance.now() - started)} ms)`);
+    say(`Docker engine, sandbox image, mail servers, voice engines, zsh, fish, systemd-analyze and chromium are ready (${Math.round(performance.now() - started)} ms)`);
     project.provide('familiarSetupSkipped', []);
     return;
   }

@@ -1,4 +1,5 @@
-// What the suites need from the machine (a Docker engine, the sandbox image, the mail servers, the voice engines), whether it is
+// What the suites need from the machine (a Docker engine, the sandbox image, the mail servers, the voice engines,
+// the shells, a browser), whether it is
 // there, and what the test set-up (global-setup.ts) can do about what is not. Checks only: nothing here installs.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,10 +14,13 @@ const MAIL_FILES = ['/usr/sbin/dovecot', '/usr/lib/postfix/sbin/master', '/usr/l
 /** ffmpeg, espeak-ng, pocketsphinx and its English model: the real local engines of the voice suites. */
 export const VOICE_FILES = ['/usr/bin/ffmpeg', '/usr/bin/ffprobe', '/usr/bin/espeak-ng', '/usr/bin/pocketsphinx_continuous', '/usr/share/pocketsphinx/model/en-us/en-us/mdef'];
 
-export type Part = 'docker' | 'image' | 'mail' | 'voice' | 'tools';
+export type Part = 'docker' | 'image' | 'mail' | 'voice' | 'tools' | 'browser';
 
 /** The programs the command-line tests run (completion scripts in each shell, `systemd-analyze verify`). */
 export const CLI_TOOLS: Readonly<Record<string, string>> = { zsh: '/usr/bin/zsh', fish: '/usr/bin/fish', 'systemd-analyze': '/usr/bin/systemd-analyze' };
+
+/** Debian's chromium, which the console's browser tests drive (playwright-core). */
+export const CHROMIUM = '/usr/bin/chromium';
 
 export interface PartStatus {
   ready: boolean;
@@ -56,6 +60,7 @@ export async function checkMachine(timeoutMs = 2000): Promise<MachineStatus> {
     mail: mailStatus(),
     voice: voiceStatus(),
     tools: toolsStatus(),
+    browser: browserStatus(),
   };
   const docker = new Docker({ timeout: timeoutMs });
   try {
@@ -78,6 +83,10 @@ function voiceStatus(): PartStatus {
   const missing = VOICE_FILES.filter((file) => !existsSync(file));
   if (missing.length > 0) return { ready: false, reason: `ffmpeg, espeak-ng and pocketsphinx are not installed (no ${missing.join(', ')})` };
   return { ready: true };
+}
+
+export function browserStatus(): PartStatus {
+  return existsSync(CHROMIUM) ? { ready: true } : { ready: false, reason: `Debian's chromium is not installed (no ${CHROMIUM})` };
 }
 
 function mailStatus(): PartStatus {
@@ -116,6 +125,7 @@ const HOW = {
   mail: 'as root on Debian: sudo bash scripts/setup-mail.sh (apt-get install dovecot-imapd dovecot-lmtpd postfix); the private servers also need the tests to run as root',
   voice: 'as root on Debian: sudo bash scripts/setup-voice.sh (apt-get install ffmpeg espeak-ng pocketsphinx pocketsphinx-en-us)',
   tools: 'sudo bash scripts/setup-cli-tools.sh (apt-get install zsh fish systemd)',
+  browser: 'as root on Debian: sudo bash scripts/setup-browser.sh (apt-get install chromium)',
 } as const;
 
 /** What to do for each part: nothing, run its set-up script, or skip its suites with one line saying what to install. */
@@ -142,5 +152,8 @@ export function planSetup(status: MachineStatus, capability: Capability): Step[]
   if (status.tools.ready) steps.push({ part: 'tools', action: 'ready' });
   else if (can) steps.push({ part: 'tools', action: 'install', script: 'scripts/setup-cli-tools.sh', what: 'installing zsh, fish and systemd-analyze for the command-line tests (about 20 s, once)' });
   else steps.push({ part: 'tools', action: 'skip', line: `shell completion and unit-file tests skipped: ${status.tools.reason ?? 'not installed'}. To run them, ${HOW.tools}` });
+  if (status.browser.ready) steps.push({ part: 'browser', action: 'ready' });
+  else if (can) steps.push({ part: 'browser', action: 'install', script: 'scripts/setup-browser.sh', what: 'installing Debian\'s chromium for the console\'s browser tests (once)' });
+  else steps.push({ part: 'browser', action: 'skip', line: `browser suites skipped: ${status.browser.reason ?? 'no chromium'}. To run them, ${HOW.browser}` });
   return steps;
 }
