@@ -4,28 +4,13 @@
 # English model (an offline recogniser as the speech-to-text command). Starts no service.
 # Idempotent: when everything is already installed it returns at once.
 set -euo pipefail
+# shellcheck source=lib/apt.sh
+source "$(dirname "$0")/lib/apt.sh"
 
 packages=(ffmpeg espeak-ng pocketsphinx pocketsphinx-en-us)
 
-missing=()
-for pkg in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -qx installed; then
-    missing+=("$pkg")
-  fi
-done
-
+missing_packages "${packages[@]}"
 if [ "${#missing[@]}" -eq 0 ]; then
   exit 0
 fi
-
-if [ "$(id -u)" -ne 0 ]; then
-  SUDO=sudo
-else
-  SUDO=
-fi
-
-echo "setup-voice: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-echo "setup-voice: done" >&2
+apt_install setup-voice "${missing[@]}"
