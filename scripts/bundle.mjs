@@ -13,7 +13,7 @@ import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = path.join(root, 'dist');
-const BUNDLED = new Set(['yaml', 'zod', 'commander']);
+const BUNDLED = new Set(['yaml', 'zod', 'commander', 'openai']);
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const external = Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name));
 
