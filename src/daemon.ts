@@ -277,6 +277,8 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         hub: channels, inbound: (update, io) => chatRouter.handle(update, io), conversations, commands: chatRouter.commands,
         approvals, scheduler: scheduler.scheduler, skills: skills.service, tools, pairing: chatRouter.pairing,
         memory: memory.store, history: memory.history, logs: options.logRing,
+        // Audio the person uploads is heard like a voice note: the transcript is their words (the console is theirs).
+        ...(voice.service ? { transcribe: transcriberFor(voice.service) } : {}),
         health: {
           status: () => collectStatus(state),
           doctor: () => import('./ops/daemon-checks.js').then(({ daemonChecks }) => daemonChecks({ loaded, db, parts })),
@@ -380,4 +382,13 @@ function collectCommands(parts: readonly Part[]): Map<string, ChatCommand> {
     for (const [name, command] of part.commands ?? []) if (!commands.has(name)) commands.set(name, command);
   }
   return commands;
+}
+
+/** The console's upload hook over the voice service: a failure is said to the model, which tells the person. */
+function transcriberFor(service: VoiceService): (audio: { name: string; mimeType: string; data: Buffer }) => Promise<string | undefined> {
+  return async (audio) => {
+    const heard = await service.transcribe(audio);
+    if (!heard.success) throw new Error(heard.error);
+    return heard.value.text;
+  };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { errorMessage } from '../errors.js';
 import { maskJsonText } from '../lib/mask.js';
 import { redactorFor } from '../lib/redaction.js';
 import { StreamRedactor } from '../lib/stream-redaction.js';
@@ -215,6 +216,8 @@ export class ConsoleChat {
         if (transcript) lines.push(`[Transcript of ${upload.name}:]\n${transcript}`);
       } catch (error) {
         this.deps.log.warn({ err: error, file: upload.name }, 'console: the audio file could not be transcribed; it is sent as a file');
+        // Said in the turn, so the answer tells the person; the file itself is kept in the workspace as usual.
+        lines.push(`[${upload.name} could not be transcribed: ${this.redact(errorMessage(error)).slice(0, 300)}. The file is kept.]`);
       }
     }
     return lines;
