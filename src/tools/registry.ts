@@ -372,12 +372,9 @@ export class ToolRegistry {
     else request.signal?.addEventListener('abort', onTurnAbort, { once: true });
     const log = context.log.child({ tool: entry.name, callId });
     const events = this.options.events;
-    const scope: CallScope = {
-      ctx: undefined as unknown as ToolCallContext,
-      controller,
-      dispose: () => request.signal?.removeEventListener('abort', onTurnAbort),
-    };
-    scope.ctx = {
+    /** Set by `run` while the tool runs: a progress report moves the deadline. */
+    const progress: { onProgress?: (() => void) | undefined } = {};
+    const ctx: ToolCallContext = {
       ...context,
       log,
       conversationId: request.conversationId,
@@ -395,7 +392,7 @@ export class ToolRegistry {
         if (controller.signal.aborted) return;
         if (event.type === 'progress' && typeof event.progress === 'number') {
           // A call that reports progress is alive: its deadline moves (see run), and the turn's watcher shows it.
-          scope.onProgress?.();
+          progress.onProgress?.();
           try {
             request.onEvent?.({ ...(event as ToolEvent), tool: entry.name, callId });
           } catch (error) {
@@ -405,7 +402,7 @@ export class ToolRegistry {
         events?.emit({ ...event, tool: entry.name, callId, conversationId: request.conversationId });
       },
     };
-    return scope;
+    return { ctx, controller, progress, dispose: () => request.signal?.removeEventListener('abort', onTurnAbort) };
   }
 
   /**
@@ -479,7 +476,7 @@ export class ToolRegistry {
       timer.unref?.();
     };
     if (capMs > timeoutMs) {
-      call.onProgress = () => {
+      call.progress.onProgress = () => {
         const left = capMs - (performance.now() - callStarted);
         if (left > 0) {
           arm(Math.min(timeoutMs, left));
@@ -534,7 +531,7 @@ export class ToolRegistry {
     } finally {
       if (timer) clearTimeout(timer);
       expire = undefined;
-      call.onProgress = undefined;
+      call.progress.onProgress = undefined;
       if (onCancelled) request.signal?.removeEventListener('abort', onCancelled);
     }
   }
@@ -612,7 +609,7 @@ interface CallScope {
   ctx: ToolCallContext;
   controller: AbortController;
   /** Set by `run` while the tool runs: a progress report moves the deadline. */
-  onProgress?: (() => void) | undefined;
+  progress: { onProgress?: (() => void) | undefined };
   dispose(): void;
 }
 
