@@ -42,6 +42,22 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
   const primaryThenFallbacks = (): string[] => [config.model, ...config.fallback_models.filter((model) => model !== config.model)];
 
   async function callOnce(model: string, request: LlmRequest, onText: ((text: string) => void) | undefined): Promise<LlmResponse> {
+    // The SDK leaves an abort listener on the signal it is given until that signal fires, so a turn's signal would
+    // collect one per model call (40 in a long turn). Each call gets its own signal, unlinked when the call is done.
+    const turn = request.signal;
+    if (!turn) return callWith(model, request, onText, undefined);
+    const controller = new AbortController();
+    const forward = (): void => controller.abort(turn.reason);
+    if (turn.aborted) forward();
+    else turn.addEventListener('abort', forward, { once: true });
+    try {
+      return await callWith(model, request, onText, controller.signal);
+    } finally {
+      turn.removeEventListener('abort', forward);
+    }
+  }
+
+  async function callWith(model: string, request: LlmRequest, onText: ((text: string) => void) | undefined, signal: AbortSignal | undefined): Promise<LlmResponse> {
     const body: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming = {
       model,
       messages: request.messages,
@@ -53,7 +69,7 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
       // Usage comes in a last chunk only when asked for: without it a streamed turn would not count against the budget.
       const stream = await (await openai()).chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
-        request.signal ? { signal: request.signal } : {},
+        signal ? { signal } : {},
       );
       try {
         return await collectStream(stream, model, onText);
@@ -65,7 +81,7 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
         throw new APIConnectionError({ message: 'the connection broke while the answer was streamed', cause: error instanceof Error ? error : undefined });
       }
     }
-    const completion = await (await openai()).chat.completions.create(body, request.signal ? { signal: request.signal } : {});
+    const completion = await (await openai()).chat.completions.create(body, signal ? { signal } : {});
     const choice = completion.choices?.[0];
     if (!choice) throw new LlmError(`model ${model} returned no choices`, undefined);
     const seen = new Set<string>();

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,6 +49,16 @@ describe('LLM failures: the right advice, at once for what waiting cannot fix', 
   });
   afterAll(async () => {
     await fake.close();
+  });
+
+  it('leaves no listener on the turn\'s signal after a call: a long turn does not collect one per model call', async () => {
+    const { client } = clientFor({ base_url: fake.baseUrl, api_key: fake.apiKey, model: 'a' });
+    const turn = new AbortController();
+    for (let index = 0; index < 12; index += 1) {
+      fake.script({ content: `answer ${index}` });
+      expect((await client.complete({ ...ask, signal: turn.signal })).content).toBe(`answer ${index}`);
+    }
+    expect(getEventListeners(turn.signal, 'abort')).toHaveLength(0);
   });
 
   it('a refused connection is not retried and says to check llm.base_url', async () => {
