@@ -276,7 +276,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         config, db, log, secrets: loaded.secrets, clock, mount: http.mount, address: http.address,
         hub: channels, inbound: (update, io) => chatRouter.handle(update, io), conversations, commands: chatRouter.commands,
         approvals, scheduler: scheduler.scheduler, skills: skills.service, tools, pairing: chatRouter.pairing,
-        memory: memory.store, history: memory.history, logs: options.logRing,
+        memory: memory.store, history: memory.history, labels, logs: options.logRing,
         // Audio the person uploads is heard like a voice note: the transcript is their words (the console is theirs).
         ...(voice.service ? { transcribe: transcriberFor(voice.service) } : {}),
         health: {

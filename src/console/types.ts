@@ -97,6 +97,12 @@ export interface ConsolePairing {
 /** The hook for audio uploaded in the console (speech to text): its transcript goes to the model with the file. */
 export type Transcriber = (audio: { name: string; mimeType: string; data: Buffer }) => Promise<string | undefined>;
 
+/** The provenance labels of memory files, as the console shows and clears them (src/trust/labels.ts). */
+export interface MemoryLabels {
+  get(kind: 'memory', path: string): readonly string[] | undefined;
+  clear(kind: 'memory', path: string): boolean;
+}
+
 export interface ConsoleDeps {
   config: Config;
   db: Database;
@@ -121,6 +127,8 @@ export interface ConsoleDeps {
   pairing: ConsolePairing | undefined;
   memory: MemoryStore;
   history: MemoryHistory;
+  /** Which memory files hold outside content (kept out of the prompt until the person vouches for one). */
+  labels?: MemoryLabels;
   health: {
     /** What `/status` answers. */
     status(): unknown;

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
@@ -156,5 +156,22 @@ describe('console', () => {
     const again = /name="expected" value="([^"]+)"/.exec(body)?.[1] ?? '';
     expect((await client.post('/console/memory/file', { path: 'profile.md', expected: again, content: '# Profile\nName: Ada Lovelace\n', action: 'save' })).status).toBe(303);
     expect(readFileSync(file, 'utf8')).toBe('# Profile\nName: Ada Lovelace\n');
+  });
+
+  it('marks a memory file that holds outside content, and the person can trust it from its page', async () => {
+    const app = await start();
+    mkdirSync(path.join(app.dir, 'memory', 'notes'), { recursive: true });
+    writeFileSync(path.join(app.dir, 'memory', 'notes', 'page.md'), 'Saved from a page.\n');
+    const { ProvenanceLabels } = await import('../../src/trust/labels.js');
+    const labels = new ProvenanceLabels(app.app.db);
+    labels.label('memory', 'notes/page.md', ['http:https://news.example/today']);
+    const client = await app.login();
+    expect(await client.text('/console/memory')).toMatch(/notes\/page\.md<\/a> <span class="chip warn"[^>]*>outside content<\/span>/);
+    const page = await client.text('/console/memory/file?path=notes/page.md');
+    expect(page).toContain('Written while the assistant was reading http:https://news.example/today');
+    const trusted = await client.post('/console/memory/trust', { path: 'notes/page.md' });
+    expect(trusted.status).toBe(303);
+    expect(labels.get('memory', 'notes/page.md')).toBeUndefined();
+    expect(await client.text('/console/memory/file?path=notes/page.md')).not.toContain('Written while the assistant was reading');
   });
 });

@@ -26,6 +26,18 @@ export function memoryRoutes(app: ConsoleApp): Route[] {
     { method: 'GET', path: /^\/console\/memory\/file$/, handle: async (context) => editPage(app, context, context.url.searchParams.get('path') ?? '') },
     { method: 'POST', path: /^\/console\/memory\/file$/, maxBody: 2 * MAX_FILE_BYTES + 64 * 1024, handle: async (context) => save(app, context) },
     {
+      // The person vouches for a file that holds outside content: it is theirs again, and back in the prompt.
+      method: 'POST', path: /^\/console\/memory\/trust$/,
+      async handle({ form, session }) {
+        const resolved = app.deps.memory.resolve(field(form, 'path'));
+        if (!resolved.success) return { type: 'redirect', location: '/console/memory' };
+        const cleared = app.deps.labels?.clear('memory', resolved.relative) ?? false;
+        app.deps.log.info({ component: 'console', path: resolved.relative, cleared }, 'console: memory file trusted');
+        app.setFlash(session, { kind: 'ok', text: cleared ? `${resolved.relative} is yours again: it is back in the assistant's prompt.` : `${resolved.relative} holds no outside content.` });
+        return { type: 'redirect', location: `/console/memory/file?path=${encodeURIComponent(resolved.relative)}` };
+      },
+    },
+    {
       method: 'POST', path: /^\/console\/memory\/preview$/, maxBody: 2 * MAX_FILE_BYTES,
       async handle({ form }) {
         return { type: 'html', body: html`<div class="markdown">${renderMarkdown(app.redact(textOf(form)))}</div>` };
@@ -53,7 +65,7 @@ function listPage(app: ConsoleApp, context: RequestContext): Answer {
   const body = html`<h1>Memory</h1>
 <p class="muted">The assistant's long-term memory: Markdown files in ${app.deps.memory.root}. They are read on every turn, so a change here applies at once.</p>
 <form method="get" action="/console/memory/file" class="filters"><label>New file <input name="path" placeholder="notes/ideas.md" required pattern=".+\\.(md|markdown|txt)"></label><button type="submit" class="primary">Create</button></form>
-${files.length === 0 ? emptyState('The memory folder is empty.') : html`<ul class="files">${files.map((file) => html`<li><a href="/console/memory/file?path=${encodeURIComponent(file.path)}">${file.path}</a> <small class="muted">${formatBytes(file.size)} · ${app.formatTime(file.mtimeMs)}</small></li>`)}</ul>`}
+${files.length === 0 ? emptyState('The memory folder is empty.') : html`<ul class="files">${files.map((file) => html`<li><a href="/console/memory/file?path=${encodeURIComponent(file.path)}">${file.path}</a>${app.deps.labels?.get('memory', file.path) ? html` <span class="chip warn" title="kept out of the assistant's prompt until you trust it">outside content</span>` : html``} <small class="muted">${formatBytes(file.size)} · ${app.formatTime(file.mtimeMs)}</small></li>`)}</ul>`}
 <h2>Recent changes</h2>
 ${changeList(app, changes)}`;
   return app.render(context, { title: 'Memory', section: 'memory', body });
@@ -97,6 +109,7 @@ function editPage(app: ConsoleApp, context: RequestContext, requested: string, s
   const body = html`<p><a href="/console/memory">← All files</a></p>
 <h1>${path}${current === null ? ' (new)' : ''}</h1>
 ${state?.error ? html`<p class="flash error" role="alert">${state.error}</p>` : html``}
+${outsideNotice(app, path, csrf)}
 ${state?.conflict ? html`<section class="card conflict"><h2>The file changed while you were editing</h2>
   <p>It was edited by hand or by the assistant after you opened it, so nothing was saved. Your text is in the editor below; the file as it is now is here. Merge what you need, then save again.</p>
   <pre>${app.redact(state.conflict.current ?? '(the file was removed)')}</pre></section>` : html``}
@@ -168,6 +181,17 @@ ${change.undoneAt === null ? html`<div class="actions">
       : actionButton({ action: `/console/memory/change/${change.id}/revert`, label: 'Revert this change', csrf, kind: 'danger', confirm: `Put ${change.path} back as it was before this change?` })}
 </div>` : html``}`;
   return app.render(context, { title: `Change #${change.id}`, section: 'memory', body });
+}
+
+/**
+ * A file written while outside content was in play (a web page, a mail) is kept out of the assistant's prompt and
+ * read as data. Said here with its sources, and the person may vouch for it once they have read it.
+ */
+function outsideNotice(app: ConsoleApp, path: string, csrf: string): Html {
+  const sources = app.deps.labels?.get('memory', path);
+  if (!sources) return html``;
+  return html`<section class="card"><p><span class="chip warn">outside content</span> Written while the assistant was reading ${sources.join(', ')}. It is kept out of the assistant's prompt and read as data, not instructions. Saving your own edit does not change that; trust it once you have checked it.</p>
+${actionButton({ action: '/console/memory/trust', label: 'Trust this file', csrf, fields: { path }, confirm: `Put ${path} back in the assistant's prompt?` })}</section>`;
 }
 
 function readOrNull(app: ConsoleApp, path: string): string | null {
