@@ -119,7 +119,11 @@ class Turn {
     // Where the texts of this conversation came from, read only when a tainted call sends something out.
     this.provenance = {
       personTexts: () => [...(this.history?.personTexts() ?? []), ...((input.taint?.length ?? 0) === 0 ? [input.text] : [])],
-      outsideTexts: () => [...(this.history?.outsideTexts() ?? []), ...this.outsideRead],
+      // Only third parties' words vouch for an address: never a result the model could have written itself.
+      outsideTexts: () => [
+        ...(this.history?.outsideResults() ?? []).filter((result) => result.tool !== undefined && this.vouches(result.tool)).map((result) => result.text),
+        ...this.outsideRead,
+      ],
     };
     const { llm } = agent.deps;
     this.models = input.model ? [input.model, ...llm.models.filter((model) => model !== input.model)] : llm.models;
@@ -308,9 +312,14 @@ class Turn {
     if (source) {
       if (!result.externalSources.includes(source)) result.externalSources.push(source);
       this.addTaint(source);
-      this.outsideRead.push(outcome.result.output);
+      if (this.vouches(call.name)) this.outsideRead.push(outcome.result.output);
     }
     return { content: outcome.result.success ? outcome.result.output : `ERROR: ${outcome.result.output}`, artifacts: outcome.result.artifacts ?? [] };
+  }
+
+  /** The tool's results are third parties' words (`NativeTool.vouches`); a removed tool's are not. */
+  private vouches(name: string): boolean {
+    return this.agent.deps.tools.get(name)?.tool.vouches === true;
   }
 
   private addTaint(source: string): void {

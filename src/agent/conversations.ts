@@ -39,8 +39,8 @@ export interface History {
   sources: string[];
   /** What the person wrote in the window (user messages without a label). */
   personTexts(): string[];
-  /** Outside content in the window (tool results with a label). */
-  outsideTexts(): string[];
+  /** Tool results in the window made while outside content was in play, with the function that made each. */
+  outsideResults(): Array<{ tool: string | undefined; text: string }>;
 }
 
 const HISTORY_ROWS = 2000;
@@ -197,7 +197,13 @@ export class ConversationStore {
       messages: newestFirst.reverse(),
       sources: sources ?? [],
       personTexts: () => kept.filter((entry) => entry.message.role === 'user' && !entry.sources).map((entry) => textOf(entry.message)),
-      outsideTexts: () => kept.filter((entry) => entry.message.role === 'tool' && entry.sources).map((entry) => textOf(entry.message)),
+      outsideResults: () => {
+        const names = new Map<string, string>();
+        for (const entry of kept) for (const call of entry.message.role === 'assistant' ? entry.message.tool_calls ?? [] : []) if (call.type === 'function') names.set(call.id, call.function.name);
+        return kept
+          .filter((entry) => entry.message.role === 'tool' && entry.sources)
+          .map((entry) => ({ tool: entry.message.role === 'tool' ? names.get(entry.message.tool_call_id) : undefined, text: textOf(entry.message) }));
+      },
     };
   }
 

@@ -59,6 +59,7 @@ export function createResourcesTool(deps: { servers: () => ResourceServer[]; max
       additionalProperties: false,
     },
     external: true,
+    vouches: true,
     // Listing is harmless; a read is as risky as the server's tools (high unless the server has trust: low).
     risk: (params: { action?: string; server?: string }) => {
       if (params.action !== 'read') return 'low';

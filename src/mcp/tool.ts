@@ -37,6 +37,7 @@ export function mcpTool(host: ToolHost, canonical: string, tool: RemoteTool, cli
     parameters: cleanInputSchema(tool.inputSchema),
     risk: host.risk,
     external: true,
+    vouches: true,
     // Whatever the arguments say goes to the server, which may send it anywhere: a way out that cannot be checked.
     effects: [{ kind: 'egress', carriesData: true, what: `a call to the MCP server ${server}` }],
     timeoutMs,

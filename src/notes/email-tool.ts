@@ -56,6 +56,7 @@ export function createEmailTasksTool(services: NotesServices, scanner: EmailScan
       additionalProperties: false,
     },
     external: true,
+    vouches: true,
     risk: (params: { action?: string }) => (params.action === 'add' ? 'high' : 'low'),
     async execute(params: { action: 'scan' | 'add'; numbers?: number[]; all?: boolean; days?: number }, ctx: ToolCallContext) {
       const origin: ChatOrigin = ctx.origin;

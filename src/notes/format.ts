@@ -1,4 +1,5 @@
 import { wrapExternal } from '../tools/external.js';
+import type { ToolCallContext, ToolResult } from '../tools/types.js';
 import { addDays, dayToUtc, weekday } from './dates.js';
 import type { Note } from './note-files.js';
 import type { Task } from './task-files.js';
@@ -48,14 +49,15 @@ export function tasksByDue(tasks: readonly Task[], today: string): string {
 }
 
 /**
- * A note's text for the model: as it is, or — for a note saved from a page (it has a `source`) — wrapped as
- * outside content, with that source for the turn's taint.
+ * A note's text for the model: as it is, or — for a note whose text came from outside (`source`: saved from a page,
+ * or written while the assistant read one: `MemoryAccess.outsideSource`) — wrapped as outside content, with that
+ * source for the turn's taint.
  */
-export function noteText(note: Note, text: string, maxChars = Number.POSITIVE_INFINITY): { text: string; externalSource?: string } {
-  if (note.source === undefined) return { text };
+export function noteText(source: string | undefined, text: string, maxChars = Number.POSITIVE_INFINITY): { text: string; externalSource?: string } {
+  if (source === undefined) return { text };
   // Cut before wrapping: the registry's output cap must never cut the end marker off.
   const shown = text.length > maxChars ? `${text.slice(0, Math.max(500, maxChars))}\n…[cut: the note is longer]` : text;
-  return { text: wrapExternal(note.source, shown), externalSource: note.source };
+  return { text: wrapExternal(source, shown), externalSource: source };
 }
 
 export function noteHeader(note: Note): string {
@@ -66,4 +68,17 @@ export function noteHeader(note: Note): string {
   if (note.updated !== undefined) facts.push(`updated ${note.updated}`);
   if (note.source !== undefined) facts.push(`saved from ${note.source}`);
   return `"${note.title}" (${facts.join(' · ')})`;
+}
+
+/**
+ * A tool's answer quoting lines of these memory files: when one of them holds outside content (written while the
+ * assistant read a page or a mail — a planted task, say), the whole answer is outside content, so the turn that
+ * reads it is tainted and cannot act on what it says.
+ */
+export function outsideAware(ctx: Pick<ToolCallContext, 'memory'>, paths: Iterable<string>, text: string): ToolResult {
+  for (const path of new Set(paths)) {
+    const source = ctx.memory.outsideSource(path, '');
+    if (source !== undefined) return { success: true, output: wrapExternal(source, text), externalSource: source };
+  }
+  return { success: true, output: text };
 }

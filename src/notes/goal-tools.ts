@@ -1,6 +1,6 @@
 import type { AnyTool, ToolResult } from '../tools/types.js';
 import { addDays, weekday } from './dates.js';
-import { taskForModel } from './format.js';
+import { outsideAware, taskForModel } from './format.js';
 import { appendListItem, withFields, type Note } from './note-files.js';
 import type { NotesServices } from './services.js';
 import type { TaskInput } from './tasks.js';
@@ -25,6 +25,11 @@ export function periodEnd(today: string, period: Period): string {
 
 /** What a planning session looks at: active goals, and open tasks overdue or due within the period (then undated ones). */
 export function planningReview(services: NotesServices, period: Period): string {
+  return planningReviewOf(services, period).text;
+}
+
+/** The review and the files it quotes (goal notes, task lists), for the outside-content check. */
+export function planningReviewOf(services: NotesServices, period: Period): { text: string; paths: string[] } {
   const today = services.tasks.today();
   const end = periodEnd(today, period);
   const goals = services.notes.all().filter((note) => note.type === 'goal' && (note.data.status ?? 'active') === 'active');
@@ -35,7 +40,7 @@ export function planningReview(services: NotesServices, period: Period): string 
   if (goals.length === 0) lines.push('- none (goal_create makes one)');
   lines.push('', `Open tasks due by ${end} or overdue (${due.length}):`, ...(due.length > 0 ? due.map(taskForModel) : ['- none']));
   lines.push('', `Open tasks without a date (${undated.length}):`, ...(undated.length > 0 ? undated.map(taskForModel) : ['- none']));
-  return lines.join('\n');
+  return { text: lines.join('\n'), paths: [...goals.map((goal) => goal.path), ...due.map((task) => task.path), ...undated.map((task) => task.path)] };
 }
 
 /** Goals, reflections and planning: notes of those types, and a plan written as a note with its tasks. */
@@ -143,8 +148,9 @@ export function createGoalTools(services: NotesServices): AnyTool[] {
     aliases: ['planReview'],
     description: 'Start a planning session: lists active goals and the open tasks due in the period (and overdue, and undated ones). Then agree the plan with the person and save it with plan_create.',
     parameters: { type: 'object', properties: { period: { type: 'string', enum: [...PERIODS], default: 'week' } }, additionalProperties: false },
-    async execute(params: { period?: Period }) {
-      return { success: true, output: planningReview(services, params.period ?? 'week') };
+    async execute(params: { period?: Period }, ctx) {
+      const review = planningReviewOf(services, params.period ?? 'week');
+      return outsideAware(ctx, review.paths, review.text);
     },
   };
 

@@ -58,7 +58,7 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
     async execute(params: { note: string }, ctx) {
       const found = notes.find(params.note);
       if (!found.success) return fail(found.error);
-      const shown = noteText(found.value, found.value.raw, ctx.config.tools.output_chars - 1000);
+      const shown = noteText(ctx.memory.outsideSource(found.value.path, found.value.raw), found.value.raw, ctx.config.tools.output_chars - 1000);
       return { success: true, output: `${noteHeader(found.value)}\n${shown.text}`, ...(shown.externalSource ? { externalSource: shown.externalSource } : {}) };
     },
   };
@@ -147,7 +147,7 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
       },
       additionalProperties: false,
     },
-    async execute(params: { query?: string; tag?: string; type?: string; after?: string; before?: string; date?: 'updated' | 'created'; limit?: number }) {
+    async execute(params: { query?: string; tag?: string; type?: string; after?: string; before?: string; date?: 'updated' | 'created'; limit?: number }, ctx) {
       const hits = index.search({
         ...(params.query !== undefined ? { query: params.query } : {}),
         ...(params.tag !== undefined ? { tag: params.tag } : {}),
@@ -160,7 +160,7 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
       if (hits.length === 0) return { success: true, output: `No notes match${params.query ? ` "${params.query}"` : ''}${params.tag ? ` with tag ${params.tag}` : ''}.` };
       let outside: string | undefined;
       const lines = hits.map((hit, at) => {
-        const shown = noteText(hit.note, hit.snippet);
+        const shown = noteText(ctx.memory.outsideSource(hit.note.path, hit.note.raw), hit.snippet);
         outside ??= shown.externalSource;
         return `${at + 1}. ${noteHeader(hit.note)}\n${shown.text}`;
       });

@@ -1,5 +1,5 @@
 import type { AnyTool, ToolCallContext, ToolResult } from '../tools/types.js';
-import { taskForModel } from './format.js';
+import { outsideAware, taskForModel } from './format.js';
 import type { NotesServices } from './services.js';
 import type { TaskInput, TaskPatch } from './tasks.js';
 
@@ -115,7 +115,7 @@ export function createTaskTools(services: NotesServices): AnyTool[] {
       },
       additionalProperties: false,
     },
-    async execute(params: { status?: 'open' | 'done' | 'all'; due_before?: string; due_after?: string; list?: string; tag?: string; text?: string; limit?: number }) {
+    async execute(params: { status?: 'open' | 'done' | 'all'; due_before?: string; due_after?: string; list?: string; tag?: string; text?: string; limit?: number }, ctx) {
       const found = tasks.search({
         status: params.status ?? 'open',
         ...(params.due_before !== undefined ? { dueBefore: params.due_before } : {}),
@@ -127,7 +127,7 @@ export function createTaskTools(services: NotesServices): AnyTool[] {
       });
       const today = `Today is ${tasks.today()}.`;
       if (found.length === 0) return { success: true, output: `${today} No ${params.status === 'all' ? '' : `${params.status ?? 'open'} `}tasks match.` };
-      return { success: true, output: `${today} ${found.length} task(s) (ref · line · list):\n${found.map(taskForModel).join('\n')}` };
+      return outsideAware(ctx, found.map((task) => task.path), `${today} ${found.length} task(s) (ref · line · list):\n${found.map(taskForModel).join('\n')}`);
     },
   };
 

@@ -56,6 +56,7 @@ export function createWebScrapeTool(services: NotesServices): AnyTool {
       additionalProperties: false,
     },
     external: true,
+    vouches: true,
     async execute(params: { url: string; save?: boolean; title?: string; tags?: string[] }, ctx) {
       const page = await services.scrape(params.url, ctx.signal);
       if (!page.success) return { success: false, output: page.error };

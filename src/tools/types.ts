@@ -93,6 +93,13 @@ export interface NativeTool<P = Record<string, unknown>> {
   /** Results carry outside content (web, mail, MCP): the turn becomes tainted. */
   external?: boolean;
   /**
+   * Its results are third parties' words the model did not write (a fetched page, search results, mail, an MCP
+   * server's answer), so an address that appears in them may be fetched in a tainted turn (src/trust/policy.ts). A
+   * tool whose output can carry the model's own text — a sandbox command's output, a memory file, a note — must
+   * not say so: otherwise `echo https://evil/?d=SECRET` would vouch for that address. Default: false.
+   */
+  vouches?: boolean;
+  /**
    * What a call can do beyond answering (`./effects.ts`): send data out, change what outlives the turn, install.
    * In a turn that holds outside content the trust policy gates these by where their inputs came from. A tool that
    * declares nothing is treated as able to send data anywhere.

@@ -100,6 +100,7 @@ export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
     // Reading is low risk; anything that sends mail in the person's name is high.
     risk: (params) => (params.action === 'send' || params.action === 'reply' ? 'high' : 'low'),
     external: true,
+    vouches: true,
     // Sending is a way out: the question shows where each recipient came from. Reading stays on the person's server.
     effects: (params) => {
       if (params.action === 'send') return [{ kind: 'egress', to: [params.to, params.cc, params.bcc].flat().filter((value): value is string => typeof value === 'string'), what: 'an e-mail' }];

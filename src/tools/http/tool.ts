@@ -65,6 +65,7 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
     },
     risk: httpRisk,
     external: true,
+    vouches: true,
     // The address as it will be requested (query included): in a tainted turn it must have been written by the person
     // or appear in the outside content already read; a body or headers always need the person.
     effects: (params: HttpParams) => [{

@@ -24,6 +24,7 @@ export function createWebSearchTool(config: WebSearchConfig, provider: SearchPro
       additionalProperties: false,
     },
     external: true,
+    vouches: true,
     // The query goes to the search provider: in a tainted turn it must be words the person or the outside content wrote.
     effects: (params: { query?: string }) => [{ kind: 'egress', ...(typeof params.query === 'string' ? { query: params.query } : {}), what: 'a web search' }],
     timeoutMs: (config.timeout_s + 5) * 1000,
