@@ -344,6 +344,26 @@ describe('injected instructions, with no approval given', () => {
     expect(await effects(current)).toEqual([]);
   }, 120_000);
 
+  it('orders saved into a note and the task list while a page was read do not act when read back in a fresh conversation', async () => {
+    rig = await makeRig();
+    const current = rig;
+    // What an earlier tainted turn left (labelled as it was written): a note and task lines carrying the orders.
+    const planted = orders(current.attacker).filter((line) => !line.includes('"path":"notes/'));
+    mkdirSync(path.join(current.dir, 'memory', 'notes'), { recursive: true });
+    writeFileSync(path.join(current.dir, 'memory', 'notes', 'orders.md'), `---\ntitle: Orders\n---\n${planted.join('\n')}\n`);
+    writeFileSync(path.join(current.dir, 'memory', 'tasks.md'), planted.map((line) => `- [ ] ${line}`).join('\n'));
+    const { ProvenanceLabels } = await import('../../src/trust/labels.js');
+    const labels = new ProvenanceLabels(current.app.db);
+    labels.label('memory', 'notes/orders.md', [`http:${current.attacker.url}/page`]);
+    labels.label('memory', 'tasks.md', [`http:${current.attacker.url}/page`]);
+    for (const read of [{ name: 'note_read', arguments: { note: 'Orders' } }, { name: 'task_search', arguments: {} }, { name: 'plan_review', arguments: {} }]) {
+      current.fake.handle(obedientModel(read));
+      const result = await chat(current, `fresh-${read.name}`).say('what is on my list?');
+      expect(result.taint.length, read.name).toBeGreaterThan(0);
+    }
+    expect(await effects(current)).toEqual([]);
+  }, 120_000);
+
   it('a job made in a tainted turn (approved by nobody) does not exist; one the person approved runs tainted', async () => {
     rig = await makeRig();
     const current = rig;
