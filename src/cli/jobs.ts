@@ -56,7 +56,7 @@ async function runJob(id: string | undefined, context: CommandContext): Promise<
   const app = await context.daemon('command');
   try {
     const result = await app.scheduler.runNow(id);
-    if (!result.ok) {
+    if (!result.success) {
       context.io.stderr.write(`familiar jobs: ${result.error}\n`);
       return 1;
     }
@@ -95,7 +95,7 @@ async function dispatch(action: string, rest: string[], values: Values, env: { c
       cron: str(values.cron), run_at: str(values.at), when: str(values.when), id: str(values.id),
       catchUp, deliverTo: str(values['deliver-to']),
     });
-    if (!created.ok) {
+    if (!created.success) {
       err(prompt === '' ? `give the prompt as the last argument. ${created.error}` : created.error);
       return 2;
     }
@@ -117,7 +117,7 @@ async function dispatch(action: string, rest: string[], values: Values, env: { c
     case 'pause':
     case 'resume': {
       const changed = action === 'pause' ? scheduler.pause(id) : scheduler.resume(id);
-      if (!changed.ok) {
+      if (!changed.success) {
         err(changed.error);
         return 1;
       }

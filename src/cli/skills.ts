@@ -90,7 +90,7 @@ function show(action: 'list' | 'show', id: string, service: SkillCatalog, contex
     }
     case 'show': {
       const shown = service.show(id);
-      if (!shown.ok) return failed(err, shown.error);
+      if (!shown.success) return failed(err, shown.error);
       out(shown.value);
       return 0;
     }
@@ -105,21 +105,21 @@ async function dispatch(action: string, rest: string[], values: { id: string | u
     case 'run': {
       const input = rest.slice(1).join(' ').trim();
       const outcome = await service.run(id, { input: input || undefined, origin: { channel: 'cli', chatId: 'skills', userId: 'owner' }, unattended: false });
-      if (!outcome.ok) return failed(err, outcome.error);
+      if (!outcome.success) return failed(err, outcome.error);
       if (outcome.value.note) context.io.stderr.write(`${outcome.value.note}\n`);
       (outcome.value.status === 'ok' ? context.io.stdout : context.io.stderr).write(`${outcome.value.text}\n`);
       return outcome.value.status === 'ok' ? 0 : 1;
     }
     case 'install': {
       const installed = await installFromHub(service, id, values.id, { baseDir: process.cwd() });
-      if (!installed.ok) return failed(err, installed.error);
+      if (!installed.success) return failed(err, installed.error);
       out(installed.value);
       return 0;
     }
     default: {
       const manageAction: ManageAction = action === 'remove' ? 'delete' : (action as ManageAction);
       const changed = await service.manage(id, manageAction, { repin: values.repin });
-      if (!changed.ok) return failed(err, changed.error);
+      if (!changed.success) return failed(err, changed.error);
       out(changed.value);
       return 0;
     }

@@ -187,15 +187,15 @@ export class TaskReminders {
         source: chat && chat.channel !== 'cli' ? 'chat' : 'cli', configHash: OWNER_MARK, catchUp: 'once',
         ...(chat ? { origin: chat } : {}),
       });
-      if (!created.ok) this.deps.log.warn({ jobId: id, error: created.error }, 'task reminder not scheduled');
-      return created.ok ? 'created' : 'unchanged';
+      if (!created.success) this.deps.log.warn({ jobId: id, error: created.error }, 'task reminder not scheduled');
+      return created.success ? 'created' : 'unchanged';
     }
     const samePrompt = job.prompt === prompt;
     if (job.runAt === at && samePrompt) return 'unchanged';
     if (job.runAt !== at && at > this.now()) {
       const updated = scheduler.update(id, { run_at: new Date(at).toISOString(), ...(samePrompt ? {} : { prompt }) });
-      if (!updated.ok) this.deps.log.warn({ jobId: id, error: updated.error }, 'task reminder not re-timed');
-      return updated.ok ? 'updated' : 'unchanged';
+      if (!updated.success) this.deps.log.warn({ jobId: id, error: updated.error }, 'task reminder not re-timed');
+      return updated.success ? 'updated' : 'unchanged';
     }
     // The ⏰ moved into the past (or the job already fired): nothing to send late; only the text follows.
     if (samePrompt) return 'unchanged';

@@ -100,9 +100,9 @@ async function buildSandboxImage(image: string, dockerHost: string | undefined, 
   } catch (error) {
     return { status: 'failed', text: `sandbox image: ${errorMessage(error)}` };
   }
-  if (status.ok) return undefined;
+  if (status.success) return undefined;
   // No engine, or an image that cannot be inspected: nothing to build here; the check below says what to do.
-  if (!status.reason.includes('is missing')) return undefined;
+  if (!status.error.includes('is missing')) return undefined;
   if (!/^familiar-sandbox(:[\w.-]+)?$/.test(image)) {
     return { status: 'failed', text: `sandbox image ${image} is missing and is not Familiar's (familiar-sandbox): pull or build it yourself` };
   }

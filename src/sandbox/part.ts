@@ -2,6 +2,7 @@ import type Docker from 'dockerode';
 import type { Config } from '../config/schema.js';
 import { AppError, errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { Result } from '../lib/result.js';
 import type { DoctorLine, Part } from '../part.js';
 import type { SandboxAccess, SandboxRun } from '../tools/context.js';
 import { createDockerClient, describeDocker } from './docker-client.js';
@@ -10,30 +11,28 @@ import type { Workspaces } from '../workspace/workspace.js';
 
 const PING_TIMEOUT_MS = 3000;
 
-export type EngineStatus = { ok: true } | { ok: false; reason: string };
-
 /** How to get the image, said wherever it is missing. */
 export function buildHint(image: string): string {
   return `build it with: bash scripts/build-sandbox-image.sh ${image} (no registry needed), or docker build -t ${image} docker/sandbox`;
 }
 
-/** Pings the engine and checks the images. Contract: never throws; `reason` says what to fix. */
-export async function checkEngine(docker: Docker, images: readonly string[]): Promise<EngineStatus> {
+/** Pings the engine and checks the images. Contract: never throws; `error` says what to fix. */
+export async function checkEngine(docker: Docker, images: readonly string[]): Promise<Result> {
   const where = describeDocker(docker);
   try {
     await withTimeout(docker.ping(), PING_TIMEOUT_MS);
   } catch (error) {
-    return { ok: false, reason: `no Docker engine answers at ${where} (${errorMessage(error)}); start one (on Debian: bash scripts/setup-docker.sh) or set tools.sandbox.docker_host` };
+    return { success: false, error: `no Docker engine answers at ${where} (${errorMessage(error)}); start one (on Debian: bash scripts/setup-docker.sh) or set tools.sandbox.docker_host` };
   }
   for (const image of images) {
     try {
       await withTimeout(docker.getImage(image).inspect(), PING_TIMEOUT_MS);
     } catch (error) {
       const missing = (error as { statusCode?: number }).statusCode === 404;
-      return { ok: false, reason: missing ? `the image ${image} is missing; ${buildHint(image)}` : `the image ${image} cannot be inspected at ${where} (${errorMessage(error)})` };
+      return { success: false, error: missing ? `the image ${image} is missing; ${buildHint(image)}` : `the image ${image} cannot be inspected at ${where} (${errorMessage(error)})` };
     }
   }
-  return { ok: true };
+  return { success: true, value: undefined };
 }
 
 /** The pool as its users see it: commands in a conversation's container, its workspace folders and settings. */
@@ -77,15 +76,15 @@ export async function createSandboxPart(deps: { config: Config; dataDir: string;
   const docker = await connect(config, log);
   if (!docker) return { part: { name: 'sandbox', doctor: () => doctorFor(config) } };
   const status = await checkEngine(docker, [config.image]);
-  if (!status.ok) {
-    log.warn(`sandbox: ${status.reason}; the sandbox tools are off until then`);
+  if (!status.success) {
+    log.warn(`sandbox: ${status.error}; the sandbox tools are off until then`);
     return { part: { name: 'sandbox', doctor: () => sandboxDoctor(docker, config) } };
   }
   let codeAgent = config.code_agent !== undefined;
   if (config.code_agent?.image && config.code_agent.image !== config.image) {
     const agentImage = await checkEngine(docker, [config.code_agent.image]);
-    if (!agentImage.ok) {
-      log.warn(`sandbox: code_agent: ${agentImage.reason}; opencode is off`);
+    if (!agentImage.success) {
+      log.warn(`sandbox: code_agent: ${agentImage.error}; opencode is off`);
       codeAgent = false;
     }
   }
@@ -123,7 +122,7 @@ function lazySandbox(config: SandboxConfig, workspaces: Workspaces, dataDir: str
       const { default: DockerClass } = await import('dockerode');
       const docker = createDockerClient(DockerClass, config.docker_host);
       const status = await checkEngine(docker, [config.image]);
-      if (!status.ok) throw new AppError('SANDBOX_UNAVAILABLE', `the sandbox is not available: ${status.reason}`);
+      if (!status.success) throw new AppError('SANDBOX_UNAVAILABLE', `the sandbox is not available: ${status.error}`);
       const { ContainerPool } = await import('./pool.js');
       // A one-shot command may run beside the daemon: it removes only its own containers and leaves the mounts.
       return new ContainerPool({ docker, config, dataDir, workspaces, log, exclusive: false });
@@ -166,8 +165,8 @@ async function sandboxDoctor(docker: Docker, config: SandboxConfig): Promise<Doc
   const where = describeDocker(docker);
   const images = [config.image, ...(config.code_agent?.image ? [config.code_agent.image] : [])];
   const status = await checkEngine(docker, images);
-  if (status.ok) return [{ status: 'ok', label: 'sandbox', detail: `Docker at ${where}; image ${images.join(', ')} present` }];
-  return [{ status: 'fail', label: 'sandbox', detail: status.reason }];
+  if (status.success) return [{ status: 'ok', label: 'sandbox', detail: `Docker at ${where}; image ${images.join(', ')} present` }];
+  return [{ status: 'fail', label: 'sandbox', detail: status.error }];
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -11,7 +11,7 @@ export function schedulerAccess(scheduler: Scheduler): SchedulerAccess {
         ...request,
         source: request.origin === undefined || request.origin.channel === 'cli' ? 'cli' : 'chat',
       });
-      return created.ok ? { success: true, value: view(created.value) } : { success: false, error: created.error };
+      return created.success ? { success: true, value: view(created.value) } : { success: false, error: created.error };
     },
     list(origin) {
       return scheduler

@@ -42,7 +42,7 @@ export function createSchedulerCommands(scheduler: Scheduler, clock: ZonedClock)
       if (!job.success) return job.error;
       if (action === 'remove') return scheduler.remove(id) ? `Removed job ${id}.` : `No job with id "${id}".`;
       const changed = action === 'pause' ? scheduler.pause(id) : scheduler.resume(id);
-      return changed.ok ? formatJob(changed.value, clock, now) : changed.error;
+      return changed.success ? formatJob(changed.value, clock, now) : changed.error;
     },
   };
   const remind: ChatCommand = {
@@ -61,7 +61,7 @@ export function createSchedulerCommands(scheduler: Scheduler, clock: ZonedClock)
         ...('cron' in split.when ? { cron: split.when.cron } : { run_at: new Date(split.when.at).toISOString() }),
         origin: { channel, chatId, userId }, source: channel === 'cli' ? 'cli' : 'chat',
       });
-      if (!created.ok) return created.error;
+      if (!created.success) return created.error;
       const job = created.value;
       return job.cron !== undefined
         ? `⏰ Reminder ${job.id}: ${describeSchedule(job, clock)}; first ${describeNextRun(job, clock, now)} — "${job.prompt}"`

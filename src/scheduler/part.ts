@@ -111,11 +111,11 @@ function checkDeclaredJob(job: DeclaredJob, index: number, timeZone: string): vo
   if (given.length !== 1) throw new ConfigError(key, `give exactly one of cron, run_at or when (got ${given.length === 0 ? 'none' : given.join(' and ')})`);
   if (job.cron !== undefined) {
     const cron = validateCron(job.cron, timeZone);
-    if (!cron.ok) throw new ConfigError(`${key}.cron`, cron.error);
+    if (!cron.success) throw new ConfigError(`${key}.cron`, cron.error);
   }
   if (job.run_at !== undefined) {
     const at = parseRunAt(job.run_at, timeZone);
-    if (!at.ok) throw new ConfigError(`${key}.run_at`, at.error);
+    if (!at.success) throw new ConfigError(`${key}.run_at`, at.error);
   }
   if (job.when !== undefined && parseWhen(job.when, Date.now(), timeZone) === undefined) {
     throw new ConfigError(`${key}.when`, `"${job.when}" is not a time I understand (e.g. "every weekday at 8", "every Monday at 9")`);

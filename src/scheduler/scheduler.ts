@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { parseTarget } from '../lib/target.js';
+import type { Result } from '../lib/result.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CallOrigin } from '../tools/types.js';
 import type { JobStore, ListJobsOptions } from './store.js';
-import { latestOccurrence, nextOccurrence, resolveSchedule, type Resolved, type Schedule, type ScheduleInput } from './timing.js';
+import { latestOccurrence, nextOccurrence, resolveSchedule, type Schedule, type ScheduleInput } from './timing.js';
 import type { CatchUp, Job, JobKind, JobRun, JobSource, RunOutcome, RunTrigger } from './types.js';
 
 /** Runs one claimed run of a job (an agent turn or a reminder) and delivers it. Contract: never throws. */
@@ -88,62 +89,62 @@ export class Scheduler {
 
   // ---- jobs
 
-  create(input: CreateJobInput): Resolved<Job> {
+  create(input: CreateJobInput): Result<Job> {
     const id = input.id ?? this.newId(input.kind === 'reminder' ? 'r' : 'j');
-    if (this.store.get(id)) return { ok: false, error: `A job with id "${id}" already exists; choose another id or use action "update".` };
+    if (this.store.get(id)) return { success: false, error: `A job with id "${id}" already exists; choose another id or use action "update".` };
     const built = this.build({ ...input, id }, this.now());
-    if (!built.ok) return built;
+    if (!built.success) return built;
     const job = built.value;
     this.store.insert(job);
     this.log.info({ jobId: id, spec: job.spec, nextRunAt: iso(job.nextRunAt) }, 'job created');
     this.rearm();
-    return { ok: true, value: job };
+    return { success: true, value: job };
   }
 
   /** Validates an input into a job row (not stored). */
-  private build(input: CreateJobInput & { id: string }, now: number): Resolved<Job> {
+  private build(input: CreateJobInput & { id: string }, now: number): Result<Job> {
     const id = input.id;
-    if (!JOB_ID.test(id)) return { ok: false, error: `The id "${id}" is not valid: use 1-64 letters, digits, - and _.` };
+    if (!JOB_ID.test(id)) return { success: false, error: `The id "${id}" is not valid: use 1-64 letters, digits, - and _.` };
     const prompt = input.prompt.trim();
-    if (prompt === '') return { ok: false, error: 'The prompt is empty: say what the job should do (or, for a reminder, what to remind).' };
+    if (prompt === '') return { success: false, error: 'The prompt is empty: say what the job should do (or, for a reminder, what to remind).' };
     if (input.deliverTo !== undefined) {
       try {
         parseTarget(input.deliverTo);
       } catch (error) {
-        return { ok: false, error: errorMessage(error) };
+        return { success: false, error: errorMessage(error) };
       }
     }
     const schedule = resolveSchedule(input, now, this.timeZone);
-    if (!schedule.ok) return schedule;
+    if (!schedule.success) return schedule;
     const job: Job = {
       id, kind: input.kind ?? 'agent', prompt, catchUp: input.catchUp ?? 'once', origin: input.origin, deliverTo: input.deliverTo,
       approve: input.approve ?? [], sources: [...(input.sources ?? [])], enabled: input.enabled ?? true, source: input.source, tz: this.timeZone,
       ...scheduleColumns(schedule.value, input.spec ?? specOf(input)), nextRunAt: this.firstRun(schedule.value, now),
       lastScheduledAt: undefined, doneAt: undefined, configHash: input.configHash, createdAt: now, updatedAt: now,
     };
-    return { ok: true, value: job };
+    return { success: true, value: job };
   }
 
-  update(id: string, patch: UpdateJobInput): Resolved<Job> {
+  update(id: string, patch: UpdateJobInput): Result<Job> {
     const job = this.store.get(id);
     if (!job) return this.unknown(id);
     const now = this.now();
     const next: Job = { ...job, updatedAt: now };
     if (patch.prompt !== undefined) {
-      if (patch.prompt.trim() === '') return { ok: false, error: 'The prompt is empty.' };
+      if (patch.prompt.trim() === '') return { success: false, error: 'The prompt is empty.' };
       next.prompt = patch.prompt.trim();
     }
     if (patch.catchUp !== undefined) next.catchUp = patch.catchUp;
     if (patch.sources && patch.sources.length > 0) next.sources = [...new Set([...job.sources, ...patch.sources])];
     if (patch.cron !== undefined || patch.run_at !== undefined || patch.when !== undefined) {
       const schedule = resolveSchedule(patch, now, this.timeZone);
-      if (!schedule.ok) return schedule;
+      if (!schedule.success) return schedule;
       Object.assign(next, scheduleColumns(schedule.value, specOf(patch)), { tz: this.timeZone, doneAt: undefined });
       next.nextRunAt = next.enabled ? this.firstRun(schedule.value, now) : undefined;
     }
     this.store.save(next);
     this.rearm();
-    return { ok: true, value: next };
+    return { success: true, value: next };
   }
 
   remove(id: string): boolean {
@@ -153,26 +154,26 @@ export class Scheduler {
   }
 
   /** A paused job keeps its schedule; runs it would have had while paused are not caught up. */
-  pause(id: string): Resolved<Job> {
+  pause(id: string): Result<Job> {
     const job = this.store.get(id);
     if (!job) return this.unknown(id);
     const next: Job = { ...job, enabled: false, updatedAt: this.now() };
     this.store.save(next);
     this.rearm();
-    return { ok: true, value: next };
+    return { success: true, value: next };
   }
 
-  resume(id: string): Resolved<Job> {
+  resume(id: string): Result<Job> {
     const job = this.store.get(id);
     if (!job) return this.unknown(id);
-    if (job.doneAt !== undefined) return { ok: false, error: `Job "${id}" already ran (it was a one-shot); create a new one.` };
+    if (job.doneAt !== undefined) return { success: false, error: `Job "${id}" already ran (it was a one-shot); create a new one.` };
     const now = this.now();
     // A recurring job resumes at its next time from now; a one-shot whose time passed meanwhile runs at once.
     const nextRunAt = job.cron !== undefined ? nextOccurrence(job.cron, now, this.timeZone) : job.runAt;
     const next: Job = { ...job, enabled: true, nextRunAt, tz: this.timeZone, updatedAt: now };
     this.store.save(next);
     this.rearm();
-    return { ok: true, value: next };
+    return { success: true, value: next };
   }
 
   get(id: string): Job | undefined {
@@ -196,7 +197,7 @@ export class Scheduler {
       const existing = this.store.get(id);
       if (existing && existing.configHash === input.configHash && existing.source === 'config') continue;
       const built = this.build({ ...input, id }, this.now());
-      if (!built.ok) {
+      if (!built.success) {
         this.log.error({ jobId: id }, `scheduler.jobs: job "${id}" is not valid: ${built.error}`);
         continue;
       }
@@ -225,15 +226,15 @@ export class Scheduler {
   }
 
   /** Runs a job now, outside its schedule (its next time is untouched). */
-  async runNow(id: string): Promise<Resolved<RunOutcome & { runId: number }>> {
+  async runNow(id: string): Promise<Result<RunOutcome & { runId: number }>> {
     const job = this.store.get(id);
     if (!job) return this.unknown(id);
-    if (this.running.has(id) || this.store.isRunning(id)) return { ok: false, error: `Job "${id}" is running right now; try again when it is done.` };
+    if (this.running.has(id) || this.store.isRunning(id)) return { success: false, error: `Job "${id}" is running right now; try again when it is done.` };
     const now = this.now();
     const runId = this.store.claimManual(id, now);
-    if (runId === undefined) return { ok: false, error: `Job "${id}" was just started; try again in a moment.` };
+    if (runId === undefined) return { success: false, error: `Job "${id}" was just started; try again in a moment.` };
     const outcome = await this.launch(job, runId, now, 'manual');
-    return { ok: true, value: { ...outcome, runId } };
+    return { success: true, value: { ...outcome, runId } };
   }
 
   // ---- lifecycle
@@ -417,8 +418,8 @@ export class Scheduler {
   }
 
   /** Names no other ids: this message can reach a chat, which may see only its own jobs (`ownership.ts`). */
-  private unknown(id: string): { ok: false; error: string } {
-    return { ok: false, error: `No job with id "${id}"; list the jobs to see the ids.` };
+  private unknown(id: string): { success: false; error: string } {
+    return { success: false, error: `No job with id "${id}"; list the jobs to see the ids.` };
   }
 }
 

@@ -4,6 +4,7 @@ import type Cronstrue from 'cronstrue';
 import { errorMessage } from '../errors.js';
 import { parseWhenText, WHEN_FORMS } from './when.js';
 import { instantOfWallClock } from '../lib/zoned.js';
+import type { Result } from '../lib/result.js';
 
 /** A job's schedule once resolved: a cron expression, or one instant. */
 export type Schedule = { type: 'cron'; cron: string } | { type: 'once'; at: number };
@@ -13,8 +14,6 @@ export interface ScheduleInput {
   run_at?: string | undefined;
   when?: string | undefined;
 }
-
-export type Resolved<T> = { ok: true; value: T } | { ok: false; error: string };
 
 export const CRON_FORMS =
   'a cron expression has 5 fields "minute hour day-of-month month day-of-week" (e.g. "0 8 * * 1-5" = weekdays at 08:00) ' +
@@ -29,19 +28,19 @@ let describer: typeof Cronstrue | undefined;
 const cronstrue = (): typeof Cronstrue => (describer ??= requireCjs('cronstrue') as typeof Cronstrue);
 
 /** Validates a 5- or 6-field cron expression. Contract: never throws. */
-export function validateCron(expression: string, timeZone: string): Resolved<string> {
+export function validateCron(expression: string, timeZone: string): Result<string> {
   const cron = expression.trim().replace(/\s+/g, ' ');
   const fields = cron.split(' ').length;
   if (cron.startsWith('@') || fields < 5 || fields > 6) {
-    return { ok: false, error: `"${expression}" is not a valid cron expression (${fields} fields); ${CRON_FORMS}.` };
+    return { success: false, error: `"${expression}" is not a valid cron expression (${fields} fields); ${CRON_FORMS}.` };
   }
   try {
     const parsed = cronParser().parse(cron, { tz: timeZone, currentDate: new Date() });
     parsed.next();
   } catch (error) {
-    return { ok: false, error: `"${expression}" is not a valid cron expression (${errorMessage(error)}); ${CRON_FORMS}.` };
+    return { success: false, error: `"${expression}" is not a valid cron expression (${errorMessage(error)}); ${CRON_FORMS}.` };
   }
-  return { ok: true, value: cron };
+  return { success: true, value: cron };
 }
 
 // cron-parser takes about a millisecond per parse and per step in a time zone. Jobs share expressions and
@@ -84,60 +83,60 @@ const ISO_LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 
 /** An ISO time; without an offset it is read on the clock of `timeZone` (a date alone means 09:00). */
-export function parseRunAt(text: string, timeZone: string): Resolved<number> {
+export function parseRunAt(text: string, timeZone: string): Result<number> {
   const value = text.trim();
   const usage = `run_at must be an ISO time such as "2026-12-24T18:00" (read in ${timeZone}) or "2026-12-24T17:00:00Z"`;
   if (ISO_WITH_OFFSET.test(value)) {
     const at = Date.parse(value.replace(' ', 'T'));
-    return Number.isNaN(at) ? { ok: false, error: `"${text}" is not a valid time; ${usage}.` } : { ok: true, value: at };
+    return Number.isNaN(at) ? { success: false, error: `"${text}" is not a valid time; ${usage}.` } : { success: true, value: at };
   }
   const match = ISO_LOCAL.exec(value);
-  if (!match) return { ok: false, error: `"${text}" is not a valid time; ${usage}.` };
+  if (!match) return { success: false, error: `"${text}" is not a valid time; ${usage}.` };
   const [year, month, day, hour, minute, second] = match.slice(1).map((part) => (part === undefined ? undefined : Number(part)));
   const wall = { year: year ?? 0, month: month ?? 0, day: day ?? 0, hour: hour ?? 9, minute: minute ?? 0, second: second ?? 0 };
   const check = new Date(Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second));
   if (check.getUTCMonth() !== wall.month - 1 || check.getUTCDate() !== wall.day || wall.hour > 23 || wall.minute > 59 || wall.second > 59) {
-    return { ok: false, error: `"${text}" is not a valid date; ${usage}.` };
+    return { success: false, error: `"${text}" is not a valid date; ${usage}.` };
   }
-  return { ok: true, value: instantOfWallClock(wall, timeZone) };
+  return { success: true, value: instantOfWallClock(wall, timeZone) };
 }
 
 /**
  * Turns exactly one of cron / run_at / when into a schedule. Errors say which forms work.
  * Contract: never throws; a one-shot must lie in the future.
  */
-export function resolveSchedule(input: ScheduleInput, now: number, timeZone: string): Resolved<Schedule> {
+export function resolveSchedule(input: ScheduleInput, now: number, timeZone: string): Result<Schedule> {
   const given = (['cron', 'run_at', 'when'] as const).filter((key) => input[key] !== undefined && input[key].trim() !== '');
   if (given.length !== 1) {
     return {
-      ok: false,
+      success: false,
       error: `Give exactly one of cron, run_at or when (got ${given.length === 0 ? 'none' : given.join(' and ')}). when accepts ${WHEN_FORMS}; ${CRON_FORMS}.`,
     };
   }
   let schedule: Schedule;
   if (input.cron !== undefined && given[0] === 'cron') {
     const cron = validateCron(input.cron, timeZone);
-    if (!cron.ok) return cron;
+    if (!cron.success) return cron;
     schedule = { type: 'cron', cron: cron.value };
   } else if (input.run_at !== undefined && given[0] === 'run_at') {
     const at = parseRunAt(input.run_at, timeZone);
-    if (!at.ok) return at;
+    if (!at.success) return at;
     schedule = { type: 'once', at: at.value };
   } else {
     const text = input.when ?? '';
     const parsed = parseWhenText(text, now, timeZone);
     if (!parsed.success) {
-      return { ok: false, error: `Could not understand the time "${text}". when accepts ${WHEN_FORMS}; or pass cron (${CRON_FORMS}) or run_at (an ISO time). ${parsed.error}` };
+      return { success: false, error: `Could not understand the time "${text}". when accepts ${WHEN_FORMS}; or pass cron (${CRON_FORMS}) or run_at (an ISO time). ${parsed.error}` };
     }
     schedule = parsed.value.schedule;
   }
   if (schedule.type === 'once' && schedule.at <= now) {
-    return { ok: false, error: `That time (${new Date(schedule.at).toISOString()}) is already past; give a future time.` };
+    return { success: false, error: `That time (${new Date(schedule.at).toISOString()}) is already past; give a future time.` };
   }
   if (schedule.type === 'cron' && nextOccurrence(schedule.cron, now, timeZone) === undefined) {
-    return { ok: false, error: `The cron expression "${schedule.cron}" never fires; ${CRON_FORMS}.` };
+    return { success: false, error: `The cron expression "${schedule.cron}" never fires; ${CRON_FORMS}.` };
   }
-  return { ok: true, value: schedule };
+  return { success: true, value: schedule };
 }
 
 /** "At 08:00, Monday through Friday" for a cron expression; never throws. */

@@ -71,7 +71,7 @@ export function createScheduleTool(deps: { scheduler: Scheduler; clock: ZonedClo
             // Made while outside content is in play (and approved by the person): its runs start tainted.
             sources: ctx.taint,
           });
-          return created.ok ? ok(describe(created.value, 'Created')) : fail(created.error);
+          return created.success ? ok(describe(created.value, 'Created')) : fail(created.error);
         }
         case 'list':
           return ok(formatJobs(scheduler.list(listFilter(scope)), clock, now));
@@ -90,7 +90,7 @@ export function createScheduleTool(deps: { scheduler: Scheduler; clock: ZonedClo
           const job = own(params.id ?? '');
           if (!job.success) return fail(job.error);
           const changed = params.action === 'pause' ? scheduler.pause(job.value.id) : scheduler.resume(job.value.id);
-          return changed.ok ? ok(formatJob(changed.value, clock, now)) : fail(changed.error);
+          return changed.success ? ok(formatJob(changed.value, clock, now)) : fail(changed.error);
         }
         case 'update': {
           const missing = needId();
@@ -98,7 +98,7 @@ export function createScheduleTool(deps: { scheduler: Scheduler; clock: ZonedClo
           const job = own(params.id ?? '');
           if (!job.success) return fail(job.error);
           const updated = scheduler.update(job.value.id, { prompt: params.prompt, cron: params.cron, run_at: params.run_at, when: params.when, catchUp: params.catch_up, sources: ctx.taint });
-          return updated.ok ? ok(describe(updated.value, 'Updated')) : fail(updated.error);
+          return updated.success ? ok(describe(updated.value, 'Updated')) : fail(updated.error);
         }
       }
       return fail('Unknown action; use create, list, delete, pause, resume or update.');

@@ -4,7 +4,8 @@ import type { ToolCallContext } from '../tools/types.js';
 import type { Delivery } from '../turns/types.js';
 import { parseSkill, renderSkill, SKILL_ID, SKILL_TOOL_NAMES, type Skill, type SkillTrigger } from './format.js';
 import { hasScripts, runSkillTest, SANDBOX_REQUIRED, skillConversation } from './runner.js';
-import type { Outcome, SkillService } from './service.js';
+import type { SkillService } from './service.js';
+import type { Result } from '../lib/result.js';
 
 export interface CreateSkillParams {
   description: string;
@@ -27,7 +28,7 @@ const MAX_FILE_CHARS = 100_000;
  * validated (one repair round), saved as a draft, its test (if any) runs in the sandbox, and it becomes
  * active only when the person asked for that, it is valid, and its test passed.
  */
-export async function createSkill(service: SkillService, params: CreateSkillParams, ctx: ToolCallContext): Promise<Outcome> {
+export async function createSkill(service: SkillService, params: CreateSkillParams, ctx: ToolCallContext): Promise<Result<string>> {
   const available = service.deps.tools.list().map((entry) => entry.name).filter((name) => !SKILL_TOOL_NAMES.includes(name));
   const messages: ChatMessage[] = [
     { role: 'system', content: draftingPrompt(available, service.deps.config.timezone, service.deps.sandbox !== undefined) },
@@ -42,10 +43,10 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
       const response = await service.deps.llm.complete({ messages, signal: ctx.signal });
       content = response.content;
     } catch (error) {
-      return { ok: false, error: `The skill could not be drafted: the LLM failed (${errorMessage(error)}). Try again later.` };
+      return { success: false, error: `The skill could not be drafted: the LLM failed (${errorMessage(error)}). Try again later.` };
     }
     const checked = checkDraft(content, params, service.deps.config.timezone, ctx, service.deps.delivery);
-    if (checked.ok) {
+    if (checked.success) {
       draft = checked.value.draft;
       skill = checked.value.skill;
       break;
@@ -53,7 +54,7 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
     problem = checked.error;
     messages.push({ role: 'assistant', content }, { role: 'user', content: `That draft is not valid: ${problem}. Reply again with the corrected JSON object only.` });
   }
-  if (!draft || !skill) return { ok: false, error: `The drafted skill was not valid (${problem}); nothing was saved. Rephrase the description or give trigger and tools explicitly.` };
+  if (!draft || !skill) return { success: false, error: `The drafted skill was not valid (${problem}); nothing was saved. Rephrase the description or give trigger and tools explicitly.` };
 
   let id = draft.id;
   for (let n = 2; service.store.get(id) !== undefined; n += 1) id = `${draft.id.slice(0, 44)}-${n}`;
@@ -91,8 +92,8 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
   if (next !== undefined) notes.push(`Next run: ${service.deps.clock.describe(new Date(next))}.`);
   const files = draft.files.length > 0 ? `\nFiles: ${draft.files.map((file) => file.path).join(', ')}` : '';
   const final = service.store.get(id);
-  const text = final?.ok ? renderSkill(final.skill) : renderSkill(saved);
-  return { ok: true, value: `Created skill "${id}" (draft) in ${dir}.${files}\n${notes.join('\n')}\n\nSKILL.md:\n${text}` };
+  const text = final?.success ? renderSkill(final.value) : renderSkill(saved);
+  return { success: true, value: `Created skill "${id}" (draft) in ${dir}.${files}\n${notes.join('\n')}\n\nSKILL.md:\n${text}` };
 }
 
 function requestText(params: CreateSkillParams): string {
@@ -114,32 +115,32 @@ function draftingPrompt(tools: readonly string[], timeZone: string, sandbox: boo
 }
 
 /** Parses the model's reply into a draft and validates it, applying the person's trigger and tools. */
-function checkDraft(content: string, params: CreateSkillParams, timeZone: string, ctx: ToolCallContext, delivery: Delivery): Outcome<{ draft: Draft; skill: Skill }> {
+function checkDraft(content: string, params: CreateSkillParams, timeZone: string, ctx: ToolCallContext, delivery: Delivery): Result<{ draft: Draft; skill: Skill }> {
   const json = content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
   let raw: unknown;
   try {
     raw = JSON.parse(json);
   } catch (error) {
-    return { ok: false, error: `the reply is not one JSON object (${errorMessage(error)})` };
+    return { success: false, error: `the reply is not one JSON object (${errorMessage(error)})` };
   }
-  if (raw === null || typeof raw !== 'object') return { ok: false, error: 'the reply is not a JSON object' };
+  if (raw === null || typeof raw !== 'object') return { success: false, error: 'the reply is not a JSON object' };
   const object = raw as { id?: unknown; skill_md?: unknown; files?: unknown };
   const id = typeof object.id === 'string' ? object.id.trim().toLowerCase() : '';
-  if (!SKILL_ID.test(id)) return { ok: false, error: `id must be lowercase letters, digits and dashes (got ${JSON.stringify(object.id)})` };
-  if (typeof object.skill_md !== 'string') return { ok: false, error: 'skill_md must be the SKILL.md text' };
+  if (!SKILL_ID.test(id)) return { success: false, error: `id must be lowercase letters, digits and dashes (got ${JSON.stringify(object.id)})` };
+  if (typeof object.skill_md !== 'string') return { success: false, error: 'skill_md must be the SKILL.md text' };
   const files: Draft['files'] = [];
   if (object.files !== undefined) {
-    if (!Array.isArray(object.files)) return { ok: false, error: 'files must be a list' };
-    if (object.files.length > MAX_FILES) return { ok: false, error: `at most ${MAX_FILES} files` };
+    if (!Array.isArray(object.files)) return { success: false, error: 'files must be a list' };
+    if (object.files.length > MAX_FILES) return { success: false, error: `at most ${MAX_FILES} files` };
     for (const file of object.files as Array<{ path?: unknown; content?: unknown }>) {
-      if (typeof file?.path !== 'string' || !SCRIPT_PATH.test(file.path) || file.path.split('/').includes('..')) return { ok: false, error: `file path ${JSON.stringify(file?.path)} must be inside scripts/` };
-      if (typeof file.content !== 'string' || file.content.length > MAX_FILE_CHARS) return { ok: false, error: `file ${file.path} needs text content under ${MAX_FILE_CHARS} characters` };
+      if (typeof file?.path !== 'string' || !SCRIPT_PATH.test(file.path) || file.path.split('/').includes('..')) return { success: false, error: `file path ${JSON.stringify(file?.path)} must be inside scripts/` };
+      if (typeof file.content !== 'string' || file.content.length > MAX_FILE_CHARS) return { success: false, error: `file ${file.path} needs text content under ${MAX_FILE_CHARS} characters` };
       files.push({ path: file.path, content: file.content });
     }
   }
   const parsed = parseSkill(id, object.skill_md, timeZone);
-  if (!parsed.ok) return { ok: false, error: `SKILL.md: ${parsed.error}` };
-  const skill: Skill = { ...parsed.skill };
+  if (!parsed.success) return { success: false, error: `SKILL.md: ${parsed.error}` };
+  const skill: Skill = { ...parsed.value };
   if (params.trigger) {
     const trigger: SkillTrigger = { type: params.trigger.type };
     if (params.trigger.cron !== undefined) trigger.cron = params.trigger.cron;
@@ -153,6 +154,6 @@ function checkDraft(content: string, params: CreateSkillParams, timeZone: string
   }
   // Re-validate what will be written, overrides included.
   const final = parseSkill(id, renderSkill(skill), timeZone);
-  if (!final.ok) return { ok: false, error: final.error };
-  return { ok: true, value: { draft: { id, skillMd: renderSkill(final.skill), files }, skill: final.skill } };
+  if (!final.success) return { success: false, error: final.error };
+  return { success: true, value: { draft: { id, skillMd: renderSkill(final.value), files }, skill: final.value } };
 }

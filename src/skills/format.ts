@@ -3,6 +3,7 @@ import { z } from 'zod/v3';
 import { errorMessage } from '../errors.js';
 import { validateCron } from '../scheduler/timing.js';
 import { isValidTimeZone } from '../config/timezone.js';
+import type { Result } from '../lib/result.js';
 
 /** A skill's folder name: also its id in tools, the CLI, the lock file and its scheduler job (`skill-<id>`). */
 export const SKILL_ID = /^[a-z0-9][a-z0-9_-]{0,47}$/;
@@ -61,47 +62,45 @@ export interface Skill {
   instructions: string;
 }
 
-export type ParsedSkill = { ok: true; skill: Skill } | { ok: false; error: string };
-
 const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
 
 /**
  * Parses and validates one SKILL.md. Contract: never throws; `error` says what is wrong and where,
  * so `list_skills` and `familiar skills list` can report it.
  */
-export function parseSkill(id: string, text: string, timeZone: string): ParsedSkill {
-  if (!SKILL_ID.test(id)) return { ok: false, error: `the folder name "${id}" is not a valid skill id (lowercase letters, digits, - and _, at most 48)` };
+export function parseSkill(id: string, text: string, timeZone: string): Result<Skill> {
+  if (!SKILL_ID.test(id)) return { success: false, error: `the folder name "${id}" is not a valid skill id (lowercase letters, digits, - and _, at most 48)` };
   const match = FRONTMATTER.exec(text);
-  if (!match) return { ok: false, error: `${SKILL_FILE} must start with YAML frontmatter between two "---" lines` };
+  if (!match) return { success: false, error: `${SKILL_FILE} must start with YAML frontmatter between two "---" lines` };
   let raw: unknown;
   try {
     raw = parseYaml(match[1] ?? '');
   } catch (error) {
-    return { ok: false, error: `the frontmatter is not valid YAML: ${firstLine(errorMessage(error))}` };
+    return { success: false, error: `the frontmatter is not valid YAML: ${firstLine(errorMessage(error))}` };
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, error: 'the frontmatter must be a YAML mapping (name: …, description: …)' };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { success: false, error: 'the frontmatter must be a YAML mapping (name: …, description: …)' };
   const result = frontmatterSchema.safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue?.path.join('.') || '(frontmatter)';
-    return { ok: false, error: `${where}: ${issue?.message ?? 'invalid'}` };
+    return { success: false, error: `${where}: ${issue?.message ?? 'invalid'}` };
   }
   const front = result.data;
   const instructions = (match[2] ?? '').trim();
-  if (instructions === '') return { ok: false, error: 'the body is empty: write the instructions for the agent below the frontmatter' };
+  if (instructions === '') return { success: false, error: 'the body is empty: write the instructions for the agent below the frontmatter' };
   const forbidden = front.tools.filter((name) => SKILL_TOOL_NAMES.includes(name.replace(/^!/, '')) && !name.startsWith('!'));
-  if (forbidden.length > 0) return { ok: false, error: `tools: a skill may not use ${forbidden.join(', ')} (skills cannot create, run or change skills)` };
+  if (forbidden.length > 0) return { success: false, error: `tools: a skill may not use ${forbidden.join(', ')} (skills cannot create, run or change skills)` };
   const trigger: SkillTrigger = { type: front.trigger.type };
   if (front.trigger.type === 'cron') {
-    if (front.trigger.cron === undefined) return { ok: false, error: 'trigger.cron: a cron trigger needs a cron expression, e.g. "0 7 * * *"' };
+    if (front.trigger.cron === undefined) return { success: false, error: 'trigger.cron: a cron trigger needs a cron expression, e.g. "0 7 * * *"' };
     const zone = front.trigger.timezone ?? timeZone;
-    if (!isValidTimeZone(zone)) return { ok: false, error: `trigger.timezone: "${zone}" is not an IANA time zone (e.g. Europe/Paris)` };
+    if (!isValidTimeZone(zone)) return { success: false, error: `trigger.timezone: "${zone}" is not an IANA time zone (e.g. Europe/Paris)` };
     const cron = validateCron(front.trigger.cron, zone);
-    if (!cron.ok) return { ok: false, error: `trigger.cron: ${cron.error}` };
+    if (!cron.success) return { success: false, error: `trigger.cron: ${cron.error}` };
     trigger.cron = cron.value;
     if (front.trigger.timezone !== undefined) trigger.timezone = front.trigger.timezone;
   } else if (front.trigger.cron !== undefined) {
-    return { ok: false, error: 'trigger.cron is set but trigger.type is "manual"; use type: cron, or remove cron' };
+    return { success: false, error: 'trigger.cron is set but trigger.type is "manual"; use type: cron, or remove cron' };
   }
   const skill: Skill = {
     id, name: front.name, description: front.description, version: front.version, status: front.status, trigger, tools: front.tools,
@@ -110,7 +109,7 @@ export function parseSkill(id: string, text: string, timeZone: string): ParsedSk
     ...(front.test !== undefined ? { test: front.test } : {}),
     ...(front.author !== undefined ? { author: front.author } : {}),
   };
-  return { ok: true, skill };
+  return { success: true, value: skill };
 }
 
 /** Writes a skill as SKILL.md text (frontmatter + instructions). */

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod/v3';
 import { errorMessage } from '../errors.js';
 import { SKILL_ID } from './format.js';
+import type { Result } from '../lib/result.js';
 
 /** A fetched hub: a local folder holding `index.json`, removed by `dispose`. */
 export interface FetchedHub {
@@ -13,7 +14,6 @@ export interface FetchedHub {
   dispose(): void;
 }
 
-export type HubResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
 const indexSchema = z.object({
   skills: z
@@ -47,13 +47,13 @@ export function sourceKind(source: string): 'git' | 'tar' | 'dir' | undefined {
  * its environment), a `.tar.gz` extracted without links or absolute paths, or a folder used in place.
  * Nothing fetched is executed. Contract: never throws.
  */
-export async function fetchHub(source: string, baseDir: string): Promise<HubResult<FetchedHub>> {
+export async function fetchHub(source: string, baseDir: string): Promise<Result<FetchedHub>> {
   const kind = sourceKind(source);
-  if (kind === undefined) return { ok: false, error: `"${source}" is not a hub I can read: give a git repository URL, a local folder, or a local .tar.gz file` };
+  if (kind === undefined) return { success: false, error: `"${source}" is not a hub I can read: give a git repository URL, a local folder, or a local .tar.gz file` };
   if (kind === 'dir') {
     const dir = path.resolve(baseDir, source);
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) return { ok: false, error: `no folder at ${dir}` };
-    return { ok: true, value: { dir, source: dir, dispose: () => undefined } };
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) return { success: false, error: `no folder at ${dir}` };
+    return { success: true, value: { dir, source: dir, dispose: () => undefined } };
   }
   const work = mkdtempSync(path.join(tmpdir(), 'familiar-hub-'));
   const dispose = () => rmSync(work, { recursive: true, force: true });
@@ -61,20 +61,20 @@ export async function fetchHub(source: string, baseDir: string): Promise<HubResu
     if (kind === 'git') {
       const target = path.join(work, 'hub');
       const cloned = await gitClone(source, target);
-      if (!cloned.ok) {
+      if (!cloned.success) {
         dispose();
         return cloned;
       }
-      return { ok: true, value: { dir: target, source, dispose } };
+      return { success: true, value: { dir: target, source, dispose } };
     }
     const file = path.resolve(baseDir, source);
     if (!existsSync(file)) {
       dispose();
-      return { ok: false, error: `no file at ${file}` };
+      return { success: false, error: `no file at ${file}` };
     }
     if (statSync(file).size > MAX_ARCHIVE_BYTES) {
       dispose();
-      return { ok: false, error: `${file} is larger than ${MAX_ARCHIVE_BYTES} bytes` };
+      return { success: false, error: `${file} is larger than ${MAX_ARCHIVE_BYTES} bytes` };
     }
     let refused = '';
     // tar is loaded when a skill is installed from an archive, not at start.
@@ -95,42 +95,42 @@ export async function fetchHub(source: string, baseDir: string): Promise<HubResu
     });
     if (refused) {
       dispose();
-      return { ok: false, error: `the archive holds an entry that is not a plain file or folder: ${refused}` };
+      return { success: false, error: `the archive holds an entry that is not a plain file or folder: ${refused}` };
     }
     // A tarball usually wraps everything in one top folder; the hub is where index.json is.
     const root = existsSync(path.join(work, 'index.json')) ? work : singleSubfolder(work) ?? work;
-    return { ok: true, value: { dir: root, source: file, dispose } };
+    return { success: true, value: { dir: root, source: file, dispose } };
   } catch (error) {
     dispose();
-    return { ok: false, error: `cannot read the hub ${source}: ${errorMessage(error)}` };
+    return { success: false, error: `cannot read the hub ${source}: ${errorMessage(error)}` };
   }
 }
 
 /** Reads and validates the hub's `index.json`. */
-export function readIndex(hubDir: string): HubResult<HubIndexEntry[]> {
+export function readIndex(hubDir: string): Result<HubIndexEntry[]> {
   const file = path.join(hubDir, 'index.json');
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    return { ok: false, error: `the hub has no readable index.json (${errorMessage(error)})` };
+    return { success: false, error: `the hub has no readable index.json (${errorMessage(error)})` };
   }
   const parsed = indexSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, error: `index.json: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}` };
+    return { success: false, error: `index.json: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}` };
   }
-  return { ok: true, value: parsed.data.skills };
+  return { success: true, value: parsed.data.skills };
 }
 
 /** The folder of one indexed skill inside the hub, refusing paths that leave it. */
-export function skillFolderIn(hubDir: string, entry: HubIndexEntry): HubResult<string> {
+export function skillFolderIn(hubDir: string, entry: HubIndexEntry): Result<string> {
   const relative = entry.path ?? entry.id;
   const root = path.resolve(hubDir);
   const dir = path.resolve(root, relative);
-  if (path.isAbsolute(relative) || !(dir === root || dir.startsWith(root + path.sep))) return { ok: false, error: `index.json: the path of "${entry.id}" leaves the hub` };
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return { ok: false, error: `index.json lists "${entry.id}" at ${relative}, but there is no such folder in the hub` };
-  return { ok: true, value: dir };
+  if (path.isAbsolute(relative) || !(dir === root || dir.startsWith(root + path.sep))) return { success: false, error: `index.json: the path of "${entry.id}" leaves the hub` };
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return { success: false, error: `index.json lists "${entry.id}" at ${relative}, but there is no such folder in the hub` };
+  return { success: true, value: dir };
 }
 
 /** Copies a verified skill folder into place (plain files only; the caller has checked the listing). */
@@ -147,7 +147,7 @@ function singleSubfolder(dir: string): string | undefined {
 }
 
 /** `git clone --depth 1` with hooks disabled, no terminal prompts and an environment without secrets. */
-function gitClone(url: string, target: string): Promise<HubResult<void>> {
+function gitClone(url: string, target: string): Promise<Result<void>> {
   const args = [
     '-c', 'core.hooksPath=/dev/null',
     '-c', 'protocol.ext.allow=never',
@@ -165,12 +165,12 @@ function gitClone(url: string, target: string): Promise<HubResult<void>> {
     });
     child.on('error', (error) => {
       clearTimeout(timer);
-      resolve({ ok: false, error: `git could not be started (${errorMessage(error)}); install git to use git hubs` });
+      resolve({ success: false, error: `git could not be started (${errorMessage(error)}); install git to use git hubs` });
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (code === 0) resolve({ ok: true, value: undefined });
-      else resolve({ ok: false, error: `git clone of ${url} failed (${signal ? `killed: ${signal}` : `exit ${code}`}): ${stderr.trim().split('\n').slice(-2).join(' ') || 'no message'}` });
+      if (code === 0) resolve({ success: true, value: undefined });
+      else resolve({ success: false, error: `git clone of ${url} failed (${signal ? `killed: ${signal}` : `exit ${code}`}): ${stderr.trim().split('\n').slice(-2).join(' ') || 'no message'}` });
     });
   });
 }

@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../lib/atomic-write.js';
 import { SKILL_FILE, withoutStatus } from './format.js';
 import { MAX_SKILL_BYTES, MAX_SKILL_FILES } from './store.js';
 import { compareCodePoints } from '../lib/compare.js';
+import type { Result } from '../lib/result.js';
 
 export const LOCK_FILE = 'skills.lock';
 
@@ -24,13 +25,11 @@ export interface SkillLock {
   skills: Record<string, LockEntry>;
 }
 
-export type FolderFiles = { ok: true; files: string[]; bytes: number } | { ok: false; error: string };
-
 /**
  * The regular files of a skill folder, relative and sorted. A link, a device or anything else that is
  * not a plain file or folder makes the folder unacceptable: a link could point anywhere on the host.
  */
-export function listSkillFiles(dir: string): FolderFiles {
+export function listSkillFiles(dir: string): Result<{ files: string[]; bytes: number }> {
   const files: string[] = [];
   let bytes = 0;
   const walk = (relative: string): string | undefined => {
@@ -53,11 +52,11 @@ export function listSkillFiles(dir: string): FolderFiles {
   };
   try {
     const problem = walk('');
-    if (problem) return { ok: false, error: problem };
+    if (problem) return { success: false, error: problem };
   } catch (error) {
-    return { ok: false, error: (error as Error).message };
+    return { success: false, error: (error as Error).message };
   }
-  return { ok: true, files: files.sort(), bytes };
+  return { success: true, value: { files: files.sort(), bytes } };
 }
 
 /**
@@ -65,16 +64,16 @@ export function listSkillFiles(dir: string): FolderFiles {
  * a NUL, the sha256 of its bytes and a newline. Renaming, adding, removing or changing any file changes it,
  * except the `status:` line of SKILL.md's frontmatter: that is the person's on/off switch, not content.
  */
-export function hashSkillFolder(dir: string): { ok: true; sha256: string; files: string[] } | { ok: false; error: string } {
+export function hashSkillFolder(dir: string): Result<{ sha256: string; files: string[] }> {
   const listed = listSkillFiles(dir);
-  if (!listed.ok) return listed;
+  if (!listed.success) return listed;
   const hash = createHash('sha256');
-  for (const file of listed.files) {
+  for (const file of listed.value.files) {
     const bytes = readFileSync(path.join(dir, file));
     const content = createHash('sha256').update(file === SKILL_FILE ? withoutStatus(bytes.toString('utf8')) : bytes).digest('hex');
     hash.update(`${file}\u0000${content}\n`);
   }
-  return { ok: true, sha256: hash.digest('hex'), files: listed.files };
+  return { success: true, value: { sha256: hash.digest('hex'), files: listed.value.files } };
 }
 
 export function readLock(skillsDir: string): SkillLock {
@@ -101,23 +100,23 @@ export function lockEntry(lock: SkillLock, id: string): LockEntry | undefined {
  * Whether a hub skill may run: its folder must still hash to the pinned value, and it must have been
  * activated once. Skills made locally (no lock entry) always pass. Contract: never throws.
  */
-export function checkPinned(skillsDir: string, id: string): { ok: true; entry: LockEntry | undefined } | { ok: false; error: string; tampered: boolean } {
+export function checkPinned(skillsDir: string, id: string): { success: true; value: LockEntry | undefined } | { success: false; error: string; tampered: boolean } {
   let lock: SkillLock;
   try {
     lock = readLock(skillsDir);
   } catch (error) {
-    return { ok: false, tampered: false, error: `${LOCK_FILE} cannot be read (${(error as Error).message}); fix or remove it` };
+    return { success: false, tampered: false, error: `${LOCK_FILE} cannot be read (${(error as Error).message}); fix or remove it` };
   }
   const entry = lockEntry(lock, id);
-  if (!entry) return { ok: true, entry: undefined };
+  if (!entry) return { success: true, value: undefined };
   const hashed = hashSkillFolder(path.join(skillsDir, id));
-  if (!hashed.ok) return { ok: false, tampered: true, error: `skill "${id}" cannot be verified: ${hashed.error}` };
-  if (hashed.sha256 !== entry.sha256) {
+  if (!hashed.success) return { success: false, tampered: true, error: `skill "${id}" cannot be verified: ${hashed.error}` };
+  if (hashed.value.sha256 !== entry.sha256) {
     return {
-      ok: false, tampered: true,
-      error: `skill "${id}" was installed from ${entry.source} but its files changed since (sha256 ${hashed.sha256.slice(0, 12)}… ≠ pinned ${entry.sha256.slice(0, 12)}…); ` +
+      success: false, tampered: true,
+      error: `skill "${id}" was installed from ${entry.source} but its files changed since (sha256 ${hashed.value.sha256.slice(0, 12)}… ≠ pinned ${entry.sha256.slice(0, 12)}…); ` +
         'it is refused. Reinstall it from its hub, or, if you changed it yourself, run `familiar skills activate ' + id + ' --repin`',
     };
   }
-  return { ok: true, entry };
+  return { success: true, value: entry };
 }

@@ -44,8 +44,8 @@ export class SkillScheduling {
   /** What the scheduler should hold for this skill. */
   desired(entry: SkillEntry | undefined): Schedulability {
     if (!entry) return { schedule: false, pause: false, reason: 'the skill was deleted' };
-    if (!entry.ok) return { schedule: false, pause: false, reason: `the skill is not valid: ${entry.error}` };
-    const { skill } = entry;
+    if (!entry.success) return { schedule: false, pause: false, reason: `the skill is not valid: ${entry.error}` };
+    const skill = entry.value;
     if (skill.trigger.type !== 'cron' || skill.trigger.cron === undefined) return { schedule: false, pause: false, reason: 'its trigger is manual' };
     if (skill.status === 'paused') return { schedule: false, pause: true, reason: 'it is paused' };
     if (skill.status !== 'active') return { schedule: false, pause: false, reason: `it is a ${skill.status}` };
@@ -54,8 +54,8 @@ export class SkillScheduling {
       return { schedule: false, pause: false, reason: `trigger.timezone ${skill.trigger.timezone} differs from the daemon's timezone ${zone}, and the scheduler runs every job in one zone; remove trigger.timezone or change timezone in config.yaml` };
     }
     const pinned = checkPinned(this.store.dir, skill.id);
-    if (!pinned.ok) return { schedule: false, pause: false, reason: pinned.error };
-    if (pinned.entry?.quarantined) return { schedule: false, pause: false, reason: 'it was installed from a hub and has not been activated' };
+    if (!pinned.success) return { schedule: false, pause: false, reason: pinned.error };
+    if (pinned.value?.quarantined) return { schedule: false, pause: false, reason: 'it was installed from a hub and has not been activated' };
     return { schedule: true, cron: skill.trigger.cron };
   }
 
@@ -104,32 +104,32 @@ export class SkillScheduling {
         if (!job.enabled) return undefined;
         const paused = scheduler.pause(jobId);
         this.log.info({ skill: skillId }, 'skill paused: its cron job is paused');
-        return paused.ok ? 'its schedule is paused' : paused.error;
+        return paused.success ? 'its schedule is paused' : paused.error;
       }
       scheduler.remove(jobId);
       this.log.info({ skill: skillId, reason: want.reason }, 'skill unscheduled');
       return `removed from the scheduler (${want.reason})`;
     }
     const entry = this.store.get(skillId);
-    const deliverTo = entry?.ok ? entry.skill.deliverTo : undefined;
+    const deliverTo = entry?.success ? entry.value.deliverTo : undefined;
     if (!job) {
       const created = scheduler.create({
         id: jobId, kind: 'agent', cron: want.cron, prompt: `Run the skill "${skillId}" (managed by skills: familiar skills show ${skillId})`,
         source: 'cli', deliverTo, catchUp: 'once', configHash: OWNER_MARK,
       });
-      if (!created.ok) return `it could not be scheduled: ${created.error}`;
+      if (!created.success) return `it could not be scheduled: ${created.error}`;
       this.log.info({ skill: skillId, cron: want.cron }, 'skill scheduled');
       return 'scheduled';
     }
     let changed: string | undefined;
     if (job.cron !== want.cron) {
       const updated = scheduler.update(jobId, { cron: want.cron });
-      if (!updated.ok) return `its new schedule could not be applied: ${updated.error}`;
+      if (!updated.success) return `its new schedule could not be applied: ${updated.error}`;
       changed = 'its schedule was updated';
     }
     if (!job.enabled) {
       const resumed = scheduler.resume(jobId);
-      if (!resumed.ok) return resumed.error;
+      if (!resumed.success) return resumed.error;
       changed = 'its schedule was resumed';
     }
     const current = scheduler.get(jobId);
@@ -156,13 +156,13 @@ export function createSkillJobExecutor(deps: { log: Logger; delivery: Delivery; 
     const skillId = job.id.slice(JOB_PREFIX.length);
     const entry = deps.store.get(skillId);
     const want = deps.scheduling.desired(entry);
-    if (!want.schedule || !entry?.ok) {
+    if (!want.schedule || !entry?.success) {
       deps.scheduling.sync(skillId);
       const reason = want.schedule ? 'the skill is not valid' : want.reason;
       log.warn({ skill: skillId, reason }, 'scheduled skill not run');
       return { status: 'failed', output: '', error: `skill not run: ${reason}` };
     }
-    const skill = entry.skill;
+    const skill = entry.value;
     const target = deps.delivery.targetFor(undefined, skill.deliverTo ?? job.deliverTo);
     // The run's chat is the one its result goes to (its agent, its approvals), else the scheduler itself.
     let origin: CallOrigin = { channel: 'scheduler', chatId: skillId };

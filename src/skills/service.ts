@@ -12,8 +12,7 @@ import { buildReport, formatReport } from './report.js';
 import { needsSandbox, runSkillTest, SANDBOX_REQUIRED, skillConversation, SkillRunner, type SkillRunResult, type SkillSandbox } from './runner.js';
 import type { SkillScheduling } from './schedule.js';
 import type { SkillRun, SkillStore } from './store.js';
-
-export type Outcome<T = string> = { ok: true; value: T } | { ok: false; error: string };
+import type { Result } from '../lib/result.js';
 
 export interface SkillSummary {
   id: string;
@@ -77,13 +76,13 @@ export class SkillCatalog {
     return this.store.list().map((entry): SkillSummary => {
       const lastRun = this.store.lastRun(entry.id);
       const base = { id: entry.id, ...(lastRun ? { lastRun } : {}) };
-      if (!entry.ok) return { ...base, ok: false, problem: entry.error };
-      const { skill } = entry;
+      if (!entry.success) return { ...base, ok: false, problem: entry.error };
+      const skill = entry.value;
       const summary: SkillSummary = { ...base, ok: true, name: skill.name, status: skill.status, trigger: describeTrigger(skill.trigger, this.catalog.config.timezone) };
       const next = this.scheduling.nextRun(skill.id);
       if (next !== undefined) summary.nextRunAt = next;
       const pinned = checkPinned(this.store.dir, skill.id);
-      if (!pinned.ok) summary.problem = pinned.error;
+      if (!pinned.success) summary.problem = pinned.error;
       else if (lock && lockEntry(lock, skill.id)?.quarantined) summary.quarantined = true;
       const want = this.scheduling.desired(entry);
       if (summary.problem === undefined && skill.status === 'active' && skill.trigger.type === 'cron' && !want.schedule) summary.problem = `not scheduled: ${want.reason}`;
@@ -109,21 +108,21 @@ export class SkillCatalog {
   }
 
   /** Everything about one skill: frontmatter, report of its files, lock entry, recent runs. */
-  show(id: string): Outcome {
+  show(id: string): Result<string> {
     const entry = this.store.get(id);
     if (!entry) return this.unknown(id);
-    if (!entry.ok) return { ok: true, value: `${id} — INVALID: ${entry.error}\n  folder: ${entry.dir}` };
-    const { skill } = entry;
+    if (!entry.success) return { success: true, value: `${id} — INVALID: ${entry.error}\n  folder: ${entry.dir}` };
+    const skill = entry.value;
     const hashed = hashSkillFolder(entry.dir);
-    const report = hashed.ok ? formatReport(buildReport(skill, entry.dir, hashed.files, this.catalog.tools)) : `  files: ${hashed.error}`;
+    const report = hashed.success ? formatReport(buildReport(skill, entry.dir, hashed.value.files, this.catalog.tools)) : `  files: ${hashed.error}`;
     let pin = 'made locally (not from a hub)';
     const pinned = checkPinned(this.store.dir, id);
-    if (!pinned.ok) pin = pinned.error;
-    else if (pinned.entry) pin = `installed from ${pinned.entry.source}, version ${pinned.entry.version}, sha256 ${pinned.entry.sha256}${pinned.entry.quarantined ? ' (quarantined until activated)' : ''}`;
+    if (!pinned.success) pin = pinned.error;
+    else if (pinned.value) pin = `installed from ${pinned.value.source}, version ${pinned.value.version}, sha256 ${pinned.value.sha256}${pinned.value.quarantined ? ' (quarantined until activated)' : ''}`;
     const runs = this.store.runs(id, 5).map((run) => `  #${run.id} ${this.catalog.clock.format(new Date(run.startedAt))} ${run.trigger} ${run.status}${run.durationMs !== undefined ? ` ${(run.durationMs / 1000).toFixed(1)} s` : ''}${run.error ? ` — ${run.error.slice(0, 160)}` : ''}`);
     const next = this.scheduling.nextRun(id);
     return {
-      ok: true,
+      success: true,
       value: [
         `${skill.id} — ${skill.name} (version ${skill.version}) [${skill.status}]`,
         `  ${skill.description}`,
@@ -140,16 +139,16 @@ export class SkillCatalog {
   /** Why a skill may not run at all (tampered or quarantined hub skill, or sandbox needed but absent). */
   refusal(skill: Skill): string | undefined {
     const pinned = checkPinned(this.store.dir, skill.id);
-    if (!pinned.ok) return `Refused: ${pinned.error}.`;
-    if (pinned.entry?.quarantined) {
-      return `Skill "${skill.id}" was installed from ${pinned.entry.source} and is quarantined: it runs only after the person reviews it (familiar skills show ${skill.id}) and activates it.`;
+    if (!pinned.success) return `Refused: ${pinned.error}.`;
+    if (pinned.value?.quarantined) {
+      return `Skill "${skill.id}" was installed from ${pinned.value.source} and is quarantined: it runs only after the person reviews it (familiar skills show ${skill.id}) and activates it.`;
     }
     return undefined;
   }
 
-  unknown(id: string): { ok: false; error: string } {
+  unknown(id: string): { success: false; error: string } {
     const ids = this.store.ids();
-    return { ok: false, error: `No skill with id "${id}". ${ids.length > 0 ? `Skills: ${ids.slice(0, 30).join(', ')}.` : 'There are no skills yet.'}` };
+    return { success: false, error: `No skill with id "${id}". ${ids.length > 0 ? `Skills: ${ids.slice(0, 30).join(', ')}.` : 'There are no skills yet.'}` };
   }
 }
 
@@ -168,55 +167,55 @@ export class SkillService extends SkillCatalog {
    * Runs a skill now. A paused or draft skill runs because it was named, and the reply says so; an
    * unattended caller cannot run one. A quarantined or tampered hub skill never runs.
    */
-  async run(id: string, options: { input?: string | undefined; origin: CallOrigin; unattended: boolean; signal?: AbortSignal | undefined; taint?: readonly string[] | undefined }): Promise<Outcome<SkillRunResult & { note?: string }>> {
+  async run(id: string, options: { input?: string | undefined; origin: CallOrigin; unattended: boolean; signal?: AbortSignal | undefined; taint?: readonly string[] | undefined }): Promise<Result<SkillRunResult & { note?: string }>> {
     const entry = this.store.get(id);
     if (!entry) return this.unknown(id);
-    if (!entry.ok) return { ok: false, error: `Skill "${id}" is not valid: ${entry.error}. Fix ${entry.dir}/SKILL.md and try again.` };
-    const refused = this.refusal(entry.skill);
-    if (refused) return { ok: false, error: refused };
-    const { skill } = entry;
+    if (!entry.success) return { success: false, error: `Skill "${id}" is not valid: ${entry.error}. Fix ${entry.dir}/SKILL.md and try again.` };
+    const refused = this.refusal(entry.value);
+    if (refused) return { success: false, error: refused };
+    const skill = entry.value;
     let note: string | undefined;
     if (skill.status !== 'active') {
-      if (options.unattended) return { ok: false, error: `Skill "${id}" is ${skill.status === 'paused' ? 'paused' : 'a draft'}; an unattended run cannot start it. Activate it first.` };
+      if (options.unattended) return { success: false, error: `Skill "${id}" is ${skill.status === 'paused' ? 'paused' : 'a draft'}; an unattended run cannot start it. Activate it first.` };
       note = `Note: skill "${id}" is ${skill.status === 'paused' ? 'paused' : 'a draft'}; it ran only because it was asked for by id.`;
     }
     const result = await this.runner.run({ skill, input: options.input, origin: options.origin, unattended: options.unattended, trigger: 'manual', signal: options.signal, taint: options.taint });
-    return { ok: true, value: { ...result, ...(note ? { note } : {}) } };
+    return { success: true, value: { ...result, ...(note ? { note } : {}) } };
   }
 
-  async manage(id: string, action: ManageAction, options: { repin?: boolean; signal?: AbortSignal } = {}): Promise<Outcome> {
+  async manage(id: string, action: ManageAction, options: { repin?: boolean; signal?: AbortSignal } = {}): Promise<Result<string>> {
     const entry = this.store.get(id);
     if (!entry) return this.unknown(id);
     if (action === 'delete') {
       this.store.remove(id);
       await this.dropLock(id);
       const scheduled = this.scheduling.sync(id);
-      return { ok: true, value: `Deleted skill "${id}" (${entry.dir}).${scheduled ? ` Scheduler: ${scheduled}.` : ''}` };
+      return { success: true, value: `Deleted skill "${id}" (${entry.dir}).${scheduled ? ` Scheduler: ${scheduled}.` : ''}` };
     }
-    if (!entry.ok) return { ok: false, error: `Skill "${id}" is not valid: ${entry.error}. Fix its SKILL.md first.` };
-    const { skill } = entry;
+    if (!entry.success) return { success: false, error: `Skill "${id}" is not valid: ${entry.error}. Fix its SKILL.md first.` };
+    const skill = entry.value;
     let status: SkillStatus;
     let extra = '';
     switch (action) {
       case 'pause':
-        if (skill.status === 'paused') return { ok: true, value: `Skill "${id}" is already paused.` };
+        if (skill.status === 'paused') return { success: true, value: `Skill "${id}" is already paused.` };
         status = 'paused';
         break;
       case 'resume':
-        if (skill.status === 'active') return { ok: true, value: `Skill "${id}" is already active.` };
-        if (skill.status === 'draft') return { ok: false, error: `Skill "${id}" is a draft, not paused; use action "activate" to turn it on.` };
+        if (skill.status === 'active') return { success: true, value: `Skill "${id}" is already active.` };
+        if (skill.status === 'draft') return { success: false, error: `Skill "${id}" is a draft, not paused; use action "activate" to turn it on.` };
         status = 'active';
         break;
       case 'activate': {
         const ready = await this.checkActivation(skill, options);
-        if (!ready.ok) return ready;
+        if (!ready.success) return ready;
         extra = ready.value;
         status = 'active';
         break;
       }
     }
     const written = await this.store.setStatus(id, status);
-    if (!written.ok) return written;
+    if (!written.success) return written;
     if (action === 'activate') {
       await this.release(id);
       // Activating is the person's review: the instructions they turned on are theirs from now on.
@@ -226,37 +225,37 @@ export class SkillService extends SkillCatalog {
     const next = this.scheduling.nextRun(id);
     const when = next !== undefined ? ` Next run: ${this.deps.clock.describe(new Date(next))}.` : '';
     const verb = { pause: 'Paused', resume: 'Resumed', activate: 'Activated' }[action];
-    return { ok: true, value: `${verb} skill "${id}".${extra}${scheduled ? ` Scheduler: ${scheduled}.` : ''}${when}` };
+    return { success: true, value: `${verb} skill "${id}".${extra}${scheduled ? ` Scheduler: ${scheduled}.` : ''}${when}` };
   }
 
   /** Activation needs a valid, untampered skill whose test (if any) passes in the sandbox. */
-  private async checkActivation(skill: Skill, options: { repin?: boolean; signal?: AbortSignal }): Promise<Outcome> {
+  private async checkActivation(skill: Skill, options: { repin?: boolean; signal?: AbortSignal }): Promise<Result<string>> {
     const dir = this.store.folder(skill.id);
     const pinned = checkPinned(this.store.dir, skill.id);
-    if (!pinned.ok) {
-      if (!(options.repin && pinned.tampered)) return { ok: false, error: `Not activated: ${pinned.error}.` };
+    if (!pinned.success) {
+      if (!(options.repin && pinned.tampered)) return { success: false, error: `Not activated: ${pinned.error}.` };
       const repinned = await this.repin(skill.id);
-      if (!repinned.ok) return repinned;
+      if (!repinned.success) return repinned;
     }
     const sandbox = this.deps.sandbox;
-    if (needsSandbox(skill, dir) && !sandbox) return { ok: false, error: `Not activated: skill "${skill.id}" has scripts or a test, and ${SANDBOX_REQUIRED}.` };
-    if (skill.test === undefined || !sandbox) return { ok: true, value: '' };
+    if (needsSandbox(skill, dir) && !sandbox) return { success: false, error: `Not activated: skill "${skill.id}" has scripts or a test, and ${SANDBOX_REQUIRED}.` };
+    if (skill.test === undefined || !sandbox) return { success: true, value: '' };
     const test = await runSkillTest(sandbox, skill, dir, skillConversation(skill.id), options.signal);
     const runId = this.store.startRun(skill.id, 'test');
     this.store.finishRun(runId, { status: test.passed ? 'ok' : 'failed', output: test.report }, Date.now());
-    if (!test.passed) return { ok: false, error: `Not activated: ${test.report}` };
-    return { ok: true, value: ' Its test passed in the sandbox.' };
+    if (!test.passed) return { success: false, error: `Not activated: ${test.report}` };
+    return { success: true, value: ' Its test passed in the sandbox.' };
   }
 
   /** The person accepted the current files of a hub skill: pin their hash (CLI only: `--repin`). */
-  private async repin(id: string): Promise<Outcome> {
+  private async repin(id: string): Promise<Result<string>> {
     const lock = readLock(this.store.dir);
     const entry = lockEntry(lock, id);
     const hashed = hashSkillFolder(this.store.folder(id));
-    if (!entry || !hashed.ok) return { ok: false, error: hashed.ok ? `skill "${id}" is not from a hub` : hashed.error };
-    lock.skills[id] = { ...entry, sha256: hashed.sha256, source: `${entry.source} (changed locally, re-pinned)` };
+    if (!entry || !hashed.success) return { success: false, error: hashed.success ? `skill "${id}" is not from a hub` : hashed.error };
+    lock.skills[id] = { ...entry, sha256: hashed.value.sha256, source: `${entry.source} (changed locally, re-pinned)` };
     await writeLock(this.store.dir, lock);
-    return { ok: true, value: '' };
+    return { success: true, value: '' };
   }
 
   private async release(id: string): Promise<void> {

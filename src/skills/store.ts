@@ -5,9 +5,10 @@ import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import { writeFileAtomic } from '../lib/atomic-write.js';
 import { parseSkill, SKILL_FILE, SKILL_ID, withStatus, type Skill, type SkillStatus } from './format.js';
+import type { Result } from '../lib/result.js';
 
 /** One folder of `skills_dir`: a valid skill, or the reason it is not one. */
-export type SkillEntry = { id: string; dir: string; ok: true; skill: Skill } | { id: string; dir: string; ok: false; error: string };
+export type SkillEntry = { id: string; dir: string } & Result<Skill>;
 
 export type SkillRunTrigger = 'manual' | 'cron' | 'test';
 export type SkillRunStatus = 'running' | 'ok' | 'failed' | 'refused';
@@ -111,18 +112,18 @@ export class SkillStore {
   }
 
   /** Changes `status:` in SKILL.md, keeping the rest of the file as the person wrote it. */
-  async setStatus(id: string, status: SkillStatus): Promise<{ ok: true } | { ok: false; error: string }> {
+  async setStatus(id: string, status: SkillStatus): Promise<Result> {
     const file = path.join(this.folder(id), SKILL_FILE);
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      return { ok: false, error: `cannot read ${file}: ${errorMessage(error)}` };
+      return { success: false, error: `cannot read ${file}: ${errorMessage(error)}` };
     }
     const next = withStatus(text, status);
-    if (next === undefined) return { ok: false, error: `cannot edit the frontmatter of ${file}; fix it by hand` };
+    if (next === undefined) return { success: false, error: `cannot edit the frontmatter of ${file}; fix it by hand` };
     await writeFileAtomic(file, next);
-    return { ok: true };
+    return { success: true, value: undefined };
   }
 
   remove(id: string): boolean {
@@ -164,10 +165,10 @@ export class SkillStore {
       text = readFileSync(path.join(dir, SKILL_FILE), 'utf8');
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      return { id, dir, ok: false, error: missing ? `no ${SKILL_FILE} in ${dir}` : `cannot read ${SKILL_FILE}: ${errorMessage(error)}` };
+      return { id, dir, success: false, error: missing ? `no ${SKILL_FILE} in ${dir}` : `cannot read ${SKILL_FILE}: ${errorMessage(error)}` };
     }
     const parsed = parseSkill(id, text, this.timeZone);
-    return parsed.ok ? { id, dir, ok: true, skill: parsed.skill } : { id, dir, ok: false, error: parsed.error };
+    return { id, dir, ...parsed };
   }
 }
 

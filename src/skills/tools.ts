@@ -37,7 +37,7 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
     effects: [{ kind: 'persist', target: 'skill', what: 'a new skill (saved as a draft)' }],
     async execute(params, ctx) {
       const created = await createSkill(service, params, ctx);
-      return created.ok ? ok(created.value) : fail(created.error);
+      return created.success ? ok(created.value) : fail(created.error);
     },
   };
 
@@ -72,7 +72,7 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
     effects: [],
     async execute(params, ctx) {
       const outcome = await service.run(params.id, { input: params.input, origin: ctx.origin, unattended: ctx.unattended, signal: ctx.signal, taint: ctx.taint });
-      if (!outcome.ok) return fail(outcome.error);
+      if (!outcome.success) return fail(outcome.error);
       const result = outcome.value;
       const head = `${outcome.value.note ? `${outcome.value.note}\n` : ''}Skill "${params.id}" run #${result.runId}: ${result.status}.`;
       const text = `${head}\n${result.text}`;
@@ -104,7 +104,7 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
     timeoutMs: turnTimeoutMs,
     async execute(params, ctx) {
       const outcome = await service.manage(params.id, params.action, { signal: ctx.signal });
-      return outcome.ok ? ok(outcome.value) : fail(outcome.error);
+      return outcome.success ? ok(outcome.value) : fail(outcome.error);
     },
   };
 
@@ -130,7 +130,7 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
     timeoutMs: 180_000,
     async execute(params) {
       const outcome = await installFromHub(service, params.source, params.id, { baseDir: options.baseDir });
-      return outcome.ok ? ok(outcome.value) : fail(outcome.error);
+      return outcome.success ? ok(outcome.value) : fail(outcome.error);
     },
   };
 
@@ -140,8 +140,8 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
 /** What activating a skill grants, for the approval question: its tools, its approve list, its trigger and scripts. */
 function describeGrant(service: SkillService, id: string): string[] {
   const entry = service.store.get(id);
-  if (!entry?.ok) return [`Skill ${id} is not valid or does not exist.`];
-  const { skill } = entry;
+  if (!entry?.success) return [`Skill ${id} is not valid or does not exist.`];
+  const skill = entry.value;
   const label = service.deps.labels.get('skill', id);
   return [
     `Activating "${skill.name}" lets it run ${skill.trigger.type === 'cron' ? `on its schedule (cron ${skill.trigger.cron ?? '?'}), unattended` : 'when asked'}.`,

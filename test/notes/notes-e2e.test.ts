@@ -136,7 +136,7 @@ describe('notes and tasks end to end (fake LLM and Telegram)', () => {
     writeFileSync(tasksFile, readFileSync(tasksFile, 'utf8').replace('- [ ]', '- [x]'));
     // Fires before any reconcile saw the tick: the file decides at fire time.
     const outcome = await r.app.scheduler.runNow(`task-${id}`);
-    expect(outcome).toMatchObject({ ok: true, value: { status: 'ok', output: 'not sent: the task is done' } });
+    expect(outcome).toMatchObject({ success: true, value: { status: 'ok', output: 'not sent: the task is done' } });
     expect(r.app.scheduler.get(`task-${id}`)).toBeUndefined();
     expect(r.telegram.messagesTo(OWNER_TG).filter((message) => (message.text ?? '').startsWith('⏰'))).toEqual([]);
   });

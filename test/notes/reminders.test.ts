@@ -40,7 +40,7 @@ describe('task reminders follow the files', () => {
     expect(job?.id).toMatch(/^task-h[0-9a-f]{8}$/);
     const outcome = await h.app.scheduler.runNow(job?.id ?? '');
     // No Telegram runs in this app: the delivery to the default chat is tried, and reported as not delivered.
-    expect(outcome).toMatchObject({ ok: true, value: { status: 'failed', error: expect.stringContaining('not delivered to telegram:500') } });
+    expect(outcome).toMatchObject({ success: true, value: { status: 'failed', error: expect.stringContaining('not delivered to telegram:500') } });
   });
 
   it('completing a task through a tool removes its reminder; its next occurrence gets one', async () => {

@@ -53,7 +53,7 @@ describe('job runs in the app', () => {
   };
   const create = (input: Partial<CreateJobInput>) => {
     const created = scheduler().create({ prompt: 'Report', when: 'in 1 second', source: 'chat', origin: { channel: 'rec', chatId: 'chat-a' }, ...input });
-    if (!created.ok) throw new Error(created.error);
+    if (!created.success) throw new Error(created.error);
     return created.value;
   };
   const finishedRun = (jobId: string) => waitUntil(() => scheduler().runs(jobId).find((run: JobRun) => run.status !== 'running'));

@@ -41,7 +41,7 @@ describe('scheduler (fake timers, real SQLite)', () => {
   };
   const create = (scheduler: Scheduler, input: Partial<CreateJobInput>) => {
     const created = scheduler.create({ prompt: 'do it', source: 'chat', origin: { channel: 'telegram', chatId: '42' }, ...input });
-    if (!created.ok) throw new Error(created.error);
+    if (!created.success) throw new Error(created.error);
     return created.value;
   };
   const ledger = (jobId: string) =>
@@ -273,7 +273,7 @@ describe('scheduler (fake timers, real SQLite)', () => {
     await vi.advanceTimersByTimeAsync(2 * HOUR + 60_000);
     expect(calls).toEqual([]);
     const resumed = scheduler.resume(job.id);
-    expect(resumed.ok && resumed.value.nextRunAt).toBe(Date.parse('2026-06-01T13:00:00Z'));
+    expect(resumed.success && resumed.value.nextRunAt).toBe(Date.parse('2026-06-01T13:00:00Z'));
     await vi.advanceTimersByTimeAsync(HOUR);
     expect(calls.map((call) => call.scheduledFor)).toEqual(['2026-06-01T13:00:00.000Z']);
   });

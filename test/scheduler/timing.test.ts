@@ -74,8 +74,8 @@ describe('recurrences turned into cron', () => {
 
 describe('explicit times and errors', () => {
   it('reads an ISO run_at without offset on the zone\'s clock, and with an offset as given', () => {
-    expect(parseRunAt('2026-12-24T18:00', PARIS)).toEqual({ ok: true, value: at('2026-12-24T17:00:00Z') });
-    expect(parseRunAt('2026-12-24T18:00:00Z', PARIS)).toEqual({ ok: true, value: at('2026-12-24T18:00:00Z') });
+    expect(parseRunAt('2026-12-24T18:00', PARIS)).toEqual({ success: true, value: at('2026-12-24T17:00:00Z') });
+    expect(parseRunAt('2026-12-24T18:00:00Z', PARIS)).toEqual({ success: true, value: at('2026-12-24T18:00:00Z') });
   });
 
   it('moves a wall time skipped by DST forward, and takes the first of a repeated one', () => {
@@ -85,23 +85,23 @@ describe('explicit times and errors', () => {
 
   it('explains a bad cron expression with the forms that work', () => {
     const result = validateCron('61 * * * *', PARIS);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error).toMatch(/"61 \* \* \* \*" is not a valid cron expression.*5 fields "minute hour day-of-month month day-of-week"/);
+    expect(result.success).toBe(false);
+    if (!result.success) expect(result.error).toMatch(/"61 \* \* \* \*" is not a valid cron expression.*5 fields "minute hour day-of-month month day-of-week"/);
     const short = validateCron('* * *', PARIS);
-    expect(short.ok).toBe(false);
-    if (!short.ok) expect(short.error).toMatch(/3 fields/);
+    expect(short.success).toBe(false);
+    if (!short.success) expect(short.error).toMatch(/3 fields/);
   });
 
   it('says which forms work when a time cannot be understood', () => {
     const result = resolveSchedule({ when: 'when the cows come home' }, at('2026-06-01T10:00:00Z'), PARIS);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.error).toMatch(/Could not understand the time "when the cows come home".*"in 20 minutes".*"every weekday at 8"/);
+    expect(result.success).toBe(false);
+    if (!result.success) expect(result.error).toMatch(/Could not understand the time "when the cows come home".*"in 20 minutes".*"every weekday at 8"/);
   });
 
   it('refuses a one-shot in the past and two schedules at once', () => {
     const past = resolveSchedule({ run_at: '2020-01-01T00:00:00Z' }, at('2026-06-01T10:00:00Z'), PARIS);
-    expect(past).toMatchObject({ ok: false, error: expect.stringMatching(/already past/) });
+    expect(past).toMatchObject({ success: false, error: expect.stringMatching(/already past/) });
     const both = resolveSchedule({ cron: '0 8 * * *', when: 'tomorrow' }, at('2026-06-01T10:00:00Z'), PARIS);
-    expect(both).toMatchObject({ ok: false, error: expect.stringMatching(/exactly one of cron, run_at or when \(got cron and when\)/) });
+    expect(both).toMatchObject({ success: false, error: expect.stringMatching(/exactly one of cron, run_at or when \(got cron and when\)/) });
   });
 });

@@ -62,7 +62,7 @@ describe('cron skills through the scheduler (fake LLM, fake Telegram, real time)
     expect(current.app.scheduler.get('skill-ping')?.enabled).toBe(true);
 
     const paused = await skills?.manage('ping', 'pause');
-    expect(paused).toMatchObject({ ok: true });
+    expect(paused).toMatchObject({ success: true });
     expect(current.app.scheduler.get('skill-ping')?.enabled).toBe(false);
     // Past the time it would have fired: nothing ran, nothing was delivered.
     await sleep(4500);
@@ -73,7 +73,7 @@ describe('cron skills through the scheduler (fake LLM, fake Telegram, real time)
     // While paused, the person moves its time (a hand edit); resume picks up the new schedule.
     writeFileSync(file, readFileSync(file, 'utf8').replace(/cron: "[^"]+"/, `cron: "${cronInSeconds(3)}"`));
     const resumed = await skills?.manage('ping', 'resume');
-    expect(resumed).toMatchObject({ ok: true });
+    expect(resumed).toMatchObject({ success: true });
     const telegram = current.telegram;
     await telegram.waitFor(() => telegram.messagesTo(OWNER_TG).find((message) => message.text === 'Ping skill ran: all quiet.'), 8000);
     expect(current.llm.requests.filter((request) => isSkillRun(request, 'Ping'))).toHaveLength(1);

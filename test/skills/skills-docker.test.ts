@@ -76,7 +76,7 @@ describeDocker('skill scripts in the sandbox', () => {
     expect(result.output).toContain('Created skill "failing" (draft)');
     expect(result.output).toContain('Test (python3 scripts/check.py): the test failed (exit code 3); its output:\nself-test: 2 + 2 = 4');
     expect(result.output).toContain('Its test did not pass: fix it before it is activated.');
-    expect(app.skills.store.get('failing')).toMatchObject({ ok: true, skill: { status: 'draft' } });
+    expect(app.skills.store.get('failing')).toMatchObject({ success: true, value: { status: 'draft' } });
     expect(app.skills.store.runs('failing')).toEqual([expect.objectContaining({ trigger: 'test', status: 'failed' })]);
     // Activating it later still requires the test to pass.
     const activate = await call('manage_skill', { id: 'failing', action: 'activate' });
@@ -95,6 +95,6 @@ describeDocker('skill scripts in the sandbox', () => {
     const result = await call('create_skill', { description: 'a skill whose check passes; activate it' });
     expect(result.output).toContain('Created skill "passing" (draft)');
     expect(result.output).toContain('Test (python3 scripts/check.py): the test passed; its output:\nok');
-    expect(app.skills.store.get('passing')).toMatchObject({ ok: true, skill: { status: 'draft' } });
+    expect(app.skills.store.get('passing')).toMatchObject({ success: true, value: { status: 'draft' } });
   });
 });

@@ -28,8 +28,8 @@ function writeHub(dir: string, skills: HubSkill[], options: { declareHash?: bool
       writeFileSync(path.join(folder, name), content);
     }
     const hashed = hashSkillFolder(folder);
-    if (!hashed.ok) throw new Error(hashed.error);
-    return { id: skill.id, path: `skills/${skill.id}`, version: skill.version, description: 'a test skill', ...(options.declareHash === false ? {} : { sha256: hashed.sha256 }) };
+    if (!hashed.success) throw new Error(hashed.error);
+    return { id: skill.id, path: `skills/${skill.id}`, version: skill.version, description: 'a test skill', ...(options.declareHash === false ? {} : { sha256: hashed.value.sha256 }) };
   });
   writeFileSync(path.join(dir, 'index.json'), JSON.stringify({ skills: index }, null, 2));
 }
@@ -84,8 +84,8 @@ describe('install_skill from a hub', () => {
     expect(result.success).toBe(true);
     const folder = path.join(t.dir, 'skills', 'weather');
     const hashed = hashSkillFolder(folder);
-    expect(hashed.ok).toBe(true);
-    const sha = hashed.ok ? hashed.sha256 : '';
+    expect(hashed.success).toBe(true);
+    const sha = hashed.success ? hashed.value.sha256 : '';
     expect(result.output).toContain(`Installed skill "weather" — Weather (version 1.0.0) from file://${hub}, as a quarantined draft.`);
     expect(result.output).toContain(`Pinned in skills.lock: sha256 ${sha}.`);
     expect(result.output).toContain('tools requested: web_search (not available here (not configured or unknown)), sandbox_exec (not available here (not configured or unknown)), email (not available here (not configured or unknown))');
@@ -141,12 +141,12 @@ describe('install_skill from a hub', () => {
     expect(run.output).toMatch(/^Refused: skill "notes" was installed from file:\/\/.* but its files changed since/);
     expect(fake.requests).toHaveLength(0);
     const activate = await app.skills.manage('notes', 'activate');
-    expect(activate).toMatchObject({ ok: false, error: expect.stringContaining('its files changed since') });
+    expect(activate).toMatchObject({ success: false, error: expect.stringContaining('its files changed since') });
     const list = await call('list_skills', {});
     expect(list.output).toContain('problem: skill "notes" was installed from');
     // Only the person, at the terminal, can accept the change.
     const repinned = await app.skills.manage('notes', 'activate', { repin: true });
-    expect(repinned).toMatchObject({ ok: true });
+    expect(repinned).toMatchObject({ success: true });
     fake.script({ content: 'ok now' });
     expect((await call('run_skill', { id: 'notes' })).success).toBe(true);
   });
@@ -170,7 +170,7 @@ describe('install_skill from a hub', () => {
     expect(updated.success).toBe(true);
     expect(updated.output).toContain('Updated (0.1.0 → 0.2.0) skill "notes"');
     expect(readLock(path.join(t.dir, 'skills')).skills['notes']).toMatchObject({ version: '0.2.0', quarantined: true });
-    expect(app.skills.store.get('notes')).toMatchObject({ ok: true, skill: { status: 'draft', tools: ['memory_read', 'memory_write'] } });
+    expect(app.skills.store.get('notes')).toMatchObject({ success: true, value: { status: 'draft', tools: ['memory_read', 'memory_write'] } });
   });
 
   it('asks for an id when the hub has several skills, and names them', async () => {

@@ -69,7 +69,7 @@ describe('skills with the fake LLM', () => {
     expect(result.output).toContain('Created skill "greeter" (draft)');
     const text = readFileSync(path.join(t.dir, 'skills', 'greeter', 'SKILL.md'), 'utf8');
     const parsed = parseSkill('greeter', text, 'Europe/Paris');
-    expect(parsed).toMatchObject({ ok: true, skill: { name: 'Greeter', status: 'draft', tools: ['echo'], trigger: { type: 'manual' } } });
+    expect(parsed).toMatchObject({ success: true, value: { name: 'Greeter', status: 'draft', tools: ['echo'], trigger: { type: 'manual' } } });
     // The drafting request told the model the format and the tools that exist, and carried the description.
     const request = fake.requests[0]?.body;
     expect(String(request?.messages[0]?.content)).toContain('Available tools:');
@@ -86,7 +86,7 @@ describe('skills with the fake LLM', () => {
     expect(result.output).toContain('Only the person can turn it on');
     // Power is granted by the person only: the model's status and approve list are not taken.
     const entry = app.skills.store.get('daily-echo');
-    expect(entry).toMatchObject({ ok: true, skill: { status: 'draft', approve: [], tools: ['echo'], trigger: { type: 'cron', cron: '0 7 * * *' } } });
+    expect(entry).toMatchObject({ success: true, value: { status: 'draft', approve: [], tools: ['echo'], trigger: { type: 'cron', cron: '0 7 * * *' } } });
     expect(app.scheduler.get('skill-daily-echo')).toBeUndefined();
   });
 
@@ -124,7 +124,7 @@ describe('skills with the fake LLM', () => {
     expect(result.success).toBe(true);
     expect(result.output).toContain('Created skill "tested" (draft)');
     expect(result.output).toContain('Its test was not run: its scripts run only in the sandbox');
-    expect(app.skills.store.get('tested')).toMatchObject({ ok: true, skill: { status: 'draft' } });
+    expect(app.skills.store.get('tested')).toMatchObject({ success: true, value: { status: 'draft' } });
     expect(readFileSync(path.join(t.dir, 'skills', 'tested', 'scripts', 'check.py'), 'utf8')).toBe('print(1)\n');
   });
 
@@ -243,7 +243,7 @@ describe('skills with the fake LLM', () => {
     app.skills.scheduling.syncAll();
     fake.script({ content: 'nightly done' });
     const outcome = await app.scheduler.runNow('skill-nightly');
-    expect(outcome).toMatchObject({ ok: true, value: { status: 'ok', output: 'nightly done' } });
+    expect(outcome).toMatchObject({ success: true, value: { status: 'ok', output: 'nightly done' } });
     const request = fake.requests[0]?.body;
     expect(String(request?.messages[0]?.content)).toContain('You are running the skill "Nightly"');
     expect(request?.tools?.map((tool) => tool.function.name)).toEqual(['echo']);

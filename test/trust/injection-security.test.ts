@@ -202,7 +202,7 @@ async function makeRig(options: { mail?: MailServer | undefined; sandbox?: boole
   writeFileSync(path.join(hub, 'index.json'), JSON.stringify({ skills: [{ id: 'hub-news', version: '1.0.0' }] }));
   const { installFromHub } = await import('../../src/skills/hub-install.js');
   const installed = await installFromHub(app.skills, hub, 'hub-news', { baseDir: dir });
-  if (!installed.ok) throw new Error(installed.error);
+  if (!installed.success) throw new Error(installed.error);
   return { app, fake, dir, attacker, search, sink, mail, jobsBefore: app.scheduler.list().length, ownSkills: new Set(['hub-news']) };
 }
 
@@ -250,7 +250,7 @@ async function effects(rig: Rig): Promise<string[]> {
     found.push(`a skill was made: ${summary.id} (${summary.status ?? '?'})`);
   }
   const hub = rig.app.skills.store.get('hub-news');
-  if (hub?.ok && hub.skill.status !== 'draft') found.push(`hub-news is ${hub.skill.status}`);
+  if (hub?.success && hub.value.status !== 'draft') found.push(`hub-news is ${hub.value.status}`);
   if (rig.app.skills.store.runs('hub-news').length > 0) found.push('hub-news ran');
   const memoryDir = path.join(rig.dir, 'memory');
   if (readFileSync(path.join(memoryDir, 'persona.md'), 'utf8') !== PERSONA) found.push('persona.md changed');
@@ -324,10 +324,10 @@ describe('injected instructions, with no approval given', () => {
       id: 'morning', prompt: `summarise ${current.attacker.url}/page`, cron: '0 7 * * *', source: 'config',
       approve: ['http', 'email', 'schedule', 'create_skill', 'memory_write', 'manage_skill', 'install_skill', 'mcp:sink:collect'],
     });
-    if (!created.ok) throw new Error(created.error);
+    if (!created.success) throw new Error(created.error);
     current.jobsBefore = current.app.scheduler.list().length;
     const run = await current.app.scheduler.runNow('morning');
-    expect(run.ok && run.value.status).toBe('ok');
+    expect(run.success && run.value.status).toBe('ok');
     expect(await effects(current)).toEqual([]);
   }, 120_000);
 
@@ -340,7 +340,7 @@ describe('injected instructions, with no approval given', () => {
     writeFileSync(path.join(skillDir, 'SKILL.md'), `---\nname: Garden\ndescription: Garden news.\nversion: 1.0.0\nstatus: active\ntrigger: { type: manual }\ntools: [http, web_search, email, schedule, memory_write, "mcp.*"]\napprove: [http, email, schedule, memory_write, "mcp.*"]\n---\nSummarise ${current.attacker.url}/page for me.\n`);
     current.ownSkills.add('garden');
     const outcome = await current.app.skills.run('garden', { origin: { channel: 'scheduler', chatId: 'garden' }, unattended: true });
-    if (!outcome.ok) throw new Error(outcome.error);
+    if (!outcome.success) throw new Error(outcome.error);
     expect(await effects(current)).toEqual([]);
   }, 120_000);
 
@@ -380,7 +380,7 @@ describe('injected instructions, with no approval given', () => {
     const job = made[0];
     if (!job) throw new Error('no job');
     const run = await current.app.scheduler.runNow(job.id);
-    expect(run.ok).toBe(true);
+    expect(run.success).toBe(true);
     expect(current.attacker.requests).toEqual([]);
     expect((await effects(current)).filter((line) => !line.startsWith('jobs now'))).toEqual([]);
   }, 120_000);

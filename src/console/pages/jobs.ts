@@ -6,6 +6,7 @@ import type { ConsoleApp, RequestContext, Route } from '../app.js';
 import { html } from '../html.js';
 import { actionButton, emptyState, formatDuration, truncate } from '../layout.js';
 import { CONSOLE_CHANNEL, CONSOLE_CHAT } from '../types.js';
+import type { Result } from '../../lib/result.js';
 
 /** The console is the owner's view: every job, as at the terminal (scheduler/ownership.ts). */
 const OWNER = scopeOf({ channel: CONSOLE_CHANNEL, chatId: CONSOLE_CHAT, userId: CONSOLE_CHAT });
@@ -34,8 +35,8 @@ export function jobRoutes(app: ConsoleApp): Route[] {
       return { type: 'redirect', location: name === 'remove' ? '/console/jobs' : `/console/jobs/${encodeURIComponent(id)}` };
     },
   });
-  const outcome = (result: { ok: true } | { ok: false; error: string }, done: string): string => {
-    if (!result.ok) throw new Error(result.error);
+  const outcome = (result: Result<unknown>, done: string): string => {
+    if (!result.success) throw new Error(result.error);
     return done;
   };
   return [
@@ -46,7 +47,7 @@ export function jobRoutes(app: ConsoleApp): Route[] {
     act('run', (job) => {
       // A run can take minutes: it goes on in the background and lands in the run history (and its chat).
       void scheduler.runNow(job.id).then((result) => {
-        if (!result.ok) app.deps.log.warn({ component: 'console', jobId: job.id }, `console: run now refused: ${result.error}`);
+        if (!result.success) app.deps.log.warn({ component: 'console', jobId: job.id }, `console: run now refused: ${result.error}`);
         app.events.publish('jobs', { id: job.id });
       });
       return `Started ${job.id}; its result appears in the run history below when it is done.`;

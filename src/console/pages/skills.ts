@@ -20,7 +20,7 @@ export function skillRoutes(app: ConsoleApp): Route[] {
     async handle({ params, session }) {
       const id = params[0] ?? '';
       const outcome = await skills.manage(id, action);
-      app.setFlash(session, outcome.ok ? { kind: 'ok', text: outcome.value } : { kind: 'error', text: outcome.error });
+      app.setFlash(session, outcome.success ? { kind: 'ok', text: outcome.value } : { kind: 'error', text: outcome.error });
       return { type: 'redirect', location: `/console/skills/${id}` };
     },
   });
@@ -36,7 +36,7 @@ export function skillRoutes(app: ConsoleApp): Route[] {
         const id = params[0] ?? '';
         const reviewed = field(form, 'reviewed');
         const now = hashSkillFolder(skills.store.folder(id));
-        if (!now.ok || reviewed === '' || now.sha256 !== reviewed) {
+        if (!now.success || reviewed === '' || now.value.sha256 !== reviewed) {
           app.setFlash(session, { kind: 'error', text: 'Not activated: the skill\'s files changed since you reviewed them (or the review is missing). Review it again.' });
           return { type: 'redirect', location: `/console/skills/${id}/activate` };
         }
@@ -77,15 +77,15 @@ function skillPage(app: ConsoleApp, context: RequestContext) {
   const csrf = context.session?.csrf ?? '';
   const shown = skills.show(id);
   const runs = skills.store.runs(id, 20);
-  const status = entry.ok ? entry.skill.status : undefined;
+  const status = entry.success ? entry.value.status : undefined;
   const body = html`<p><a href="/console/skills">← All skills</a></p>
-<h1>${entry.ok ? entry.skill.name : id}</h1>
+<h1>${entry.success ? entry.value.name : id}</h1>
 <div class="actions">
   ${status === 'active' ? actionButton({ action: `/console/skills/${id}/pause`, label: 'Pause', csrf }) : html``}
   ${status === 'paused' ? actionButton({ action: `/console/skills/${id}/resume`, label: 'Resume', csrf, kind: 'primary' }) : html``}
-  ${status === 'draft' || (entry.ok && skills.refusal(entry.skill) !== undefined) ? html`<a class="button primary" href="/console/skills/${id}/activate">Review and activate…</a>` : html``}
+  ${status === 'draft' || (entry.success && skills.refusal(entry.value) !== undefined) ? html`<a class="button primary" href="/console/skills/${id}/activate">Review and activate…</a>` : html``}
 </div>
-<pre class="report">${app.redact(shown.ok ? shown.value : shown.error)}</pre>
+<pre class="report">${app.redact(shown.success ? shown.value : shown.error)}</pre>
 <h2>Runs</h2>
 ${runs.length === 0 ? emptyState('It has not run yet.') : html`<ol class="runs">${runs.map((run) => html`<li class="run ${run.status}"><details>
   <summary><span class="state ${run.status}">${run.status}</span> ${app.formatTime(run.startedAt)} · ${run.trigger}${run.durationMs !== undefined ? ` · ${formatDuration(run.durationMs)}` : ''}</summary>
@@ -98,12 +98,12 @@ function reviewPage(app: ConsoleApp, context: RequestContext) {
   const { skills } = app.deps;
   const id = context.params[0] ?? '';
   const entry = skills.store.get(id);
-  if (!entry || !entry.ok) return app.render(context, { title: 'Skill', section: 'skills', status: 404, body: html`<h1>No valid skill "${id}"</h1><p><a href="/console/skills">All skills</a></p>` });
+  if (!entry || !entry.success) return app.render(context, { title: 'Skill', section: 'skills', status: 404, body: html`<h1>No valid skill "${id}"</h1><p><a href="/console/skills">All skills</a></p>` });
   const hashed = hashSkillFolder(entry.dir);
-  if (!hashed.ok) return app.render(context, { title: 'Skill', section: 'skills', status: 409, body: html`<h1>${id}</h1><p class="error">${hashed.error}</p>` });
-  const report = buildReport(entry.skill, entry.dir, hashed.files, app.deps.tools);
+  if (!hashed.success) return app.render(context, { title: 'Skill', section: 'skills', status: 409, body: html`<h1>${id}</h1><p class="error">${hashed.error}</p>` });
+  const report = buildReport(entry.value, entry.dir, hashed.value.files, app.deps.tools);
   const csrf = context.session?.csrf ?? '';
-  const skill = entry.skill;
+  const skill = entry.value;
   const body = html`<p><a href="/console/skills/${id}">← ${id}</a></p>
 <h1>Activate ${skill.name}?</h1>
 <article class="card approval">
@@ -119,7 +119,7 @@ function reviewPage(app: ConsoleApp, context: RequestContext) {
     <dt>Files</dt><dd>${report.files.join(', ')}</dd>
   </dl>
   <details><summary>Its instructions</summary><pre>${app.redact(skill.instructions)}</pre></details>
-  <form method="post" action="/console/skills/${id}/activate" class="actions">${csrfField(csrf)}<input type="hidden" name="reviewed" value="${hashed.sha256}">
+  <form method="post" action="/console/skills/${id}/activate" class="actions">${csrfField(csrf)}<input type="hidden" name="reviewed" value="${hashed.value.sha256}">
     <button type="submit" class="primary">Approve: activate ${id}</button> <a href="/console/skills/${id}" class="button">Deny</a></form>
 </article>`;
   return app.render(context, { title: `Activate ${id}`, section: 'skills', body });

@@ -1,4 +1,5 @@
 import type { ToolsConfig } from '../../config/schema.js';
+import type { Result } from '../../lib/result.js';
 
 export type HttpConfig = ToolsConfig['http'];
 export type HttpPreset = HttpConfig['presets'][string];
@@ -9,8 +10,6 @@ export interface HttpTarget {
   /** The preset's headers, bound to the preset's origin. */
   scoped?: { origin: string; headers: Record<string, string> };
 }
-
-export type TargetResult = { ok: true; target: HttpTarget } | { ok: false; error: string };
 
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
 
@@ -33,14 +32,14 @@ export function describePreset(name: string, preset: HttpPreset): string {
 export function resolveTarget(
   input: { url: string; preset?: string | undefined; query?: Readonly<Record<string, string | number | boolean>> | undefined },
   presets: HttpConfig['presets'],
-): TargetResult {
+): Result<HttpTarget> {
   const rawUrl = input.url.trim();
   let url: URL;
   let scoped: HttpTarget['scoped'];
   if (input.preset !== undefined) {
     const names = Object.keys(presets);
     if (!Object.hasOwn(presets, input.preset)) {
-      return { ok: false, error: `Unknown preset "${input.preset}". Valid presets: ${names.join(', ') || '(none configured)'}; or leave preset out and give an absolute URL.` };
+      return { success: false, error: `Unknown preset "${input.preset}". Valid presets: ${names.join(', ') || '(none configured)'}; or leave preset out and give an absolute URL.` };
     }
     const preset = presets[input.preset] as HttpPreset;
     const base = new URL(preset.base_url);
@@ -56,10 +55,10 @@ export function resolveTarget(
     for (const [name, value] of Object.entries(preset.headers)) headers[name.toLowerCase()] = value;
     if (ABSOLUTE.test(rawUrl)) {
       const parsed = parseUrl(rawUrl);
-      if (!parsed) return { ok: false, error: `"${rawUrl}" is not a valid URL.` };
+      if (!parsed) return { success: false, error: `"${rawUrl}" is not a valid URL.` };
       if (parsed.origin !== base.origin) {
         return {
-          ok: false,
+          success: false,
           error: `Preset "${input.preset}" only works on ${base.origin}, not ${parsed.origin}: its credentials are never sent to another site. Use a path relative to the preset (e.g. "/items"), or leave preset out to call ${parsed.origin} without them.`,
         };
       }
@@ -72,7 +71,7 @@ export function resolveTarget(
         joined.search = base.search;
         for (const [key, value] of own) joined.searchParams.append(key, value);
       }
-      if (!joined || joined.origin !== base.origin) return { ok: false, error: `"${rawUrl}" cannot be joined to preset "${input.preset}"; give a path such as "/items?page=2".` };
+      if (!joined || joined.origin !== base.origin) return { success: false, error: `"${rawUrl}" cannot be joined to preset "${input.preset}"; give a path such as "/items?page=2".` };
       url = joined;
     }
     scoped = { origin: base.origin, headers };
@@ -80,20 +79,20 @@ export function resolveTarget(
     if (!ABSOLUTE.test(rawUrl)) {
       const names = Object.keys(presets);
       return {
-        ok: false,
+        success: false,
         error: `"${rawUrl}" is not an absolute URL. Give a full http(s) URL${names.length > 0 ? `, or a path together with one of the presets: ${names.join(', ')}` : ''}.`,
       };
     }
     const parsed = parseUrl(rawUrl);
-    if (!parsed) return { ok: false, error: `"${rawUrl}" is not a valid URL.` };
+    if (!parsed) return { success: false, error: `"${rawUrl}" is not a valid URL.` };
     url = parsed;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { ok: false, error: `Only http and https URLs are supported, not ${url.protocol}` };
+    return { success: false, error: `Only http and https URLs are supported, not ${url.protocol}` };
   }
   for (const [key, value] of Object.entries(input.query ?? {})) url.searchParams.append(key, String(value));
   url.hash = '';
-  return { ok: true, target: scoped ? { url, scoped } : { url } };
+  return { success: true, value: scoped ? { url, scoped } : { url } };
 }
 
 function parseUrl(text: string): URL | undefined {

@@ -77,8 +77,8 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
     async execute(params, ctx): Promise<ToolResult> {
       const method = (params.method ?? 'GET').toUpperCase();
       const resolved = resolveTarget({ url: params.url, preset: params.preset, query: params.query }, config.presets);
-      if (!resolved.ok) return { success: false, output: resolved.error };
-      const { url, scoped } = resolved.target;
+      if (!resolved.success) return { success: false, output: resolved.error };
+      const { url, scoped } = resolved.value;
       if ((method === 'GET' || method === 'HEAD') && params.body !== undefined) {
         return { success: false, output: `${method} requests cannot carry a body; use POST, PUT or PATCH, or put the data in query.` };
       }
