@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
 import { LlmError, errorMessage } from '../errors.js';
+import { linkAbort } from '../lib/abort.js';
 import { compareCodePoints } from '../lib/compare.js';
 import type { ZonedClock } from '../lib/clock.js';
 import type { ChatMessage, LlmClient, LlmResponse, LlmTextEvent, ToolCallRequest } from '../llm/types.js';
@@ -140,7 +141,7 @@ class Turn {
 
   async run(): Promise<TurnResult> {
     const { config } = this.agent.deps;
-    const onCancel = this.linkCancellation();
+    const unlink = this.linkCancellation();
     const messages = this.buildMessages();
     const schemas = this.agent.deps.tools.toFunctionSchemas(this.input.policy);
     try {
@@ -168,7 +169,7 @@ class Turn {
       this.fail(error);
     } finally {
       clearTimeout(this.timer);
-      this.input.signal?.removeEventListener('abort', onCancel);
+      unlink();
       this.commit(this.closing, true);
     }
     if (this.agent.deps.log.isLevelEnabled('debug')) this.log().debug({ status: this.result.status, toolCalls: this.result.toolCalls, ms: Date.now() - this.startedAt }, 'turn done');
@@ -176,8 +177,8 @@ class Turn {
   }
 
   /**
-   * One controller per turn, linked by hand: AbortSignal.timeout keeps its timer (and the turn) alive until it
-   * fires, and AbortSignal.any retains its sources — both grow memory over thousands of turns.
+   * One controller per turn, with its own timer: AbortSignal.timeout keeps its timer (and the turn) alive until it
+   * fires. Returns how to unlink it from the caller's signal.
    */
   private linkCancellation(): () => void {
     const { config } = this.agent.deps;
@@ -186,10 +187,7 @@ class Turn {
       this.controller.abort(new DOMException('turn timeout', 'TimeoutError'));
     }, config.agent.turn_timeout_s * 1000);
     this.timer.unref();
-    const onCancel = () => this.controller.abort(this.input.signal?.reason);
-    if (this.input.signal?.aborted) onCancel();
-    else this.input.signal?.addEventListener('abort', onCancel, { once: true });
-    return onCancel;
+    return linkAbort(this.controller, this.input.signal);
   }
 
   /** System prompt (persona, date, memory, tool guidance) + the budgeted history + the question. */

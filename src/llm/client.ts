@@ -6,6 +6,7 @@ import { describeLlmFailure, type FailureContext, type LlmFailure } from './fail
 import { asApiError, backoffMs, isRetryable, retryAfterMs, sleep as defaultSleep } from './retry.js';
 import { collectStream } from './stream.js';
 import type { LlmClient, LlmRequest, LlmResponse, ToolCallRequest } from './types.js';
+import { linkAbort } from '../lib/abort.js';
 
 export interface CreateLlmClientOptions {
   config: LlmConfig;
@@ -44,16 +45,13 @@ export function createLlmClient(options: CreateLlmClientOptions): LlmClient {
   async function callOnce(model: string, request: LlmRequest, onText: ((text: string) => void) | undefined): Promise<LlmResponse> {
     // The SDK leaves an abort listener on the signal it is given until that signal fires, so a turn's signal would
     // collect one per model call (40 in a long turn). Each call gets its own signal, unlinked when the call is done.
-    const turn = request.signal;
-    if (!turn) return callWith(model, request, onText, undefined);
+    if (!request.signal) return callWith(model, request, onText, undefined);
     const controller = new AbortController();
-    const forward = (): void => controller.abort(turn.reason);
-    if (turn.aborted) forward();
-    else turn.addEventListener('abort', forward, { once: true });
+    const unlink = linkAbort(controller, request.signal);
     try {
       return await callWith(model, request, onText, controller.signal);
     } finally {
-      turn.removeEventListener('abort', forward);
+      unlink();
     }
   }
 

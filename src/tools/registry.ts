@@ -5,6 +5,7 @@ import { redactSecrets, redactSecretValues } from '../log.js';
 import { errorMessage } from '../errors.js';
 import { ALLOW_ALL, type ToolPolicy } from './policy.js';
 import { fail, type AnyTool, type CallOrigin, type FunctionSchema, type Risk, type ToolCallContext, type ToolContext, type ToolEvent, type ToolResult } from './types.js';
+import { linkAbort } from '../lib/abort.js';
 import { compareCodePoints } from '../lib/compare.js';
 import { maskJsonText, maskSecretKeys } from '../lib/mask.js';
 import { checkArgumentKeys } from './argument-keys.js';
@@ -367,9 +368,7 @@ export class ToolRegistry {
    */
   private callContext(entry: RegisteredTool, request: CallRequest, context: ToolContext, callId: string): CallScope {
     const controller = new AbortController();
-    const onTurnAbort = () => controller.abort(request.signal?.reason);
-    if (request.signal?.aborted) onTurnAbort();
-    else request.signal?.addEventListener('abort', onTurnAbort, { once: true });
+    const unlink = linkAbort(controller, request.signal);
     const log = context.log.child({ tool: entry.name, callId });
     const events = this.options.events;
     /** Set by `run` while the tool runs: a progress report moves the deadline. */
@@ -402,7 +401,7 @@ export class ToolRegistry {
         events?.emit({ ...event, tool: entry.name, callId, conversationId: request.conversationId });
       },
     };
-    return { ctx, controller, progress, dispose: () => request.signal?.removeEventListener('abort', onTurnAbort) };
+    return { ctx, controller, progress, dispose: unlink };
   }
 
   /**

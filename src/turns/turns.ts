@@ -2,6 +2,7 @@ import { applyAgent } from '../agent/profiles.js';
 import type { TurnInput } from '../agent/agent.js';
 import type { ChatQueue } from '../agent/chat-queue.js';
 import type { Config } from '../config/schema.js';
+import { linkAbort } from '../lib/abort.js';
 import type { EventSink } from '../tools/events.js';
 import { createPolicy, intersectPolicies, type ToolPolicy } from '../tools/policy.js';
 import type { ApprovalHandler } from '../tools/registry.js';
@@ -89,17 +90,14 @@ export function createTurns(deps: TurnsDeps): Turns {
     }
     const conversationId = conversations.resolve(request.origin.channel, request.origin.chatId);
     return queue.run(conversationId, async () => {
-      // Linked by hand: AbortSignal.any retains its sources and grows memory over thousands of turns.
       const controller = new AbortController();
       inFlight.add(controller);
-      const onCancel = () => controller.abort(request.signal?.reason);
-      if (request.signal?.aborted) onCancel();
-      else request.signal?.addEventListener('abort', onCancel, { once: true });
+      const unlink = linkAbort(controller, request.signal);
       try {
         return await run(request, conversationId, controller.signal);
       } finally {
         inFlight.delete(controller);
-        request.signal?.removeEventListener('abort', onCancel);
+        unlink();
       }
     });
   };
