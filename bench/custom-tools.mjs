@@ -5,14 +5,9 @@ import path from 'node:path';
 import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
-import { percentile, tempDir, writeConfig } from './lib.mjs';
+import { percentile, reporter, tempDir, writeConfig } from './lib.mjs';
 
-const json = process.argv.includes('--json');
-const results = {};
-const report = (key, value, text) => {
-  results[key] = value;
-  if (!json) console.log(text);
-};
+const { report, finish } = reporter();
 const log = createLogger({ level: 'silent', format: 'json', secrets: [] });
 const stats = (times) => ({ p50: percentile(times, 50), p95: percentile(times, 95) });
 
@@ -77,4 +72,4 @@ const hooked = await perCall('native', 2000);
 report('registry call with a before and an after hook', stats(hooked), `registry call with a before and an after hook: p50 ${percentile(hooked, 50).toFixed(3)} ms  p95 ${percentile(hooked, 95).toFixed(3)} ms`);
 await loaded.app.close(0);
 
-if (json) console.log(JSON.stringify(results));
+finish();

@@ -6,16 +6,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import ts from 'typescript';
-import { percentile, ROOT } from './lib.mjs';
+import { percentile, reporter, ROOT } from './lib.mjs';
 
 const ROUNDS = 200;
-const json = process.argv.includes('--json');
-const results = {};
-/** One figure: kept for --json, printed as a line otherwise. */
-const report = (key, value, line) => {
-  results[key] = value;
-  if (!json) console.log(line);
-};
+const { report, finish } = reporter();
 
 // The mail-server helper is TypeScript (test/helpers); transpile it next to node_modules so its imports resolve.
 const helperSource = readFileSync(path.join(ROOT, 'test/helpers/mail-server.ts'), 'utf8');
@@ -79,4 +73,4 @@ try {
 } finally {
   await server.stop();
 }
-if (json) console.log(JSON.stringify(results));
+finish();

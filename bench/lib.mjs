@@ -74,3 +74,21 @@ export async function importFake(name) {
   writeFileSync(file, outputText);
   return import(file);
 }
+
+/**
+ * The figures of a bench script: `report` keeps each one for `--json` and prints its line otherwise; `finish` prints
+ * the JSON (what `npm run bench` reads) when `--json` was given.
+ */
+export function reporter(argv = process.argv) {
+  const json = argv.includes('--json');
+  const results = {};
+  return {
+    report(key, value, text) {
+      results[key] = value;
+      if (!json) console.log(text);
+    },
+    finish() {
+      if (json) console.log(JSON.stringify(results));
+    },
+  };
+}

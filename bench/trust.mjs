@@ -8,15 +8,9 @@ import { createLogger } from '../dist/log.js';
 import { McpManager } from '../dist/mcp/manager.js';
 import { ToolRegistry } from '../dist/tools/registry.js';
 import { usageToday } from '../dist/usage/usage.js';
-import { ROOT, percentile, tempDir, writeConfig } from './lib.mjs';
+import { percentile, reporter, ROOT, tempDir, writeConfig } from './lib.mjs';
 
-const json = process.argv.includes('--json');
-const results = {};
-/** One figure: kept for --json, printed as a line otherwise. */
-const report = (key, value, text) => {
-  results[key] = value;
-  if (!json) console.log(text);
-};
+const { report, finish } = reporter();
 const log = createLogger({ level: 'silent', format: 'json', secrets: [] });
 const dir = tempDir();
 const configPath = writeConfig(dir, {
@@ -83,4 +77,4 @@ for (let round = 0; round < 5; round += 1) {
 }
 report('MCP stdio connect + list (5 servers spawned)', { p50: percentile(connects, 50), max: Math.max(...connects) }, `MCP stdio connect + list (5 servers spawned): p50 ${percentile(connects, 50).toFixed(0)} ms  max ${Math.max(...connects).toFixed(0)} ms`);
 report('MCP tool call through the registry (250)', { p50: percentile(calls, 50), p99: percentile(calls, 99) }, `MCP tool call through the registry (250):     p50 ${percentile(calls, 50).toFixed(2)} ms  p99 ${percentile(calls, 99).toFixed(2)} ms`);
-if (json) console.log(JSON.stringify(results));
+finish();
