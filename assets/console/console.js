@@ -18,6 +18,15 @@ function element(tag, className, text) {
   return node;
 }
 
+/** An assistant message whose HTML the console's server rendered and made safe (a command's answer, a delivery). */
+function renderedMessage(kind, html) {
+  const item = element('li', `message assistant ${kind}`);
+  const bubble = element('div', 'bubble markdown');
+  bubble.innerHTML = html; // rendered and made safe by the console's server
+  item.append(bubble);
+  return item;
+}
+
 // ---- Logging in: the token comes after #, which the browser never sends; it is posted once and then forgotten.
 function login() {
   const form = document.getElementById('login-form');
@@ -189,20 +198,12 @@ function chat() {
           break;
         }
         case 'command': {
-          const item = element('li', 'message assistant command');
-          const bubble = element('div', 'bubble markdown');
-          bubble.innerHTML = event.html; // rendered and made safe by the console's server
-          item.append(bubble);
-          append(item);
+          append(renderedMessage('command', event.html));
           if (/^\/reset\b/.test(event.command)) setTimeout(() => location.assign('/console/chat'), 600);
           break;
         }
         case 'delivery': {
-          const item = element('li', 'message assistant delivery');
-          const bubble = element('div', 'bubble markdown');
-          bubble.innerHTML = event.html; // rendered and made safe by the console's server
-          item.append(bubble);
-          append(item);
+          append(renderedMessage('delivery', event.html));
           for (const file of artifacts(event.artifacts ?? [])) append(file);
           break;
         }
