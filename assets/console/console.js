@@ -346,11 +346,16 @@ switch (section) {
   case 'memory': memory(); badgeOnly(); break;
   case 'jobs': badgeOnly(['approvals', 'jobs'], async () => {
     // A run that ended: the page is re-read and its main part replaced (the page is the server's rendering).
-    const response = await fetch(location.href, { credentials: 'same-origin' });
+    // It is asked as the script's (X-Requested-With), so the flash line meant for the next page is left for it,
+    // and the one this page shows stays.
+    const response = await fetch(location.href, { credentials: 'same-origin', headers: { 'X-Requested-With': 'console' } });
     if (!response.ok) return;
     const next = new DOMParser().parseFromString(await response.text(), 'text/html').getElementById('main');
     const main = document.getElementById('main');
-    if (next && main) main.replaceChildren(...next.childNodes);
+    if (!next || !main) return;
+    const flash = main.querySelector(':scope > .flash');
+    if (flash && !next.querySelector(':scope > .flash')) next.prepend(flash);
+    main.replaceChildren(...next.childNodes);
   }); break;
   default: badgeOnly();
 }

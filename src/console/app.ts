@@ -93,8 +93,11 @@ export class ConsoleApp {
 
   render(context: RequestContext, view: { title: string; section: SectionId; body: Html; status?: number; flash?: { kind: 'ok' | 'error'; text: string } }): Answer {
     const session = context.session;
-    const flash = view.flash ?? (session ? this.flashes.get(session.id) : undefined);
-    if (session) this.flashes.delete(session.id);
+    // A page's own script re-reading it (a live refresh) neither shows nor takes the message meant for the page
+    // the browser goes to next: the refresh of the page a form was sent from can land before that page's load.
+    const scripted = context.request.headers['x-requested-with'] !== undefined;
+    const flash = view.flash ?? (session && !scripted ? this.flashes.get(session.id) : undefined);
+    if (session && !scripted) this.flashes.delete(session.id);
     return {
       type: 'html',
       ...(view.status !== undefined ? { status: view.status } : {}),

@@ -91,6 +91,24 @@ describe('console', () => {
     expect(page).toContain('You are Ada.');
   });
 
+  it('a form\'s result is shown on the page it leads to, even when the live refresh of the page it was sent from lands first', async () => {
+    const app = await start({ scheduler: { jobs: [{ id: 'morning-brief', when: 'every weekday at 8', prompt: 'Summarise my day.' }] } });
+    const client = await app.login();
+    const stream = await openEvents(client, 'jobs');
+    const sent = await client.post('/console/jobs/morning-brief/pause', {});
+    expect(sent.status).toBe(303);
+    await stream.until((event) => event.topic === 'jobs' && event.data.id === 'morning-brief');
+    // The jobs list's script re-reads its page on that event, before the browser has followed the redirect.
+    const refreshed = await (await client.get('/console/jobs', { headers: { 'X-Requested-With': 'console' } })).text();
+    expect(refreshed).not.toContain('class="flash');
+    const landed = await client.text(String(sent.headers.get('location')));
+    expect(landed).toContain('Paused morning-brief');
+    expect(landed).toContain('(paused)');
+    // Shown once: the next load of a page has no flash line.
+    expect(await client.text('/console/jobs')).not.toContain('class="flash');
+    stream.close();
+  });
+
   it('answers the chat commands (/help, /reset) without the model, and /reset starts a new conversation', async () => {
     const app = await start();
     const client = await app.login();
