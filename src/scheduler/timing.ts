@@ -27,13 +27,24 @@ const cronParser = (): typeof CronParser => (parser ??= (requireCjs('cron-parser
 let describer: typeof Cronstrue | undefined;
 const cronstrue = (): typeof Cronstrue => (describer ??= requireCjs('cronstrue') as typeof Cronstrue);
 
-/** Validates a 5- or 6-field cron expression. Contract: never throws. */
-export function validateCron(expression: string, timeZone: string): Result<string> {
+/**
+ * The expression with its spaces normalised, when it has the shape of one (5 or 6 fields, no "@" macro); whether
+ * its fields hold valid values is validateCron's to say. Costs nothing: cron-parser is not loaded.
+ */
+export function cronShape(expression: string): Result<string> {
   const cron = expression.trim().replace(/\s+/g, ' ');
   const fields = cron.split(' ').length;
   if (cron.startsWith('@') || fields < 5 || fields > 6) {
     return { success: false, error: `"${expression}" is not a valid cron expression (${fields} fields); ${CRON_FORMS}.` };
   }
+  return { success: true, value: cron };
+}
+
+/** Validates a 5- or 6-field cron expression. Contract: never throws. */
+export function validateCron(expression: string, timeZone: string): Result<string> {
+  const shape = cronShape(expression);
+  if (!shape.success) return shape;
+  const cron = shape.value;
   try {
     const parsed = cronParser().parse(cron, { tz: timeZone, currentDate: new Date() });
     parsed.next();

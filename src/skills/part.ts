@@ -40,11 +40,13 @@ export function createSkillsPart(deps: SkillsPartDeps): { service: SkillService;
     async start() {
       const interrupted = store.markInterrupted();
       if (interrupted > 0) log.warn({ interrupted }, 'skills: runs cut by a crash or kill were marked failed');
-      const summaries = service.list();
-      for (const summary of summaries.filter((entry) => !entry.ok)) log.warn({ skill: summary.id }, `skills: ${summary.id} is not valid and is skipped: ${summary.problem ?? ''}`);
+      // A draft's or paused skill's cron is checked when it is shown or activated, not here (ScheduleCheck).
+      const entries = store.list('active');
+      const invalid = entries.filter((entry) => !entry.success);
+      for (const entry of invalid) log.warn({ skill: entry.id }, `skills: ${entry.id} is not valid and is skipped: ${entry.error}`);
       scheduling.syncAll();
-      const active = summaries.filter((summary) => summary.ok && summary.status === 'active').length;
-      log.info({ skills: summaries.length, active, invalid: summaries.filter((summary) => !summary.ok).length, dir: store.dir }, `skills: ${summaries.length} skill(s), ${active} active`);
+      const active = entries.filter((entry) => entry.success && entry.value.status === 'active').length;
+      log.info({ skills: entries.length, active, invalid: invalid.length, dir: store.dir }, `skills: ${entries.length} skill(s), ${active} active`);
       timer = setInterval(() => scheduling.syncAll(), RESYNC_MS);
       timer.unref();
     },

@@ -67,7 +67,8 @@ export class SkillScheduling {
     const scheduler = this.scheduler;
     if (!scheduler) return undefined;
     try {
-      return this.apply(scheduler, skillId, this.desired(this.store.get(skillId)));
+      // Only an active skill's schedule is armed, so only its cron is evaluated in full here (ScheduleCheck).
+      return this.apply(scheduler, skillId, this.desired(this.store.get(skillId, 'active')));
     } catch (error) {
       this.log.error({ err: error, skill: skillId }, 'could not update the scheduler for a skill');
       return `the scheduler could not be updated: ${errorMessage(error)}`;
@@ -110,7 +111,7 @@ export class SkillScheduling {
       this.log.info({ skill: skillId, reason: want.reason }, 'skill unscheduled');
       return `removed from the scheduler (${want.reason})`;
     }
-    const entry = this.store.get(skillId);
+    const entry = this.store.get(skillId, 'active');
     const deliverTo = entry?.success ? entry.value.deliverTo : undefined;
     if (!job) {
       const created = scheduler.create({

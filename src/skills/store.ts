@@ -4,7 +4,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Database } from '../db/database.js';
 import { errorMessage } from '../errors.js';
 import { writeFileAtomic } from '../lib/atomic-write.js';
-import { parseSkill, SKILL_FILE, SKILL_ID, withStatus, type Skill, type SkillStatus } from './format.js';
+import { parseSkill, SKILL_FILE, SKILL_ID, withStatus, type ScheduleCheck, type Skill, type SkillStatus } from './format.js';
 import type { Result } from '../lib/result.js';
 
 /** One folder of `skills_dir`: a valid skill, or the reason it is not one. */
@@ -69,23 +69,20 @@ export class SkillStore {
     };
   }
 
-  /** Every folder of `skills_dir` (dot-folders skipped), valid or not, sorted by id. Contract: never throws. */
-  list(): SkillEntry[] {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith('.')).map((entry) => entry.name);
-    } catch {
-      return [];
-    }
-    return names.sort().map((name) => this.read(name));
+  /**
+   * Every folder of `skills_dir` (dot-folders skipped), valid or not, sorted by id. `schedules`: see ScheduleCheck.
+   * Contract: never throws.
+   */
+  list(schedules: ScheduleCheck = 'all'): SkillEntry[] {
+    return this.ids().map((name) => this.read(name, schedules));
   }
 
   /** One skill by id, read now; undefined when there is no such folder. */
-  get(id: string): SkillEntry | undefined {
+  get(id: string, schedules: ScheduleCheck = 'all'): SkillEntry | undefined {
     if (!SKILL_ID.test(id)) return undefined;
     const dir = path.join(this.dir, id);
     if (!existsSync(dir) || !statSync(dir).isDirectory()) return undefined;
-    return this.read(id);
+    return this.read(id, schedules);
   }
 
   folder(id: string): string {
@@ -93,9 +90,13 @@ export class SkillStore {
     return path.join(this.dir, id);
   }
 
-  /** Ids of the folders (valid or not), for "did you mean" lists. */
+  /** Ids of the folders (valid or not, sorted), for "did you mean" lists; no SKILL.md is read. */
   ids(): string[] {
-    return this.list().map((entry) => entry.id);
+    try {
+      return readdirSync(this.dir, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !entry.name.startsWith('.')).map((entry) => entry.name).sort();
+    } catch {
+      return [];
+    }
   }
 
   /** Writes a new skill folder: SKILL.md plus extra files (paths relative to the folder, already checked). */
@@ -158,7 +159,7 @@ export class SkillStore {
     return this.db.prepare("UPDATE skill_runs SET status = 'failed', ended_at = ?, error = 'interrupted: the daemon stopped during the run' WHERE status = 'running'").run(now).changes;
   }
 
-  private read(id: string): SkillEntry {
+  private read(id: string, schedules: ScheduleCheck): SkillEntry {
     const dir = path.join(this.dir, id);
     let text: string;
     try {
@@ -167,7 +168,7 @@ export class SkillStore {
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
       return { id, dir, success: false, error: missing ? `no ${SKILL_FILE} in ${dir}` : `cannot read ${SKILL_FILE}: ${errorMessage(error)}` };
     }
-    const parsed = parseSkill(id, text, this.timeZone);
+    const parsed = parseSkill(id, text, this.timeZone, schedules);
     return { id, dir, ...parsed };
   }
 }

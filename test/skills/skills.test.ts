@@ -294,6 +294,30 @@ describe('skills with the fake LLM', () => {
     expect(run.output).toMatch(/^Skill "bad-cron" is not valid: trigger\.cron/);
   });
 
+  it('a draft\'s schedule is checked when it is shown or activated, not at start; an active one\'s at start', async () => {
+    // "0 7 * * 8" has the shape of a cron expression; day-of-week 8 does not exist.
+    writeSkill(t.dir, 'draft-bad', skillMd({ status: 'draft', trigger: '{type: cron, cron: "0 7 * * 8"}' }));
+    writeSkill(t.dir, 'active-bad', skillMd({ trigger: '{type: cron, cron: "0 7 * * 8"}' }));
+    writeSkill(t.dir, 'draft-shape', skillMd({ status: 'draft', trigger: '{type: cron, cron: "every morning"}' }));
+    await app.close(0);
+    app = await t.restart();
+    for (const tool of recordingTools(calls)) app.tools.register(tool);
+    await app.start();
+    const logs = t.logs.join('');
+    expect(logs).toContain('skills: active-bad is not valid and is skipped');
+    expect(logs).toContain('skills: draft-shape is not valid and is skipped');
+    expect(logs).not.toContain('skills: draft-bad is not valid');
+    expect(app.scheduler.get('skill-active-bad')).toBeUndefined();
+    const listed = (await call('list_skills', {})).output;
+    expect(listed).toMatch(/draft-bad — INVALID: trigger\.cron: "0 7 \* \* 8" is not a valid cron expression/);
+    expect(listed).toMatch(/active-bad — INVALID: trigger\.cron: "0 7 \* \* 8" is not a valid cron expression/);
+    const activated = await call('manage_skill', { id: 'draft-bad', action: 'activate' });
+    expect(activated.success).toBe(false);
+    expect(activated.output).toMatch(/^Skill "draft-bad" is not valid: trigger\.cron: "0 7 \* \* 8"/);
+    expect(readFileSync(path.join(t.dir, 'skills', 'draft-bad', 'SKILL.md'), 'utf8')).toContain('status: draft');
+    expect(app.scheduler.get('skill-draft-bad')).toBeUndefined();
+  });
+
   it('the bundled skills are valid and start without email configured', async () => {
     const bundled = path.resolve('skills');
     await app.close(0);
