@@ -48,7 +48,7 @@ if (!json) console.log(`classifyAddress: ${results.classifyMicroseconds} µs per
 const guarded = () =>
   fetchGuarded(
     { method: 'GET', url: new URL(`http://localhost:${port}/`) },
-    { policy: { allowPrivate: true, allowHosts: [] }, timeoutMs: 5000, maxBytes: 2_000_000, maxRedirects: 5 },
+    { rules: { allowPrivate: true, allowHosts: [] }, timeoutMs: 5000, maxBytes: 2_000_000, maxRedirects: 5 },
   );
 await measure('guarded GET (lookup checked, new socket)', guarded);
 await measure('plain http.get, new socket (agent: false)', () => plainGet(false));

@@ -6,7 +6,7 @@ import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
 import { McpManager } from '../dist/mcp/manager.js';
-import { ToolRegistry } from '../dist/tools/registry.js';
+import { ToolRegistry } from '../dist/registry/registry.js';
 import { usageToday } from '../dist/usage/usage.js';
 import { percentile, reporter, ROOT, tempDir, writeConfig } from './lib.mjs';
 

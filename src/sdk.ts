@@ -9,7 +9,7 @@
  */
 import type { Effect } from './tools/effects.js';
 import type { FamiliarEvent, KnownEvents, TurnEndEvent, TurnStartEvent, ToolCallEvent } from './tools/events.js';
-import type { AfterHook, BeforeHook } from './tools/registry.js';
+import type { AfterHook, BeforeHook } from './tools/call.js';
 import type { Artifact, JsonSchema, Risk, ToolCallContext, ToolResult } from './tools/types.js';
 
 export type { AfterHook, Artifact, BeforeHook, Effect, FamiliarEvent, JsonSchema, Risk, ToolCallEvent, ToolResult, TurnEndEvent, TurnStartEvent };

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { ChatMessage } from '../llm/types.js';
 import { redactorFor, type Redactor } from '../lib/redaction.js';
+import type { Vouched } from '../tools/effects.js';
 
 export interface StoredMessage {
   id: number;
@@ -21,11 +22,25 @@ export function estimateTokens(message: ChatMessage): number {
   return Math.ceil(chars / 4) + 4;
 }
 
-/** A stored message and the outside sources that were in play when it was made (none: the person's own). */
+/**
+ * A stored message, the outside sources that were in play when it was made (none: the person's own), and for a
+ * vouching tool's result what its third-party text vouches for.
+ */
 interface Entry {
   message: ChatMessage;
   tokens: number;
   sources: readonly string[] | undefined;
+  vouched?: Vouched | undefined;
+}
+
+/** What `append` records beside the messages. */
+export interface AppendOptions {
+  /** Runs first in the same transaction (the agent records its turn row with the messages: one commit). */
+  within?: () => void;
+  /** The outside sources in play when the messages were made: per message, or one list for all. */
+  sources?: readonly string[] | ReadonlyArray<readonly string[] | undefined>;
+  /** Per message: what a vouching tool's result vouches for (see `Vouched`). */
+  vouched?: ReadonlyArray<Vouched | undefined>;
 }
 
 interface CachedHistory {
@@ -39,8 +54,8 @@ export interface History {
   sources: string[];
   /** What the person wrote in the window (user messages without a label). */
   personTexts(): string[];
-  /** Tool results in the window made while outside content was in play, with the function that made each. */
-  outsideResults(): Array<{ tool: string | undefined; text: string }>;
+  /** What third parties' words in the window vouch for (the tool results that carry it). */
+  vouched(): Vouched[];
 }
 
 const HISTORY_ROWS = 2000;
@@ -66,14 +81,14 @@ export class ConversationStore {
   constructor(db: Database, options: { secrets?: readonly string[] } = {}) {
     this.db = db;
     this.redactor = redactorFor(options.secrets ?? NO_SECRETS);
-    this.insertMessage = db.prepare('INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at, sources) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    this.selectRecent = db.prepare('SELECT body, tokens, sources FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?');
+    this.insertMessage = db.prepare('INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at, sources, vouched) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    this.selectRecent = db.prepare('SELECT body, tokens, sources, vouched FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?');
     // Prepared once: building a transaction function per call costs more than the inserts it wraps.
     this.appendRows = db.transaction((conversationId: string, turnId: string, entries: readonly Entry[], within?: () => void) => {
       within?.();
       const now = Date.now();
       for (const entry of entries) {
-        this.insertMessage.run(conversationId, turnId, entry.message.role, JSON.stringify(entry.message), entry.tokens, now, entry.sources && entry.sources.length > 0 ? JSON.stringify(entry.sources) : null);
+        this.insertMessage.run(conversationId, turnId, entry.message.role, JSON.stringify(entry.message), entry.tokens, now, entry.sources && entry.sources.length > 0 ? JSON.stringify(entry.sources) : null, entry.vouched ? JSON.stringify(entry.vouched) : null);
       }
     });
   }
@@ -113,12 +128,9 @@ export class ConversationStore {
     return id;
   }
 
-  /**
-   * Appends messages in one transaction, so an assistant's tool calls and their results land together.
-   * `within` runs first in the same transaction (the agent records its turn row with the messages: one commit).
-   * `sources`: the outside sources in play when the messages were made (per message, or one list for all).
-   */
-  append(conversationId: string, turnId: string, messages: readonly ChatMessage[], within?: () => void, sources?: readonly string[] | ReadonlyArray<readonly string[] | undefined>): void {
+  /** Appends messages in one transaction, so an assistant's tool calls and their results land together. */
+  append(conversationId: string, turnId: string, messages: readonly ChatMessage[], options: AppendOptions = {}): void {
+    const { sources, vouched, within } = options;
     const labelOf = (index: number): readonly string[] | undefined => {
       if (!sources || sources.length === 0) return undefined;
       const first = sources[0];
@@ -127,7 +139,8 @@ export class ConversationStore {
     };
     const entries: Entry[] = messages.map((raw, index) => {
       const message = this.redactor.empty ? raw : this.redactor.value(raw);
-      return { message, tokens: estimateTokens(message), sources: labelOf(index) };
+      const vouchedBy = vouched?.[index];
+      return { message, tokens: estimateTokens(message), sources: labelOf(index), ...(vouchedBy ? { vouched: vouchedBy } : {}) };
     });
     this.appendRows(conversationId, turnId, entries, within);
     const cached = this.cache.get(conversationId);
@@ -197,13 +210,7 @@ export class ConversationStore {
       messages: newestFirst.reverse(),
       sources: sources ?? [],
       personTexts: () => kept.filter((entry) => entry.message.role === 'user' && !entry.sources).map((entry) => textOf(entry.message)),
-      outsideResults: () => {
-        const names = new Map<string, string>();
-        for (const entry of kept) for (const call of entry.message.role === 'assistant' ? entry.message.tool_calls ?? [] : []) if (call.type === 'function') names.set(call.id, call.function.name);
-        return kept
-          .filter((entry) => entry.message.role === 'tool' && entry.sources)
-          .map((entry) => ({ tool: entry.message.role === 'tool' ? names.get(entry.message.tool_call_id) : undefined, text: textOf(entry.message) }));
-      },
+      vouched: () => kept.flatMap((entry) => (entry.vouched ? [entry.vouched] : [])),
     };
   }
 
@@ -214,10 +221,11 @@ export class ConversationStore {
       this.cache.set(conversationId, cached);
       return cached;
     }
-    const rows = this.selectRecent.all(conversationId, HISTORY_ROWS) as Array<{ body: string; tokens: number; sources: string | null }>;
+    const rows = this.selectRecent.all(conversationId, HISTORY_ROWS) as Array<{ body: string; tokens: number; sources: string | null; vouched: string | null }>;
     cached = {
       entries: rows.reverse().map((row) => ({
         message: JSON.parse(row.body) as ChatMessage, tokens: row.tokens, sources: row.sources === null ? undefined : (JSON.parse(row.sources) as string[]),
+        ...(row.vouched !== null ? { vouched: JSON.parse(row.vouched) as Vouched } : {}),
       })),
     };
     this.cache.set(conversationId, cached);

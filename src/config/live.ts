@@ -17,7 +17,7 @@ export const LIVE_KEYS: readonly string[] = [
   'llm.model', 'llm.fallback_models', 'llm.temperature', 'llm.max_tokens', 'llm.max_loops', 'llm.daily_token_budget', 'llm.prices',
   'tools.timeout_s', 'tools.timeouts', 'tools.output_chars',
   'tools.http.allow_hosts', 'tools.http.allow_private', 'tools.http.max_bytes', 'tools.http.max_redirects',
-  'approval',
+  'approval', 'trust',
   'scheduler.jobs', 'scheduler.unattended_tools',
   'log.level',
 ];

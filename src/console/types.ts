@@ -16,8 +16,9 @@ import type { MemoryStore } from '../memory/store.js';
 import type { ChatCommands, DoctorLine } from '../part.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { SkillService } from '../skills/service.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import type { Reply, TurnEvent } from '../turns/types.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { Reply } from '../delivery/types.js';
+import type { TurnEvent } from '../turns/types.js';
 
 /** The console's chat: channel `console`, one chat, one person — the owner behind the login. */
 export const CONSOLE_CHANNEL = 'console';

@@ -320,4 +320,27 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX console_items_conversation ON console_items (conversation_id, created_at);
     `,
   },
+  {
+    name: '013-leak-budget',
+    sql: `
+      -- What third parties' words in a tool message vouch for (addresses a later call may fetch in a tainted turn):
+      -- JSON {urls, text}, written by the gate from the tool's own account of what a third party wrote.
+      ALTER TABLE messages ADD COLUMN vouched TEXT;
+      -- The leak budget: every fetch or search chosen from outside content that went ahead unasked, with the
+      -- bits its choice could carry (src/gate/budget.ts). Kept a week; the budgets look back one turn and 24 hours.
+      CREATE TABLE leak_charges (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        turn_id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        scope TEXT,
+        tool TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        bits REAL NOT NULL
+      );
+      CREATE INDEX leak_charges_at ON leak_charges (at);
+      CREATE INDEX leak_charges_turn ON leak_charges (turn_id);
+      CREATE INDEX leak_charges_scope ON leak_charges (scope, at);
+    `,
+  },
 ];

@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import { seedFolder } from '../ops/seed-folders.js';
 import type { ChatCommand, Part } from '../part.js';
 import { currentTaint } from '../lib/call-scope.js';
-import type { ProvenanceLabels } from '../trust/labels.js';
+import type { ProvenanceLabels } from '../gate/labels.js';
 import { MemoryHistory } from './history.js';
 import { MemoryStore } from './store.js';
 import { createMemoryTools } from './tools.js';

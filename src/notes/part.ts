@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import type { Delivery } from '../delivery/types.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { MemoryStore } from '../memory/store.js';
@@ -36,10 +37,8 @@ export interface NotesPartDeps {
   resolve?: Resolver;
   /** Task reminders (absent: tasks keep their ⏰ but nothing is sent). */
   scheduler?: Scheduler;
-  /** Sends a reminder to a chat (`telegram:123`); throws when the channel is not running. */
-  deliver?: (target: string, text: string) => Promise<void>;
-  defaultChat?: string;
-  channelWaitMs?: number;
+  /** The one way to a chat: reminders go through it (absent: they are kept in the run log, not sent). */
+  delivery?: Delivery;
   /** The mailbox and the model, for `/email` (both needed). */
   mail?: MailSource;
   llm?: LlmClient;
@@ -72,10 +71,8 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   const tasks = new TaskService({ files, timeZone, now, onChange: (changed, origin) => reminders?.follow(changed, origin.chat) });
   if (deps.scheduler) {
     reminders = new TaskReminders({
-      scheduler: deps.scheduler, tasks, memoryRoot: memory.root, timeZone, log,
-      deliver: deps.deliver ?? (() => Promise.reject(new Error('no chat channel runs here'))),
-      defaultChat: deps.defaultChat, now,
-      ...(deps.channelWaitMs !== undefined ? { channelWaitMs: deps.channelWaitMs } : {}),
+      scheduler: deps.scheduler, tasks, memoryRoot: memory.root, timeZone, log, now,
+      ...(deps.delivery ? { delivery: deps.delivery } : {}),
     });
     deps.scheduler.addExecutor(isReminderJob, reminders.executor());
   }

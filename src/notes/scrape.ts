@@ -75,7 +75,7 @@ export async function scrapePage(rawUrl: string, options: ScrapeOptions): Promis
     response = await fetchGuarded(
       { method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.3' } },
       {
-        policy: { allowPrivate: http.allow_private, allowHosts: http.allow_hosts, allowOrigins: presetOriginsOf(http) },
+        rules: { allowPrivate: http.allow_private, allowHosts: http.allow_hosts, allowOrigins: presetOriginsOf(http) },
         timeoutMs: http.timeout_s * 1000,
         maxBytes: http.max_bytes,
         maxRedirects: http.max_redirects,

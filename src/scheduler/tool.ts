@@ -1,6 +1,6 @@
 import type { ZonedClock } from '../lib/clock.js';
 import { fail, ok, type NativeTool } from '../tools/types.js';
-import type { Delivery } from '../turns/types.js';
+import type { Delivery } from '../delivery/types.js';
 import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
 import { jobToChange, listFilter, scopeOf } from './ownership.js';
 import { deliveryTarget } from './runner.js';

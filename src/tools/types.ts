@@ -26,6 +26,13 @@ export interface ToolResult {
   artifacts?: Artifact[];
   /** Set when the output carries content from outside (web, mail, MCP): names the source, for taint tracking. */
   externalSource?: string;
+  /**
+   * What third parties wrote in `output`, each exactly as it appears there (a page's text, a mail, search results,
+   * an MCP server's answer): never the tool's own framing, a header it composed, an error message, or anything that
+   * repeats the call's arguments. Only these vouch for an address a later call may fetch in a tainted turn, and only
+   * for a tool that `vouches`. The registry keeps what of them the model is shown (after redaction and the cap).
+   */
+  thirdParty?: readonly string[];
 }
 
 export type Risk = 'low' | 'high';

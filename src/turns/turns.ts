@@ -4,10 +4,10 @@ import type { ChatQueue } from '../agent/chat-queue.js';
 import type { Config } from '../config/schema.js';
 import { linkAbort } from '../lib/abort.js';
 import type { EventSink } from '../tools/events.js';
-import { createPolicy, intersectPolicies, type ToolPolicy } from '../tools/policy.js';
-import type { ApprovalHandler } from '../tools/registry.js';
+import { approveList, unattendedFilter } from '../gate/unattended.js';
+import { intersectFilters } from '../tools/tool-filter.js';
 import type { Risk } from '../tools/types.js';
-import type { StartTurn, TurnOutcome, TurnRequest, TurnResult, Unattended } from './types.js';
+import type { StartTurn, TurnOutcome, TurnRequest, TurnResult } from './types.js';
 
 export interface TurnsDeps {
   config: Config;
@@ -41,13 +41,13 @@ export function createTurns(deps: TurnsDeps): Turns {
 
   const run = async (request: TurnRequest, conversationId: string, signal: AbortSignal | undefined): Promise<TurnOutcome> => {
     const unattended = request.unattended;
-    const policy = unattended ? intersectPolicies(request.policy, unattendedPolicy(config, deps.riskOf, unattended)) : request.policy;
+    const filter = unattended ? intersectFilters(request.filter, unattendedFilter(config, deps.riskOf, unattended)) : request.filter;
     const approve = unattended ? approveList(unattended) : request.approve;
     const input = applyAgent(config, {
       conversationId, text: request.text, origin: request.origin, source: request.source,
-      ...(policy ? { policy } : {}),
+      ...(filter ? { filter } : {}),
       ...(approve ? { approve } : {}),
-      ...(unattended ? { unattended: true } : {}),
+      ...(unattended ? { unattended: true, run: { owner: unattended.owner, id: unattended.id } } : {}),
       ...(request.systemExtra !== undefined ? { systemExtra: request.systemExtra } : {}),
       ...(request.images ? { images: request.images } : {}),
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
@@ -111,27 +111,5 @@ export function createTurns(deps: TurnsDeps): Turns {
       for (const controller of inFlight) controller.abort(new DOMException('shutting down', 'AbortError'));
       await queue.idle(AbortSignal.timeout(2000));
     },
-  };
-}
-
-/**
- * Tools an unattended run is offered: `scheduler.unattended_tools` if set, else every tool whose fixed risk is not
- * high — plus the high-risk tools its approve list names (the person allowed those ahead of time).
- */
-export function unattendedPolicy(config: Config, riskOf: (tool: string) => Risk | undefined, unattended: Pick<Unattended, 'approve'>): ToolPolicy {
-  const configured = config.scheduler.unattended_tools;
-  if (configured !== undefined) return createPolicy(configured);
-  return {
-    description: 'every tool that is not high-risk, and those on the approve list',
-    allows: (tool) => riskOf(tool.name) !== 'high' || unattended.approve.includes(tool.name),
-  };
-}
-
-/** Nobody can be asked in an unattended run: only the run's approve list lets a high-risk call through. */
-function approveList(unattended: Unattended): ApprovalHandler {
-  const { owner, id } = unattended;
-  return async (call) => {
-    if (unattended.approve.includes(call.tool)) return { approved: true, by: `${owner} ${id} approve list` };
-    return { approved: false, reason: `the unattended ${owner} "${id}" may not call high-risk ${call.tool}; add it to the ${owner}'s approve list to allow it` };
   };
 }

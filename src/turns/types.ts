@@ -1,11 +1,11 @@
 /**
  * The one way into the agent, as the parts that start turns see it: a chat message, a scheduled job and a skill
- * run all become a `TurnRequest`; their results go to a chat through one `Delivery`. Parts get these functions
- * injected by the composition root and import neither the agent nor the channels.
+ * run all become a `TurnRequest`; their results go to a chat through the one `Delivery` (src/delivery/). Parts get
+ * these functions injected by the composition root and import neither the agent nor the channels.
  */
 import type { LlmUsage } from '../llm/types.js';
-import type { ToolPolicy } from '../tools/policy.js';
-import type { ApprovalHandler, CallEvent } from '../tools/registry.js';
+import type { ToolFilter } from '../tools/tool-filter.js';
+import type { ApprovalHandler, CallEvent } from '../tools/call.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
 
 export type TurnSource = 'chat' | 'cli' | 'job' | 'skill';
@@ -79,7 +79,7 @@ export interface TurnRequest {
    */
   taint?: readonly string[];
   /** A further restriction of the tools (a skill's own list); intersected with the agent's. */
-  policy?: ToolPolicy;
+  filter?: ToolFilter;
   /** Appended to the system prompt (a skill's instructions, a job's context). */
   systemExtra?: string;
   images?: ReadonlyArray<{ mimeType: string; data: Buffer }>;
@@ -96,24 +96,3 @@ export type TurnOutcome = TurnResult;
 
 /** Runs one turn. Contract: never throws for provider or tool failures; a thrown error is a bug or a broken database. */
 export type StartTurn = (request: TurnRequest) => Promise<TurnOutcome>;
-
-/** What goes to a chat: text and files. */
-export interface Reply {
-  text: string;
-  artifacts?: Artifact[];
-}
-
-/** Where a run's result went, or why it did not. */
-export type Delivered = { deliveredTo: string; error?: undefined } | { deliveredTo?: undefined; error: string };
-
-export interface Delivery {
-  /** The chat an origin stands for (`telegram:123`), or undefined for the terminal and the scheduler itself. */
-  chatOf(origin: CallOrigin): string | undefined;
-  /**
-   * Where results of something made from `origin` go: the explicit target, else the chat that made it, else
-   * `scheduler.default_chat`. Never another chat. Undefined when there is nowhere to send them.
-   */
-  targetFor(origin: CallOrigin | undefined, explicit?: string): string | undefined;
-  /** Sends to a chat (waiting a little for a channel that is still starting). Contract: never throws. */
-  deliver(target: string | undefined, reply: Reply, context: { kind: 'job' | 'skill'; id: string }): Promise<Delivered>;
-}

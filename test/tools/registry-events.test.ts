@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ToolRegistry, type CallEvent } from '../../src/tools/registry.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import type { CallEvent } from '../../src/tools/call.js';
 import type { AnyTool, ToolContext } from '../../src/tools/types.js';
 import { captureLogger } from '../helpers/app.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createPolicy } from '../../src/tools/policy.js';
-import { ToolRegistry, type AuditRecord } from '../../src/tools/registry.js';
+import { createToolFilter } from '../../src/tools/tool-filter.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import type { AuditRecord } from '../../src/tools/call.js';
 import type { AnyTool, ToolContext } from '../../src/tools/types.js';
 import { captureLogger } from '../helpers/app.js';
 
@@ -57,14 +58,14 @@ describe('ToolRegistry', () => {
     expect(registry.toFunctionSchemas()[0]?.function.name).toBe('mcp__github__search');
   });
 
-  it('refuses a tool outside the policy and does not offer it', async () => {
+  it('refuses a tool outside the filter and does not offer it', async () => {
     const registry = new ToolRegistry();
     registry.setContext(context());
     registry.register(bigTool);
     registry.register({ ...bigTool, name: 'memory_read', group: 'memory' });
-    const policy = createPolicy(['memory.*']);
+    const policy = createToolFilter(['memory.*']);
     expect(registry.toFunctionSchemas(policy).map((schema) => schema.function.name)).toEqual(['memory_read']);
-    const { result } = await call(registry, 'big', {}, { policy });
+    const { result } = await call(registry, 'big', {}, { filter: policy });
     expect(result.success).toBe(false);
     expect(result.output).toMatch(/not allowed here.*Valid tools: memory_read/);
   });
@@ -99,9 +100,13 @@ describe('ToolRegistry', () => {
       },
     });
     const asked: string[] = [];
-    registry.setApprovalGate(async (request) => {
-      asked.push(request.tool);
-      return { approved: false, reason: 'the person said no' };
+    registry.setGate({
+      async decide(request) {
+        if (request.risk !== 'high') return { allowed: true };
+        asked.push(request.entry.name);
+        return { allowed: false, decision: 'denied: the person said no', reason: 'the person said no' };
+      },
+      vouched: () => undefined,
     });
     const low = await call(registry, 'send', { method: 'GET' });
     expect(low.result.success).toBe(true);

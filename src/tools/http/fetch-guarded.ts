@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { bareAddress, checkDestination, type AddressPolicy } from './ssrf.js';
+import { bareAddress, checkDestination, type AddressRules } from './ssrf.js';
 
 /**
  * One HTTP exchange with the SSRF guard applied where it cannot be dodged: the address a name resolves to is
@@ -41,7 +41,7 @@ export interface GuardedRequest {
 }
 
 export interface GuardedOptions {
-  policy: AddressPolicy;
+  rules: AddressRules;
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
@@ -166,7 +166,7 @@ function sendOnce(
   const host = bareAddress(url.hostname);
   if (isIP(host) !== 0) {
     // The socket skips DNS for an address literal, so the guard runs here instead.
-    const verdict = checkDestination(url.hostname, host, options.policy, url.origin);
+    const verdict = checkDestination(url.hostname, host, options.rules, url.origin);
     if (verdict.blocked) return Promise.reject(blockedError(url, host, verdict.reason));
   }
   const resolve = options.resolve ?? defaultResolver;
@@ -181,7 +181,7 @@ function sendOnce(
         // Every address must pass, not just the first: a name with one public and one private record must
         // not let the connection fall through to the private one.
         for (const entry of wanted) {
-          const verdict = checkDestination(url.hostname, entry.address, options.policy, url.origin);
+          const verdict = checkDestination(url.hostname, entry.address, options.rules, url.origin);
           if (verdict.blocked) {
             callback(blockedError(url, entry.address, verdict.reason), '', 0);
             return;

@@ -145,7 +145,7 @@ function ipv6Words(address: string): number[] | undefined {
 }
 
 /** What the operator opened up: `tools.http.allow_private` and `tools.http.allow_hosts`. */
-export interface AddressPolicy {
+export interface AddressRules {
   allowPrivate: boolean;
   /** Host names (`nas.lan`), wildcards (`*.lan`), addresses (`192.168.1.10`) or CIDR ranges (`192.168.1.0/24`). */
   allowHosts: readonly string[];
@@ -196,11 +196,11 @@ function addressAllowed(address: string, allowHosts: readonly string[]): boolean
  * An `allow_hosts` entry opens a host on every port; a preset's origin opens that origin only. allow_private opens
  * loopback and private ranges but not cloud metadata addresses, which only an explicit allow_hosts entry opens.
  */
-export function checkDestination(host: string, address: string, policy: AddressPolicy, origin?: string): AddressVerdict {
-  if (hostAllowed(host, policy.allowHosts) || addressAllowed(address, policy.allowHosts)) return { blocked: false };
-  if (origin !== undefined && policy.allowOrigins?.includes(origin) === true) return { blocked: false };
+export function checkDestination(host: string, address: string, rules: AddressRules, origin?: string): AddressVerdict {
+  if (hostAllowed(host, rules.allowHosts) || addressAllowed(address, rules.allowHosts)) return { blocked: false };
+  if (origin !== undefined && rules.allowOrigins?.includes(origin) === true) return { blocked: false };
   const verdict = classifyAddress(address);
   if (!verdict.blocked) return verdict;
-  if (policy.allowPrivate && verdict.category !== 'metadata' && verdict.category !== 'invalid') return { blocked: false };
+  if (rules.allowPrivate && verdict.category !== 'metadata' && verdict.category !== 'invalid') return { blocked: false };
   return verdict;
 }

@@ -1,4 +1,4 @@
-import { wrapExternal } from '../external.js';
+import { wrapOutside } from '../external.js';
 import { retryAfterSeconds } from '../../lib/retry-after.js';
 import type { NativeTool, Risk, ToolResult } from '../types.js';
 import { fetchGuarded, HttpFetchError, type Resolver } from './fetch-guarded.js';
@@ -99,7 +99,7 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
         response = await fetchGuarded(
           { method, url, headers, ...(body ? { body } : {}), ...(scoped ? { scoped } : {}) },
           {
-            policy: { allowPrivate: config.allow_private, allowHosts: config.allow_hosts, allowOrigins: presetOrigins },
+            rules: { allowPrivate: config.allow_private, allowHosts: config.allow_hosts, allowOrigins: presetOrigins },
             timeoutMs: config.timeout_s * 1000,
             maxBytes: config.max_bytes,
             maxRedirects: config.max_redirects,
@@ -125,10 +125,13 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
       if (response.truncated && formatted.kind !== 'binary') external += `\n…[cut at ${config.max_bytes} bytes]`;
       const failed = response.status >= 400;
       if (failed) lines[0] = `${lines[0]}; ${statusHint(response.status, response.headers['retry-after'], params.preset)}`;
-      const output = external.trim() ? `${lines.join('\n')}\n${wrapExternal(response.url.href, external)}` : lines.join('\n');
+      // The body (or a HEAD's headers) is the server's words; the status line and the redirects are ours.
+      const outside = external.trim() ? wrapOutside(response.url.href, external) : undefined;
+      const output = outside ? `${lines.join('\n')}\n${outside.wrapped}` : lines.join('\n');
       return {
         success: !failed,
         output,
+        ...(outside ? { thirdParty: [outside.shown] } : {}),
         // A failed call still carries outside text, so it taints the turn too.
         externalSource: `http:${response.url.origin}`,
         ...(formatted.artifact ? { artifacts: [formatted.artifact] } : {}),

@@ -2,8 +2,8 @@ import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import { redactSecrets, type Logger } from '../log.js';
 import { escapeInvisible } from '../lib/invisible.js';
-import { createPolicy } from '../tools/policy.js';
-import type { ApprovalDecision, ApprovalHandler, ApprovalRequest, ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../tools/call.js';
 import { describeArguments, type Described } from './describe.js';
 import { OpenQuestions } from './open-questions.js';
 import type { ApprovalPrompter } from './prompter.js';
@@ -14,17 +14,14 @@ const OUTCOME_ROOM = 120;
 export interface ApprovalsOptions {
   config: Config;
   secrets: readonly string[];
-  tools: ToolRegistry;
+  /** How a tool is named to the person (its canonical and function names). */
+  tools: Pick<ToolRegistry, 'get'>;
   log: Logger;
 }
 
 /**
- * Decides every high-risk call (installed as the registry's approval gate):
- * 1. unattended runs cannot ask: the run's own handler decides (a job's `approve` list), else denied — and a
- *    tainted unattended run is denied outright (its approve list is a standing approval, like auto_approve);
- * 2. `approval.auto_approve` tools pass, unless the turn has taken in outside content (tainted);
- * 3. otherwise the person is asked — through the request's handler, or the prompter registered for the
- *    origin's channel — and no answer within `approval.timeout_s` is a denial.
+ * How a person is asked: the prompters the channels register, the question's text, the open questions any surface
+ * may answer, and the deadline. Whether to ask, and who may answer, is the gate's (src/gate/answer.ts).
  */
 export class Approvals {
   /** Every question waiting for a person, whichever channel asked: any surface may list and answer them. */
@@ -104,10 +101,12 @@ export class Approvals {
     const shown = entry && entry.functionName !== entry.name ? `${entry.name} (${entry.functionName})` : request.tool;
     const head = request.reason === 'provenance'
       ? `Approve this action? This conversation holds outside content, and ${shown} could send data out or change what runs later. It will run with:`
-      : `Approve this action? ${shown} is a high-risk tool. It will run with:`;
+      : request.reason === 'budget'
+        ? `Approve this action? This conversation holds outside content, and ${shown} was chosen among addresses or words it offered: enough such choices could spell out what I know. It will run with:`
+        : `Approve this action? ${shown} is a high-risk tool. It will run with:`;
     const tail: string[] = [];
     for (const line of request.details ?? []) tail.push(escapeInvisible(redactSecrets(line, this.options.secrets)).slice(0, 600));
-    // Where the call's inputs came from: the person, the outside content, or the model (src/trust/policy.ts).
+    // Where the call's inputs came from: the person, the outside content, or the model; the budget (src/gate/).
     for (const line of request.provenance ?? []) tail.push(`• ${escapeInvisible(redactSecrets(line, this.options.secrets)).slice(0, 600)}`);
     if (request.taint.length > 0) {
       const sources = request.taint.map((source) => escapeInvisible(redactSecrets(source, this.options.secrets).slice(0, 200))).join(', ');
@@ -120,41 +119,18 @@ export class Approvals {
     return { success: true, value: [head, body.value, ...tail].join('\n') };
   }
 
-  /** The registry's approval gate. Contract: never throws; every failure is a denial with a reason. */
-  readonly gate = async (request: ApprovalRequest, handler: ApprovalHandler | undefined): Promise<ApprovalDecision> => {
-    const log = this.options.log.child({ tool: request.tool, callId: request.callId });
-    const tainted = request.taint.length > 0;
-    if (request.unattended) {
-      if (!handler) {
-        return { approved: false, reason: `this is an unattended run (job or skill) and nobody can approve ${request.tool}; list it in the job's or skill's approve list if it should run unattended` };
-      }
-      // A job's approve list is a standing approval, like auto_approve: outside content read in this run
-      // (a mail, a page) could be steering the call, and nobody is there to look.
-      if (tainted) {
-        return { approved: false, reason: `this unattended run has read outside content (${request.taint.map((source) => redactSecrets(source, this.options.secrets)).join(', ')}), so ${request.tool} needs a person's approval and nobody can give it here, even with the tool on the approve list` };
-      }
-      return this.ask(handler, request, log);
-    }
-    if (this.autoApproved(request.tool)) {
-      if (!tainted) return { approved: true, by: 'auto_approve' };
-      log.info({ taint: request.taint }, 'auto-approved tool asked anyway: the turn read outside content');
-    }
-    const prompter = this.prompters.get(request.origin.channel);
-    const ask = handler ?? (prompter ? this.handlerFor(prompter) : undefined);
-    if (!ask) {
-      return { approved: false, reason: `nobody can be asked to approve ${request.tool} on ${request.origin.channel} (this channel has no approval prompt); the person can add it to approval.auto_approve or use a chat that can ask` };
-    }
-    return this.ask(ask, request, log);
-  };
-
-  private autoApproved(tool: string): boolean {
-    const patterns = this.options.config.approval.auto_approve;
-    if (patterns.length === 0) return false;
-    const entry = this.options.tools.get(tool);
-    return entry ? createPolicy(patterns).allows(entry) : patterns.includes(tool);
+  /** The prompter registered for a channel, as a handler; undefined when that channel cannot ask. */
+  handlerForChannel(channel: string): ApprovalHandler | undefined {
+    const prompter = this.prompters.get(channel);
+    return prompter ? this.handlerFor(prompter) : undefined;
   }
 
-  private async ask(handler: ApprovalHandler, request: ApprovalRequest, log: Logger): Promise<ApprovalDecision> {
+  /**
+   * Asks through `handler`, racing `approval.timeout_s` and the turn's cancellation. Contract: never throws; a handler
+   * that fails is a denial with the reason.
+   */
+  async ask(handler: ApprovalHandler, request: ApprovalRequest): Promise<ApprovalDecision> {
+    const log = this.options.log.child({ tool: request.tool, callId: request.callId });
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const timeout = new Promise<ApprovalDecision>((resolve) => {

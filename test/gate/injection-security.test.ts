@@ -352,7 +352,7 @@ describe('injected instructions, with no approval given', () => {
     mkdirSync(path.join(current.dir, 'memory', 'notes'), { recursive: true });
     writeFileSync(path.join(current.dir, 'memory', 'notes', 'orders.md'), `---\ntitle: Orders\n---\n${planted.join('\n')}\n`);
     writeFileSync(path.join(current.dir, 'memory', 'tasks.md'), planted.map((line) => `- [ ] ${line}`).join('\n'));
-    const { ProvenanceLabels } = await import('../../src/trust/labels.js');
+    const { ProvenanceLabels } = await import('../../src/gate/labels.js');
     const labels = new ProvenanceLabels(current.app.db);
     labels.label('memory', 'notes/orders.md', [`http:${current.attacker.url}/page`]);
     labels.label('memory', 'tasks.md', [`http:${current.attacker.url}/page`]);

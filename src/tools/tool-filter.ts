@@ -1,12 +1,15 @@
-/** Which tools a run may use: names, aliases, groups (`memory.*`), `*`, and `!name` exclusions. */
-export interface ToolPolicy {
+/**
+ * Which tools a run is offered: names, aliases, groups (`memory.*`), `*`, and `!name` exclusions. An agent's tool
+ * list, a skill's, and the unattended set are filters; a call to a tool the filter leaves out is refused at lookup.
+ */
+export interface ToolFilter {
   allows(tool: { name: string; group: string; aliases: readonly string[] }): boolean;
   readonly description: string;
 }
 
-export const ALLOW_ALL: ToolPolicy = { allows: () => true, description: 'all tools' };
+export const ALLOW_ALL: ToolFilter = { allows: () => true, description: 'all tools' };
 
-export function createPolicy(patterns: readonly string[]): ToolPolicy {
+export function createToolFilter(patterns: readonly string[]): ToolFilter {
   const include = patterns.filter((pattern) => !pattern.startsWith('!'));
   const exclude = patterns.filter((pattern) => pattern.startsWith('!')).map((pattern) => pattern.slice(1));
   return {
@@ -18,14 +21,14 @@ export function createPolicy(patterns: readonly string[]): ToolPolicy {
   };
 }
 
-/** Both policies must allow (a job restricted inside an agent restricted inside the daemon). */
-export function intersectPolicies(...policies: Array<ToolPolicy | undefined>): ToolPolicy {
-  const active = policies.filter((policy): policy is ToolPolicy => policy !== undefined);
+/** Every filter must allow (a job restricted inside an agent restricted inside the daemon). */
+export function intersectFilters(...filters: Array<ToolFilter | undefined>): ToolFilter {
+  const active = filters.filter((filter): filter is ToolFilter => filter !== undefined);
   if (active.length === 0) return ALLOW_ALL;
   if (active.length === 1) return active[0] ?? ALLOW_ALL;
   return {
-    description: active.map((policy) => policy.description).join(' ∩ '),
-    allows: (tool) => active.every((policy) => policy.allows(tool)),
+    description: active.map((filter) => filter.description).join(' ∩ '),
+    allows: (tool) => active.every((filter) => filter.allows(tool)),
   };
 }
 
