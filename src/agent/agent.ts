@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import type { ToolPolicy } from '../tools/policy.js';
 import type { ApprovalHandler, AuditRecord, ToolRegistry } from '../tools/registry.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
-import type { LlmGate, TurnEvent, TurnResult, TurnSource } from '../turns/types.js';
+import type { LlmGate, TurnEvent, TurnResult, TurnSource } from './types.js';
 import type { ConversationStore, History } from './conversations.js';
 import type { Provenance } from '../tools/effects.js';
 import { buildSystemPrompt, type PromptMemory } from './prompt.js';
