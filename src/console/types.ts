@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApprovalPrompter } from '../approval/prompter.js';
+import type { AuditEntry, AuditFilter } from '../audit/query.js';
 import type { OpenQuestions } from '../approval/open-questions.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
@@ -18,6 +19,8 @@ import type { Scheduler } from '../scheduler/scheduler.js';
 import type { SkillService } from '../skills/service.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { Reply, TurnEvent } from '../turns/types.js';
+import type { TurnFilter, TurnRow } from '../usage/turns.js';
+import type { ModelDay, UsageToday } from '../usage/usage.js';
 
 /** The console's chat: channel `console`, one chat, one person — the owner behind the login. */
 export const CONSOLE_CHANNEL = 'console';
@@ -103,6 +106,21 @@ export interface MemoryLabels {
   clear(kind: 'memory', path: string): boolean;
 }
 
+/**
+ * What the console reads of the audit and of the turns, with the readers `familiar audit` and `familiar usage` use
+ * (the root hands them over; the tables' SQL stays with their parts).
+ */
+export interface ConsoleRecords {
+  audit(filter: AuditFilter): AuditEntry[];
+  /** The tools that have audit rows (a filter's choices). */
+  auditedTools(): string[];
+  /** A call's outcome as the audit filter counts it: a refused approval is `denied`. */
+  auditOutcome(entry: Pick<AuditEntry, 'success' | 'decision'>): 'ok' | 'failed' | 'denied';
+  turns(filter: TurnFilter): TurnRow[];
+  usageToday(at: Date): UsageToday;
+  usageByDayAndModel(days: number, at: Date): Array<{ day: string; models: ModelDay[] }>;
+}
+
 export interface ConsoleDeps {
   config: Config;
   db: Database;
@@ -127,6 +145,7 @@ export interface ConsoleDeps {
   pairing: ConsolePairing | undefined;
   memory: MemoryStore;
   history: MemoryHistory;
+  records: ConsoleRecords;
   /** Which memory files hold outside content (kept out of the prompt until the person vouches for one). */
   labels?: MemoryLabels;
   health: {
