@@ -1,7 +1,7 @@
 // A chat's conversation stays the chat's: a job or a skill run from the chat gets a conversation of its own, filed
 // under the chat, which never becomes the chat's current one — not in the running daemon, not after a restart. On
 // Telegram, Discord, `familiar chat` and the console, each through its real path.
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import type { Daemon } from '../../src/daemon.js';
@@ -9,6 +9,7 @@ import type { CallOrigin } from '../../src/tools/types.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, tempDir, writeTestConfig } from '../helpers/app.js';
 import { OWNER_DC, OWNER_TG, startChannelRig, type ChannelRig } from '../helpers/channels.js';
+import { captureIo } from '../helpers/io.js';
 import { baseOf, login, openEvents, startConsoleApp, type ConsoleApp, type ConsoleClient } from '../helpers/console.js';
 import { skillMd, writeSkill } from '../skills/helpers.js';
 
@@ -144,20 +145,11 @@ describe('a chat keeps its conversation when jobs and skills run from it, across
 
 /** One `familiar chat` session in this process: says `text`, waits for the answer, exits. */
 async function chatSession(configPath: string, text: string): Promise<void> {
+  const io = captureIo();
   const stdin = new PassThrough();
-  let out = '';
-  const stdout = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      out += chunk.toString();
-      callback();
-    },
-  });
-  const stderr = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-  const finished = runCli(['chat', '--config', configPath, '--log-level', 'silent'], { stdin, stdout, stderr });
-  stdin.write(`${text}\n`);
-  stdin.end();
-  expect(await finished).toBe(0);
-  expect(out).toContain(`familiar> echo: ${text}`);
+  stdin.end(`${text}\n`);
+  expect(await runCli(['chat', '--config', configPath, '--log-level', 'silent'], { ...io, stdin })).toBe(0);
+  expect(io.out()).toContain(`familiar> echo: ${text}`);
 }
 
 /** Sends a console chat message and waits for its answer. */
