@@ -2,8 +2,8 @@
 // socket reuse, manual redirects) against a plain node:http GET with and without keep-alive, on a local server.
 // Usage: npm run build && node bench/http-guard.mjs [--json]
 import { Agent, createServer, get } from 'node:http';
-import { fetchGuarded } from '../dist/tools/http/fetch-guarded.js';
-import { classifyAddress } from '../dist/tools/http/ssrf.js';
+import { fetchGuarded } from '../dist/net/fetch-guarded.js';
+import { classifyAddress } from '../dist/net/ssrf.js';
 import { percentile } from './lib.mjs';
 
 const ROUNDS = 2000;

@@ -4,7 +4,7 @@
 // Usage: npm run build && node bench/redaction.mjs [--json]
 import { Writable } from 'node:stream';
 import { createLogger } from '../dist/log.js';
-import { createRedactor } from '../dist/redaction.js';
+import { createRedactor } from '../dist/lib/redaction.js';
 import { table } from './lib.mjs';
 
 const SECRETS = ['sk-bench-0123456789abcdef', 'tg-123456:bench-token-value', 'p@ss"word\\bench', 'alice:hunter2-pass', 'hunter2-pass'];

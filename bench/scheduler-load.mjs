@@ -42,7 +42,7 @@ function percentile(values, p) {
 async function seed(dir, count) {
   const { openDatabase } = await dist('db/database.js');
   const { JobStore } = await dist('scheduler/store.js');
-  const { nextOccurrence } = await dist('scheduler/timing.js');
+  const { nextOccurrence } = await dist('time/timing.js');
   const db = openDatabase(path.join(dir, 'data'));
   const store = new JobStore(db);
   const now = Date.now();

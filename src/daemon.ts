@@ -43,7 +43,7 @@ import { createSkillsPart } from './skills/part.js';
 import type { SkillService } from './skills/service.js';
 import { enabledBuiltins } from './tools/builtins.js';
 import { EventBus } from './tools/events.js';
-import type { Resolver } from './tools/http/fetch-guarded.js';
+import type { Resolver } from './net/fetch-guarded.js';
 import { ToolRegistry } from './registry/registry.js';
 import { toolGroup } from './tools/names.js';
 import { LeakBudget } from './gate/budget.js';
@@ -251,7 +251,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const failed: string[] = [];
   if (mode === 'daemon') {
     const channelsPart = await import('./channels/part.js').then(({ createChannelsPart }) => createChannelsPart({
-      config, db, log, hub: channels, startTurn: turns.start, conversations, commands, approvals, turns, startedAt,
+      config, db, log, hub: channels, startTurn: turns.start, conversations, commands, approvals, turns, startedAt, usageToday: usage.today,
       workspaces: sandbox.sandbox?.workspaces, voice: voice.service,
     }));
     router = channelsPart.router;
@@ -265,6 +265,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       // The channels of `channels:` (what `configured` lists); the console is one of the modules.
       runningChannels: () => channels.names().filter((name) => name !== 'console'),
       queue: turns,
+      usageToday: usage.today,
       reload: () => configReload.status(),
     };
     const httpModule = await import('./http/part.js');
@@ -276,12 +277,18 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     // The web console: one more chat channel (after the others), on the HTTP endpoint, only when it listens.
     if (http && router) {
       const chatRouter = router;
-      const { collectStatus } = await import('./http/status.js');
+      const [{ collectStatus }, audit, { listTurns }, { usageByDayAndModel }] = await Promise.all([
+        import('./http/status.js'), import('./audit/query.js'), import('./usage/turns.js'), import('./usage/usage.js'),
+      ]);
       const consolePart = await import('./console/part.js').then(({ createConsolePart }) => createConsolePart({
         config, db, log, secrets: loaded.secrets, clock, mount: http.mount, address: http.address,
         hub: channels, inbound: (update, io) => chatRouter.handle(update, io), conversations, commands: chatRouter.commands,
         approvals, scheduler: scheduler.scheduler, skills: skills.service, tools, pairing: chatRouter.pairing,
         memory: memory.store, history: memory.history, labels, logs: options.logRing,
+        records: {
+          audit: (filter) => audit.listAudit(db, filter), auditedTools: () => audit.auditedTools(db), auditOutcome: audit.auditOutcome,
+          turns: (filter) => listTurns(db, filter), usageToday: usage.today, usageByDayAndModel: (days, at) => usageByDayAndModel(db, config, days, at),
+        },
         // Audio the person uploads is heard like a voice note: the transcript is their words (the console is theirs).
         ...(voice.service ? { transcribe: transcriberFor(voice.service) } : {}),
         health: {

@@ -12,7 +12,7 @@ import type { ToolFilter } from '../tools/tool-filter.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ApprovalHandler, AuditRecord, RunIdentity } from '../tools/call.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
-import type { LlmGate, TurnEvent, TurnResult, TurnSource } from '../turns/types.js';
+import type { LlmGate, TurnEvent, TurnResult, TurnSource } from './types.js';
 import type { ConversationStore, History } from './conversations.js';
 import type { Provenance, Vouched } from '../tools/effects.js';
 import { buildSystemPrompt, type PromptMemory } from './prompt.js';

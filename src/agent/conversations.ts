@@ -58,6 +58,12 @@ export interface History {
   vouched(): Vouched[];
 }
 
+/**
+ * Who a conversation belongs to: a chat (the person's, what `resolve` finds and `/reset` archives), or a job or a
+ * skill (their own runs, under a stable id, kept with the chat that made them but never the chat's current one).
+ */
+export type ConversationKind = 'chat' | 'job' | 'skill';
+
 const HISTORY_ROWS = 2000;
 const NO_SECRETS: readonly string[] = [];
 const CACHED_CONVERSATIONS = 64;
@@ -93,13 +99,16 @@ export class ConversationStore {
     });
   }
 
-  /** The active conversation id for a chat, created on first use. Ids are safe as folder names. */
+  /**
+   * The active conversation id for a chat, created on first use. Ids are safe as folder names. Only the chat's own
+   * conversations count: a job's or a skill's, though made from this chat, never becomes the chat's.
+   */
   resolve(channel: string, chatId: string): string {
     const key = `${channel}\u0000${chatId}`;
     const cached = this.active.get(key);
     if (cached) return cached;
     const row = this.db
-      .prepare('SELECT id FROM conversations WHERE channel = ? AND chat_id = ? AND archived_at IS NULL ORDER BY created_at DESC LIMIT 1')
+      .prepare("SELECT id FROM conversations WHERE channel = ? AND chat_id = ? AND kind = 'chat' AND archived_at IS NULL ORDER BY created_at DESC LIMIT 1")
       .get(channel, chatId) as { id: string } | undefined;
     const id = row?.id ?? this.create(channel, chatId);
     if (this.active.size >= 10_000) this.active.clear();
@@ -110,21 +119,24 @@ export class ConversationStore {
   /** Archives the chat's conversation; returns the new conversation's id. */
   reset(channel: string, chatId: string): string {
     const now = Date.now();
-    this.db.prepare('UPDATE conversations SET archived_at = ? WHERE channel = ? AND chat_id = ? AND archived_at IS NULL').run(now, channel, chatId);
+    this.db.prepare("UPDATE conversations SET archived_at = ? WHERE channel = ? AND chat_id = ? AND kind = 'chat' AND archived_at IS NULL").run(now, channel, chatId);
     this.active.delete(`${channel}\u0000${chatId}`);
     return this.resolve(channel, chatId);
   }
 
-  /** Ensures a conversation row exists with a chosen id (jobs and skills use stable ids). */
-  ensure(id: string, channel: string, chatId: string): string {
-    this.db.prepare('INSERT OR IGNORE INTO conversations (id, channel, chat_id, created_at) VALUES (?, ?, ?, ?)').run(id, channel, chatId, Date.now());
+  /**
+   * Ensures a conversation row exists with a chosen id (jobs and skills use stable ids). `channel` and `chatId` are
+   * the chat that made it; `kind` says whose it is (a job's or a skill's never becomes that chat's current one).
+   */
+  ensure(id: string, channel: string, chatId: string, kind: ConversationKind): string {
+    this.db.prepare('INSERT OR IGNORE INTO conversations (id, channel, chat_id, kind, created_at) VALUES (?, ?, ?, ?, ?)').run(id, channel, chatId, kind, Date.now());
     return id;
   }
 
   private create(channel: string, chatId: string): string {
     const safeChat = chatId.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 40);
     const id = `${channel}-${safeChat}-${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-    this.db.prepare('INSERT INTO conversations (id, channel, chat_id, created_at) VALUES (?, ?, ?, ?)').run(id, channel, chatId, Date.now());
+    this.db.prepare("INSERT INTO conversations (id, channel, chat_id, kind, created_at) VALUES (?, ?, ?, 'chat', ?)").run(id, channel, chatId, Date.now());
     return id;
   }
 
@@ -249,13 +261,13 @@ export class ConversationStore {
     return undefined;
   }
 
-  /** A chat's conversations, newest first (the active one has no `archivedAt`), for the console's list. */
+  /** A chat's own conversations, newest first (the active one has no `archivedAt`), for the console's list. */
   listOf(channel: string, chatId: string, limit = 50): Array<{ id: string; createdAt: number; archivedAt: number | undefined; messages: number; preview: string | undefined }> {
     const rows = this.db
       .prepare(
         `SELECT c.id, c.created_at, c.archived_at, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS messages,
            (SELECT m.body FROM messages m WHERE m.conversation_id = c.id AND m.role = 'user' ORDER BY m.id LIMIT 1) AS first
-         FROM conversations c WHERE c.channel = ? AND c.chat_id = ? ORDER BY c.created_at DESC LIMIT ?`,
+         FROM conversations c WHERE c.channel = ? AND c.chat_id = ? AND c.kind = 'chat' ORDER BY c.created_at DESC LIMIT ?`,
       )
       .all(channel, chatId, limit) as Array<{ id: string; created_at: number; archived_at: number | null; messages: number; first: string | null }>;
     return rows.map((row) => {

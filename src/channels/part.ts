@@ -6,7 +6,7 @@ import { layeredMap } from '../lib/layered-map.js';
 import type { ChatCommand, ChatCommands, Part } from '../part.js';
 import type { Workspaces } from '../workspace/workspace.js';
 import type { StartTurn } from '../turns/types.js';
-import { createBuiltinCommands } from './commands.js';
+import { createBuiltinCommands, type TokensToday } from './commands.js';
 import type { DiscordChannel } from './discord.js';
 import type { ChannelHub } from './hub.js';
 import { ChannelRouter } from './router.js';
@@ -30,6 +30,8 @@ export interface ChannelsPartDeps {
   commands: ChatCommands;
   approvals: { registerPrompter(channel: string, prompter: ApprovalPrompter): void };
   turns: { active(): number };
+  /** For `/status`: today's tokens. */
+  usageToday: (at: Date) => TokensToday;
   startedAt: number;
   /** The sandbox's workspaces, when it is on: uploads go in through them (pinned folders, the size limit). */
   workspaces: Workspaces | undefined;
@@ -68,7 +70,7 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
     conversations: deps.conversations, startTurn: deps.startTurn, allowedUsers, workspaces: deps.workspaces, voice: deps.voice,
   });
   const builtins = createBuiltinCommands({
-    config, db: deps.db, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,
+    config, usageToday: deps.usageToday, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,
     runningChannels: () => hub.names(), all: () => commands,
   }, router);
   for (const [name, command] of builtins) if (!commands.has(name)) builtinCommands.set(name, command);

@@ -98,3 +98,15 @@ function valueAt(root: unknown, path: readonly string[]): unknown {
 function isMapping(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
+
+/** What `familiar status` shows about the config: when it was read, what waits for a restart, a refused reload. */
+export interface ReloadStatus {
+  path: string;
+  loadedAt: string;
+  reloads: number;
+  /** Keys changed on disk that apply only after a restart (the running daemon still uses the old values). */
+  pendingRestart: string[];
+  last?: { at: string; reason: string; applied: string[]; restart: string[] };
+  /** The last reload that was refused (the daemon runs on the config it had); cleared by a good one. */
+  refused?: { at: string; reason: string; problems: string[] };
+}

@@ -321,7 +321,22 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    name: '013-leak-budget',
+    name: '013-conversation-kind',
+    sql: `
+      -- Whose a conversation is: a chat's own, or a job's or a skill's (made from a chat and filed under it, but never
+      -- the chat's current one). Until now the newest conversation of a chat was its current one, so after a job or a
+      -- skill ran from a chat (and the daemon restarted) the chat's messages ran in the job's conversation. Jobs and
+      -- skills have always named theirs \`job-<id>\` and \`skill-<id>…\` (a chat's begins with its channel's name);
+      -- marking them gives every chat that was taken over its newest own conversation back.
+      ALTER TABLE conversations ADD COLUMN kind TEXT NOT NULL DEFAULT 'chat';
+      UPDATE conversations SET kind = 'job' WHERE id GLOB 'job-*';
+      UPDATE conversations SET kind = 'skill' WHERE id GLOB 'skill-*';
+      DROP INDEX conversations_chat;
+      CREATE INDEX conversations_chat ON conversations (channel, chat_id, kind, archived_at);
+    `,
+  },
+  {
+    name: '014-leak-budget',
     sql: `
       -- What third parties' words in a tool message vouch for (addresses a later call may fetch in a tainted turn):
       -- JSON {urls, text}, written by the gate from the tool's own account of what a third party wrote.

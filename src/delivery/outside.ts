@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import LinkifyIt from 'linkify-it';
-import { addressesIn, requestAddress } from '../gate/addresses.js';
+import { addressesIn, requestAddress } from '../net/addresses.js';
 
 let linkify: LinkifyIt | undefined;
 

@@ -20,7 +20,7 @@ import type { Approvals } from '../approval/approvals.js';
 import type { Config } from '../config/schema.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { AskReason, CallGate, GateCall, GateDecision } from '../tools/call.js';
-import { vouchedBy } from './addresses.js';
+import { vouchedBy } from '../net/addresses.js';
 import { answer } from './answer.js';
 import type { LeakBudget } from './budget.js';
 import { checkEffects } from './provenance.js';

@@ -5,7 +5,7 @@
  * sees; see docs/SECURITY.md.
  */
 import type { Effect, Provenance, ProvenanceVerdict } from '../tools/effects.js';
-import { addressesIn, queryChoices, quotes, requestAddress } from './addresses.js';
+import { addressesIn, queryChoices, quotes, requestAddress } from '../net/addresses.js';
 
 /** Memory files that are always in the system prompt: writing them shapes every later turn. */
 export const PROMPT_FILES: ReadonlySet<string> = new Set(['persona.md', 'profile.md']);

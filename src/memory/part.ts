@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { Logger } from '../log.js';
-import { seedFolder } from '../ops/seed-folders.js';
+import { seedFolder } from '../config/seed-folders.js';
 import type { ChatCommand, Part } from '../part.js';
 import { currentTaint } from '../lib/call-scope.js';
 import type { ProvenanceLabels } from '../gate/labels.js';

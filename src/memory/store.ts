@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/database.js';
+import { StaleWriteError } from '../errors.js';
 import { writeFileAtomic, KeyedMutex } from '../lib/atomic-write.js';
 import { resolveInside } from '../lib/paths.js';
 import { compareCodePoints } from '../lib/compare.js';
@@ -49,16 +50,6 @@ export interface WriteGuardEvent {
   conversationId: string | undefined;
   /** The caller named the content it changed (`expected`), and the store checks it: no blind overwrite. */
   checked: boolean;
-}
-
-/** The file changed on disk between the caller's read and its write: read again and redo the change. */
-export class StaleWriteError extends Error {
-  readonly path: string;
-  constructor(path: string) {
-    super(`${path} changed on disk since it was read (probably edited by hand); read it again and redo the change`);
-    this.name = 'StaleWriteError';
-    this.path = path;
-  }
 }
 
 /** Files that explain the folder to the person; readable by tools but kept out of the prompt. */

@@ -11,7 +11,7 @@ import { parseTaskText } from './task-text.js';
 import { localTimestamp } from './dates.js';
 import type { ChatOrigin, NotesCommand } from './types.js';
 import { pageForModel, savePage } from './web-tools.js';
-import { vouchedBy } from '../gate/addresses.js';
+import { vouchedBy } from '../net/addresses.js';
 import type { Vouched } from '../tools/effects.js';
 
 /** What the chat commands need beyond the part's services: the conversation around them. */

@@ -4,8 +4,8 @@ import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { MemoryStore } from '../memory/store.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
-import type { Resolver } from '../tools/http/fetch-guarded.js';
-import type { HttpConfig } from '../tools/http/target.js';
+import type { Resolver } from '../net/fetch-guarded.js';
+import type { ToolsConfig } from '../config/schema.js';
 import type { AnyTool } from '../tools/types.js';
 import { createNotesCommands, type ConversationAccess } from './commands.js';
 import { EmailScanner } from './email-scan.js';
@@ -33,7 +33,7 @@ export interface NotesPartDeps {
   log: Logger;
   timeZone: string;
   /** `tools.http`: web_scrape keeps the http tool's address rules and limits. */
-  http: HttpConfig;
+  http: ToolsConfig['http'];
   resolve?: Resolver;
   /** Task reminders (absent: tasks keep their ⏰ but nothing is sent). */
   scheduler?: Scheduler;

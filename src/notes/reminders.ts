@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Delivery } from '../delivery/types.js';
-import { personWrote } from '../gate/addresses.js';
+import { personWrote } from '../net/addresses.js';
 import { currentScope } from '../lib/call-scope.js';
 import type { Logger } from '../log.js';
 import type { JobExecutor, Scheduler } from '../scheduler/scheduler.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedConfig } from '../config/load.js';
 import { errorMessage } from '../errors.js';
-import { seedFolder } from './seed-folders.js';
+import { seedFolder } from '../config/seed-folders.js';
 
 /** One thing `familiar doctor --fix` did, or tried and could not. */
 export interface FixLine {

@@ -14,9 +14,9 @@ import { createSchedulerCommands } from './chat-commands.js';
 import { createJobExecutor } from './runner.js';
 import { Scheduler, type CreateJobInput } from './scheduler.js';
 import { JobStore } from './store.js';
-import { parseRunAt, validateCron } from './timing.js';
+import { parseRunAt, validateCron } from '../time/timing.js';
 import { createScheduleTool } from './tool.js';
-import { parseWhen } from './when.js';
+import { parseWhen } from '../time/when.js';
 
 type DeclaredJob = Config['scheduler']['jobs'][number];
 

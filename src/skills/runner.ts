@@ -5,7 +5,7 @@ import { errorMessage } from '../errors.js';
 import { KeyedMutex } from '../lib/atomic-write.js';
 import type { Logger } from '../log.js';
 import type { SandboxRun } from '../tools/context.js';
-import { OWNER_CHANNELS } from '../scheduler/ownership.js';
+import { OWNER_CHANNELS } from '../lib/owner.js';
 import { stageFolder } from '../workspace/stage.js';
 import type { Workspaces } from '../workspace/workspace.js';
 import { createToolFilter } from '../tools/tool-filter.js';

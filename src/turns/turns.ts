@@ -12,7 +12,7 @@ import type { StartTurn, TurnOutcome, TurnRequest, TurnResult } from './types.js
 export interface TurnsDeps {
   config: Config;
   agent: { runTurn(input: TurnInput): Promise<TurnResult> };
-  conversations: { resolve(channel: string, chatId: string): string; ensure(id: string, channel: string, chatId: string): string };
+  conversations: { resolve(channel: string, chatId: string): string; ensure(id: string, channel: string, chatId: string, kind: 'chat' | 'job' | 'skill'): string };
   /** The fixed risk of a registered tool (undefined for an unknown one, or one decided per call). */
   riskOf: (tool: string) => Risk | undefined;
   queue: ChatQueue;
@@ -85,7 +85,9 @@ export function createTurns(deps: TurnsDeps): Turns {
 
   const start: StartTurn = (request) => {
     if (request.conversationId !== undefined) {
-      conversations.ensure(request.conversationId, request.origin.channel, request.origin.chatId);
+      // A job's or a skill's conversation is filed under the chat that made it but stays theirs, never the chat's.
+      const kind = request.source === 'job' || request.source === 'skill' ? request.source : 'chat';
+      conversations.ensure(request.conversationId, request.origin.channel, request.origin.chatId, kind);
       return run(request, request.conversationId, request.signal);
     }
     const conversationId = conversations.resolve(request.origin.channel, request.origin.chatId);

@@ -1,7 +1,7 @@
 // The provenance policy on its own: which call in a tainted turn may go ahead (and what its choice costs in bits),
 // and which asks the person.
 import { describe, expect, it } from 'vitest';
-import { addressesIn, quotes, requestAddress, vouchedBy } from '../../src/gate/addresses.js';
+import { addressesIn, quotes, requestAddress, vouchedBy } from '../../src/net/addresses.js';
 import { checkEffects } from '../../src/gate/provenance.js';
 import type { Effect, Provenance } from '../../src/tools/effects.js';
 import { UNKNOWN_EFFECTS } from '../../src/tools/effects.js';

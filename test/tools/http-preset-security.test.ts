@@ -2,7 +2,7 @@
 // rest of its host: a preset on http://127.0.0.1:PORT does not let the model reach 127.0.0.1's other ports.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpTool } from '../../src/tools/http/tool.js';
-import { checkDestination } from '../../src/tools/http/ssrf.js';
+import { checkDestination } from '../../src/net/ssrf.js';
 import { loadTestConfig, startWebServer, toolHarness, type WebServer } from '../helpers/reach.js';
 
 const servers: WebServer[] = [];

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpTool } from '../../src/tools/http/tool.js';
-import { checkDestination, classifyAddress, embeddedIpv4 } from '../../src/tools/http/ssrf.js';
-import type { Resolver } from '../../src/tools/http/fetch-guarded.js';
+import { checkDestination, classifyAddress, embeddedIpv4 } from '../../src/net/ssrf.js';
+import type { Resolver } from '../../src/net/fetch-guarded.js';
 import { loadTestConfig, startWebServer, toolHarness, type WebServer } from '../helpers/reach.js';
 
 const servers: WebServer[] = [];

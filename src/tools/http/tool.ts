@@ -1,8 +1,10 @@
 import { wrapOutside } from '../external.js';
 import { retryAfterSeconds } from '../../lib/retry-after.js';
 import type { NativeTool, Risk, ToolResult } from '../types.js';
-import { fetchGuarded, HttpFetchError, type Resolver } from './fetch-guarded.js';
-import { formatBody, headerText } from './format.js';
+import { fetchGuarded, HttpFetchError, type Resolver } from '../../net/fetch-guarded.js';
+import { presetOriginsOf } from '../../net/ssrf.js';
+import { headerText } from '../../net/body-text.js';
+import { formatBody } from './format.js';
 import { describePreset, resolveTarget, type HttpConfig } from './target.js';
 
 export interface HttpParams {
@@ -32,7 +34,7 @@ export function httpRisk(params: { method?: unknown }): Risk {
 
 export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams> {
   const { config } = options;
-  const presetOrigins = presetOriginsOf(config);
+  const presetOrigins = presetOriginsOf(config.presets);
   const presetNames = Object.keys(config.presets);
   const presetLines = presetNames.map((name) => `- ${describePreset(name, config.presets[name] as HttpConfig['presets'][string])}`);
   const guardNote = config.allow_private
@@ -138,22 +140,6 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
       };
     },
   };
-}
-
-/**
- * The origins of preset base URLs: the operator named them, so the private-address guard lets requests to
- * exactly those origins through (scheme, host and port; not the host's other ports).
- */
-export function presetOriginsOf(config: HttpConfig): string[] {
-  const origins: string[] = [];
-  for (const preset of Object.values(config.presets)) {
-    try {
-      origins.push(new URL(preset.base_url).origin);
-    } catch {
-      // Validated by the config schema; nothing to add.
-    }
-  }
-  return origins;
 }
 
 function fetchHint(error: HttpFetchError, allowPrivate: boolean): string {

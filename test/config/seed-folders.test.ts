@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { BUNDLED } from '../../src/config/folders.js';
-import { seedFolder } from '../../src/ops/seed-folders.js';
+import { seedFolder } from '../../src/config/seed-folders.js';
 import { tempDir } from '../helpers/app.js';
 import { captureIo } from '../helpers/io.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { latestOccurrence, nextOccurrence } from '../../src/scheduler/timing.js';
+import { latestOccurrence, nextOccurrence } from '../../src/time/timing.js';
 import { oracleRuns, transitions } from '../helpers/cron-oracle.js';
 
 // cron-parser (patched: patches/cron-parser+5.10.5.patch) against an oracle that shares no code with it.

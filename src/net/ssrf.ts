@@ -156,6 +156,22 @@ export interface AddressRules {
   allowOrigins?: readonly string[];
 }
 
+/**
+ * The origins of preset base URLs: the operator named them, so the private-address guard lets requests to
+ * exactly those origins through (scheme, host and port; not the host's other ports).
+ */
+export function presetOriginsOf(presets: Readonly<Record<string, { base_url: string }>>): string[] {
+  const origins: string[] = [];
+  for (const preset of Object.values(presets)) {
+    try {
+      origins.push(new URL(preset.base_url).origin);
+    } catch {
+      // Validated by the config schema; nothing to add.
+    }
+  }
+  return origins;
+}
+
 /** True when the URL host itself is listed in allow_hosts (by name, wildcard or literal address). */
 export function hostAllowed(host: string, allowHosts: readonly string[]): boolean {
   const name = bareAddress(host).toLowerCase().replace(/\.$/, '');

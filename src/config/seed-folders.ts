@@ -1,6 +1,6 @@
 import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { BUNDLED, samePath } from '../config/folders.js';
+import { BUNDLED, samePath } from './folders.js';
 import type { Logger } from '../log.js';
 
 export type SeedOutcome = 'exists' | 'seeded' | 'created';

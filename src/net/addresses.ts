@@ -6,7 +6,7 @@
  * by a hand-written pattern.
  */
 import LinkifyIt from 'linkify-it';
-import type { Vouched } from '../tools/effects.js';
+
 
 let linkify: LinkifyIt | undefined;
 
@@ -51,7 +51,7 @@ export function addressesIn(text: string): string[] {
  * engine repeating the query, a server answering with the URL it was asked for): the model's words, not a third
  * party's, so it is left out — whether the argument held it as a link or as text without its scheme.
  */
-export function vouchedBy(segments: readonly string[], params: Record<string, unknown>): Vouched {
+export function vouchedBy(segments: readonly string[], params: Record<string, unknown>): { urls: string[]; text: string } {
   const text = segments.join('\n');
   const argumentTexts = stringsIn(params);
   const echoed = new Set(argumentTexts.flatMap((value) => addressesIn(value)));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { latestOccurrence, nextOccurrence, parseRunAt, resolveSchedule, validateCron } from '../../src/scheduler/timing.js';
-import { parseRecurrence, parseWhen } from '../../src/scheduler/when.js';
+import { latestOccurrence, nextOccurrence, parseRunAt, resolveSchedule, validateCron } from '../../src/time/timing.js';
+import { parseRecurrence, parseWhen } from '../../src/time/when.js';
 import { instantOfWallClock } from '../../src/lib/zoned.js';
 
 const PARIS = 'Europe/Paris';
