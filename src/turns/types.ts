@@ -6,7 +6,7 @@
 import type { TurnEvent, TurnResult, TurnSource } from '../agent/types.js';
 import type { ToolFilter } from '../tools/tool-filter.js';
 import type { ApprovalHandler } from '../tools/call.js';
-import type { Artifact, CallOrigin } from '../tools/types.js';
+import type { CallOrigin } from '../tools/types.js';
 
 export type { LlmGate, TurnEvent, TurnResult, TurnSource, TurnStatus } from '../agent/types.js';
 
