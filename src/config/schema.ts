@@ -287,7 +287,7 @@ const approvalSchema = z.strictObject({
  */
 const leakBudgetSchema = z.strictObject({
   /** One chat turn (the person's message and everything the model does for it). */
-  turn_bits: z.number().min(0).max(4096).default(16),
+  turn_bits: z.number().min(0).max(4096).default(32),
   /** One unattended run (a job or skill run). */
   run_bits: z.number().min(0).max(4096).default(16),
   /** One job or skill, all its runs in any 24 hours. */
