@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { errorMessage } from '../errors.js';
+import type { Result } from '../lib/result.js';
 import { ConsoleApp, type Answer, type RequestContext, type Route } from './app.js';
 import { loadAssets } from './assets.js';
 import { ConsoleAuth, SESSION_COOKIE } from './auth.js';
@@ -183,7 +184,7 @@ function wantsData(request: IncomingMessage): boolean {
   return accept.includes('text/event-stream') || accept.includes('application/json') || request.headers['x-requested-with'] !== undefined;
 }
 
-async function readBody(request: IncomingMessage, limit: number): Promise<{ success: true; value: Buffer } | { success: false; error: string }> {
+async function readBody(request: IncomingMessage, limit: number): Promise<Result<Buffer>> {
   const declared = Number(request.headers['content-length'] ?? 0);
   const tooLarge = `Too large: the console takes at most ${Math.round(limit / 1048576) || 1} MB here.`;
   if (declared > limit) {

@@ -44,7 +44,7 @@ export function createMemoryPart(deps: { memoryDir: string; db: Database; log: L
   const tools = createMemoryTools({
     onRead(conversationId, requested, content) {
       const resolved = store.resolve(requested);
-      if (resolved.success) history.noteRead(conversationId, resolved.relative, content);
+      if (resolved.success) history.noteRead(conversationId, resolved.value.relative, content);
     },
   });
   const commands = new Map<string, ChatCommand>([
@@ -67,9 +67,9 @@ export function createMemoryPart(deps: { memoryDir: string; db: Database; log: L
         }
         const resolved = store.resolve(path);
         if (!resolved.success) return `Not trusted: ${resolved.error}.`;
-        return labels.clear('memory', resolved.relative)
-          ? `${resolved.relative} is yours again: it is back in my prompt.`
-          : `${resolved.relative} holds no outside content.`;
+        return labels.clear('memory', resolved.value.relative)
+          ? `${resolved.value.relative} is yours again: it is back in my prompt.`
+          : `${resolved.value.relative} holds no outside content.`;
       },
     }],
     ['undo', {

@@ -2,7 +2,7 @@ import type { AnyTool, ToolResult } from '../tools/types.js';
 import { noteHeader, noteText } from './format.js';
 import { appendToBody, cleanTags, linksTo, withFields, type Note } from './note-files.js';
 import type { NotesServices } from './services.js';
-import { success } from './types.js';
+import { succeed } from '../lib/result.js';
 
 const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 const NOTE_REF = { type: 'string', minLength: 1, description: 'the note\'s title, file name or path (e.g. "Pay rent" or "notes/Pay rent.md")' };
@@ -197,7 +197,7 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
 export async function addLink(services: NotesServices, path: string, name: string, conversationId: string | undefined) {
   let added = false;
   const result = await services.notes.update(path, (note) => {
-    if (linksTo(note.body, name)) return success(note.raw);
+    if (linksTo(note.body, name)) return succeed(note.raw);
     added = true;
     const nl = note.file.newline;
     const heading = /^## Links[ \t]*$/m.exec(note.file.body);
@@ -214,5 +214,5 @@ export async function addLink(services: NotesServices, path: string, name: strin
     }
     return withFields(note, {}, services.notes.stamp(), body);
   }, conversationId);
-  return result.success ? success(added) : result;
+  return result.success ? succeed(added) : result;
 }

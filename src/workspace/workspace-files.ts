@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
+import type { Result } from '../lib/result.js';
 import { RefusedError, using, type Ownership, type PinnedDir } from './pinned-dir.js';
 
-export type Checked<T> = { success: true; value: T } | { success: false; error: string };
 
 /** A workspace's space, when it has a size limit (`tools.sandbox.workspace_mb`). */
 export interface Usage {
@@ -27,7 +27,7 @@ export function nearlyFull(usage: Usage): boolean {
  * Splits a model-supplied path relative to the workspace into names. Refuses absolute paths, `~`, drive
  * letters, NUL bytes and `..`; `""`, `"."` and `"./"` name the workspace itself (no names).
  */
-export function splitWorkspacePath(requested: string): Checked<string[]> {
+export function splitWorkspacePath(requested: string): Result<string[]> {
   const cleaned = requested.trim().replace(/\\/g, '/');
   if (cleaned.includes('\0')) return { success: false, error: 'the path contains a NUL byte' };
   if (cleaned.startsWith('/') || /^[a-zA-Z]:/.test(cleaned) || cleaned.startsWith('~')) {
