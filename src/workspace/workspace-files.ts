@@ -42,7 +42,7 @@ export function splitWorkspacePath(requested: string): Result<string[]> {
  * One operation's view of a conversation's workspace, rooted at a pinned folder (the workspace's own
  * filesystem when it has a size limit). Every path is walked name by name from that root with PinnedDir,
  * so no link is followed and no folder swapped in by the container can lead out. Close it when done.
- * Contract: methods throw errno errors (ENOENT, ENOSPC, …) and RefusedError; file-tools.ts words them.
+ * Contract: methods throw errno errors (ENOENT, ENOSPC, …) and RefusedError; file-workspace.ts words them.
  */
 export class WorkspaceFiles {
   constructor(
