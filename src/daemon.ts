@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { Agent } from './agent/agent.js';
-import { ChatQueue } from './agent/chat-queue.js';
+import { ChatQueue } from './turns/chat-queue.js';
 import { ConversationStore } from './agent/conversations.js';
 import { markInterruptedTurns } from './agent/interrupted.js';
 import { checkRoutes } from './agent/profiles.js';
