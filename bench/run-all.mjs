@@ -2,11 +2,12 @@
 // machine and its load average before and after each script (the figures move with the load).
 // Scripts that cannot run here (no Docker engine, no mail servers) are listed as skipped with their reason.
 // Usage: npm run build && npm run bench [-- --soak] [-- --only turn-overhead,channel-path] [-- --json] [-- --out report.json]
+//   [-- --smoke]   (every script in its tiny configuration: what the test suite runs, to see that each one works)
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
-import { ROOT, table } from './lib.mjs';
+import { ROOT, SMOKE, table } from './lib.mjs';
 
 const argv = process.argv.slice(2);
 const only = argv.includes('--only') ? new Set((argv[argv.indexOf('--only') + 1] ?? '').split(',')) : undefined;
@@ -25,6 +26,13 @@ const SCRIPTS = [
       ['RSS after 10 000 turns (growth)', `${f(r.rss_after_mib)} MiB (${r.rss_growth_10k_turns_mib >= 0 ? '+' : ''}${f(r.rss_growth_10k_turns_mib)} MiB)`],
       ['cold start to ready (median of 7)', `${f(r.cold_start_to_ready_ms_median, 0)} ms`],
       ['idle RSS', `${f(r.idle_rss_mib)} MiB`],
+    ],
+  },
+  {
+    name: 'commands', timeoutS: 900,
+    rows: (r) => [
+      ...Object.entries(r.results).map(([key, stats]) => [`whole process, ${key.replace(/\/this$/, '')}`, `p50 ${f(stats.p50, 0)} / p90 ${f(stats.p90, 0)} ms`]),
+      ['whole process, node -e 0', `${f(r.node_floor_ms, 0)} ms`],
     ],
   },
   {
@@ -128,7 +136,7 @@ const SCRIPTS = [
 
 function runScript(script) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--expose-gc', path.join(ROOT, 'bench', `${script.name}.mjs`), '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--expose-gc', path.join(ROOT, 'bench', `${script.name}.mjs`), '--json', ...(SMOKE ? ['--smoke'] : [])], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk.toString()));
@@ -161,7 +169,7 @@ const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memo
 const rows = [['measure', 'value', 'script (load avg 1 min before -> after)']];
 const report = { machine, startedAt: new Date().toISOString(), scripts: {} };
 for (const script of SCRIPTS) {
-  if (only ? !only.has(script.name) : script.flag && !argv.includes(script.flag)) continue;
+  if (only ? !only.has(script.name) : script.flag && !argv.includes(script.flag) && !SMOKE) continue;
   if (!existsSync(path.join(ROOT, 'bench', `${script.name}.mjs`))) {
     rows.push([script.name, 'not run: script missing', '']);
     continue;

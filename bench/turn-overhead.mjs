@@ -15,7 +15,7 @@ import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
 import { tuneHeapForDaemon } from '../dist/ops/heap.js';
-import { mib, percentile, startDaemon, stopDaemon, rssOf, table, tempDir, writeConfig } from './lib.mjs';
+import { mib, percentile, sized, startDaemon, stopDaemon, rssOf, table, tempDir, writeConfig } from './lib.mjs';
 
 // The heap as `familiar start` runs it (FAMILIAR_V8_DEFAULTS=1 to measure with V8's defaults).
 tuneHeapForDaemon();
@@ -40,8 +40,8 @@ function instantLlm() {
 const flag = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] ?? fallback : fallback);
 const logLevel = flag('--log-level', 'silent');
 const memoryFiles = Number(flag('--memory-files', '0'));
-const turns = Number(flag('--turns', '2000'));
-const coldStarts = Number(flag('--starts', '7'));
+const turns = Number(flag('--turns', String(sized(2000, 20))));
+const coldStarts = Number(flag('--starts', String(sized(7, 1))));
 const BENCH_SECRETS = ['sk-bench-0123456789abcdef', 'tg-123456:bench-token-value', 'p@ss"word\\bench'];
 
 async function buildApp() {
@@ -104,7 +104,7 @@ for (let index = 0; index < coldStarts; index += 1) {
   const { child, readyMs } = await startDaemon([], { cwd: coldDir });
   starts.push(readyMs);
   if (index === coldStarts - 1) {
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, sized(1000, 50)));
     idleRss = rssOf(child.pid);
   }
   await stopDaemon(child);
