@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../../src/db/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAiServer, type FakeOpenAI, type RecordedRequest } from '../fakes/openai-server.js';
 import { tempDir, writeTestConfig } from '../helpers/app.js';
@@ -76,7 +76,7 @@ describe('kill -9 during a job run', () => {
 
     expect(llm.requests.filter((request) => userText(request) === 'slow job')).toHaveLength(1);
     expect(second.stderr()).toMatch(/a job run was cut by a crash or kill; recorded as interrupted, not run again/);
-    const db = new BetterSqlite3(path.join(dir, 'data', 'familiar.db'), { readonly: true });
+    const db = new Sqlite(path.join(dir, 'data', 'familiar.db'), { readonly: true });
     try {
       const runs = db.prepare("SELECT status, scheduled_for, error FROM job_runs WHERE job_id = 'slow'").all();
       expect(runs).toEqual([{ status: 'interrupted', scheduled_for: Date.parse(runAt), error: expect.stringMatching(/crash or kill/) }]);
