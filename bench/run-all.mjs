@@ -168,12 +168,9 @@ function runScript(script) {
 const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGiB: totalmem() / 2 ** 30, freeGiB: freemem() / 2 ** 30, node: process.version };
 const rows = [['measure', 'value', 'script (load avg 1 min before -> after)']];
 const report = { machine, startedAt: new Date().toISOString(), scripts: {} };
-for (const script of SCRIPTS) {
-  if (only ? !only.has(script.name) : script.flag && !argv.includes(script.flag) && !SMOKE) continue;
-  if (!existsSync(path.join(ROOT, 'bench', `${script.name}.mjs`))) {
-    rows.push([script.name, 'not run: script missing', '']);
-    continue;
-  }
+/** One script: run it and keep its rows (in the table's order whatever order the scripts finish in). */
+async function measure(script) {
+  if (!existsSync(path.join(ROOT, 'bench', `${script.name}.mjs`))) return [[script.name, 'not run: script missing', '']];
   if (!argv.includes('--json')) process.stderr.write(`running bench/${script.name}.mjs …\n`);
   const before = loadavg()[0];
   const started = performance.now();
@@ -181,15 +178,29 @@ for (const script of SCRIPTS) {
   const after = loadavg()[0];
   const where = `${script.name} (${f(before)} -> ${f(after)})`;
   report.scripts[script.name] = { code, seconds: (performance.now() - started) / 1000, loadBefore: before, loadAfter: after, result, ...(result ? {} : { reason }) };
-  if (!result) {
-    rows.push([script.name, `skipped: ${reason}`, where]);
-    continue;
-  }
+  if (!result) return [[script.name, `skipped: ${reason}`, where]];
   try {
-    for (const [measure, value] of script.rows(result)) rows.push([measure, value, where]);
+    return script.rows(result);
   } catch (error) {
-    rows.push([script.name, `unexpected JSON (${error.message})`, where]);
+    return [[script.name, `unexpected JSON (${error.message})`, where]];
   }
+}
+
+const chosen = SCRIPTS.filter((script) => (only ? only.has(script.name) : !script.flag || argv.includes(script.flag) || SMOKE));
+// Measurements run one at a time (they would disturb each other); a smoke run, whose figures mean nothing, two at a
+// time: most of its time is spent waiting for daemons and servers to start.
+const concurrency = SMOKE ? 2 : 1;
+const results = new Array(chosen.length);
+let next = 0;
+await Promise.all(Array.from({ length: concurrency }, async () => {
+  while (next < chosen.length) {
+    const index = next;
+    next += 1;
+    results[index] = await measure(chosen[index]);
+  }
+}));
+for (const [index, script] of chosen.entries()) {
+  for (const [measureName, value, where] of results[index]) rows.push([measureName, value, where ?? `${script.name} (${f(report.scripts[script.name]?.loadBefore)} -> ${f(report.scripts[script.name]?.loadAfter)})`]);
 }
 report.finishedAt = new Date().toISOString();
 if (argv.includes('--out')) writeFileSync(argv[argv.indexOf('--out') + 1] ?? 'bench-report.json', `${JSON.stringify(report, null, 2)}\n`);
