@@ -12,6 +12,15 @@ import { percentile, sized, table, tempDir, writeConfig } from './lib.mjs';
 const IMAGE = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 'familiar-sandbox:test';
 const CALLS = sized(50, 2);
 const origin = { channel: 'cli', chatId: 'bench' };
+/** This run's label on its containers: a warm container still being made when a daemon closed is removed at the end. */
+const RUN = `sandbox-${process.pid}`;
+
+async function removeLeftovers() {
+  const { default: Docker } = await import('dockerode');
+  const docker = new Docker();
+  const left = await docker.listContainers({ all: true, filters: { label: [`familiar.bench=${RUN}`] } });
+  await Promise.all(left.map((info) => docker.getContainer(info.Id).remove({ force: true })));
+}
 const PYTHON = "python3 -c 'print(6*7)'";
 
 async function makeApp(poolSize) {
@@ -19,7 +28,7 @@ async function makeApp(poolSize) {
   const configPath = writeConfig(dir, {
     data_dir: './data', memory_dir: './memory', log: { level: 'silent' },
     llm: { base_url: 'http://127.0.0.1:9/v1', api_key: 'unused' },
-    tools: { sandbox: { image: IMAGE, pool_size: poolSize, labels: { 'familiar.bench': '1' } } },
+    tools: { sandbox: { image: IMAGE, pool_size: poolSize, labels: { 'familiar.bench': RUN } } },
   });
   const loaded = loadConfig({ configPath, env: {} });
   const app = await createDaemon({ loaded, log: createLogger({ level: 'silent', format: 'json', secrets: [] }), mode: 'daemon' });
@@ -100,6 +109,7 @@ for (let round = 0; round < sized(5, 1); round += 1) {
   poolReady.push(performance.now() - started);
   await daemon.close(0);
 }
+await removeLeftovers();
 
 const stats = (values) => ({ p50: percentile(values, 50), p95: percentile(values, 95) });
 if (process.argv.includes('--json')) {
