@@ -58,7 +58,9 @@ describe('kill -9 during a job run', () => {
     // The first run hangs in the LLM call, so the process is killed in the middle of it.
     llm.handle((request) => (userText(request) === 'slow job' && llm.requests.filter((r) => userText(r) === 'slow job').length === 1 ? { hang: true } : { content: 'done' }));
     const dir = tempDir();
-    const runAt = new Date(Date.now() + 3000).toISOString();
+    // Far enough ahead for a daemon that takes seconds to start on a busy machine: a run_at already past when the
+    // config is read is refused (seen at 3 s with the load at 7–10 on 2 cores).
+    const runAt = new Date(Date.now() + 6000).toISOString();
     writeTestConfig(dir, llm, { log: { level: 'info', format: 'json' }, scheduler: { jobs: [{ id: 'slow', run_at: runAt, prompt: 'slow job' }] } });
 
     const first = startDaemon(dir, llm);
