@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from './sqlite.js';
 import { AppError } from '../errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
@@ -14,7 +15,7 @@ export const DATABASE_FILE = 'familiar.db';
  */
 export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Database {
   mkdirSync(dataDir, { recursive: true });
-  const db = new BetterSqlite3(path.join(dataDir, DATABASE_FILE));
+  const db = new Sqlite(path.join(dataDir, DATABASE_FILE));
   try {
     db.pragma('journal_mode = WAL');
     // NORMAL is durable across process crashes in WAL mode; only a power loss can drop the last commits.

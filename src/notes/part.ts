@@ -90,14 +90,7 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
     return source;
   };
   memory.addOutsideLabeler(sourceOf);
-  memory.addPromptFilter((path) => {
-    if (!path.startsWith(`${NOTES_DIR}/`)) return true;
-    try {
-      return sourceOf(path, memory.read(path)) === undefined;
-    } catch {
-      return true;
-    }
-  });
+  memory.addPromptFilter((path, raw) => sourceOf(path, raw) === undefined);
 
   const services: NotesServices = {
     notes, index, tasks, reminders, scanner, timeZone, log, now,

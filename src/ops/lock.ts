@@ -1,6 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../db/sqlite.js';
 import { AppError } from '../errors.js';
 
 const LOCK_FILE = 'daemon.lock';
@@ -18,7 +18,7 @@ export interface DaemonLock {
  */
 export function acquireDaemonLock(dataDir: string): DaemonLock {
   const file = path.join(dataDir, LOCK_FILE);
-  const db = new BetterSqlite3(file, { timeout: 0 });
+  const db = new Sqlite(file, { timeout: 0 });
   try {
     db.pragma('locking_mode = EXCLUSIVE');
     // The first write in exclusive mode takes the exclusive lock and keeps it until the connection closes.
