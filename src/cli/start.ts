@@ -41,7 +41,8 @@ async function run(context: Parameters<Command>[0]): Promise<number> {
   const ready = { tools: app.tools.list().length, modules: app.parts.map((part) => part.name), ms: Math.round(performance.now()) };
   // A channel that failed to start (a rejected token) leaves a daemon nobody can reach: "ready" alone would hide it.
   const configured = (['telegram', 'discord'] as const).filter((name) => (app.config.channels[name]?.token ?? '') !== '');
-  const running = app.channels.names().filter((name) => name !== 'console');
+  const failed = app.failedParts();
+  const running = configured.filter((name) => !failed.includes(name));
   if (configured.length > 0 && running.length === 0) {
     app.log.warn(ready, `familiar is ready, but nobody can message it: ${configured.join(' and ')} failed to start (the reason is above) — fix it (familiar doctor checks the token) and restart; familiar chat works meanwhile`);
   } else app.log.info({ ...ready, channels: running }, 'familiar is ready');
