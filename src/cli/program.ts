@@ -35,6 +35,22 @@ export function parseCommandLine(args: readonly string[], out: { stdout: NodeJS.
   return selected ? { run: selected } : { exit: 2 };
 }
 
+/**
+ * `familiar NAMES… --help` as text, the same words the terminal shows, at a fixed width and without colour: the
+ * command-line reference (docs/reference/cli.md) is made of these.
+ */
+export function commandHelp(names: readonly string[], width = 110): string {
+  const silent = { writeOut: () => undefined, writeErr: () => undefined, getOutHasColors: () => false, getErrHasColors: () => false };
+  let command = buildProgram(() => undefined, silent);
+  for (const name of names) {
+    const next = command.commands.find((candidate) => candidate.name() === name);
+    if (!next) throw new Error(`no command "${names.join(' ')}" in the command tree`);
+    command = next;
+  }
+  command.configureHelp({ ...command.configureHelp(), helpWidth: width });
+  return command.helpInformation();
+}
+
 function buildProgram(select: (command: CommandSpec) => void, output: OutputConfiguration): Commander {
   const program = new Commander('familiar')
     .description('a self-hosted personal assistant daemon')

@@ -1,13 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import dockerignore from '@balena/dockerignore';
+import dockerignoreModule from '@balena/dockerignore';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../src/config/folders.js';
 
 // scripts/verify-docker-image.sh builds the image for real (minutes: .ci/run runs it when the time budget allows);
 // this catches in a second the mistakes that broke every build: a file the build reads left out of the context.
 const read = (file: string): string => readFileSync(path.join(PACKAGE_ROOT, file), 'utf8');
+// The package is CommonJS (module.exports = the factory) but its types say `export default`.
+const dockerignore = dockerignoreModule as unknown as typeof dockerignoreModule.default;
 const ignore = dockerignore().add(read('.dockerignore').split('\n'));
 const tracked = execFileSync('git', ['ls-files'], { cwd: PACKAGE_ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
 const under = (entry: string): string[] => tracked.filter((file) => file === entry || file.startsWith(`${entry.replace(/\/$/, '')}/`));
@@ -22,11 +24,14 @@ function buildInputs(): string[] {
     .filter((source) => source !== 'node_modules' && source !== 'dist');
   const build = (JSON.parse(read('package.json')) as { scripts: { build: string } }).scripts.build;
   const scripts = [...build.matchAll(/(?:tsc -p|node) (\S+)/g)].map((match) => match[1] ?? '');
-  const configs = scripts.filter((file) => file.endsWith('.json')).flatMap(function chain(file: string): string[] {
-    const parent = (JSON.parse(read(file)) as { extends?: string }).extends;
-    return [file, ...(parent ? chain(path.normalize(parent)) : [])];
-  });
+  const configs = scripts.filter((file) => file.endsWith('.json')).flatMap((file) => extendsChain(file));
   return [...new Set([...copied, ...fromBuild, ...scripts, ...configs, 'src'])];
+}
+
+/** A tsconfig file and the ones it extends. */
+function extendsChain(file: string): string[] {
+  const parent = (JSON.parse(read(file)) as { extends?: string }).extends;
+  return [file, ...(parent ? extendsChain(path.normalize(parent)) : [])];
 }
 
 describe('the Dockerfile and .dockerignore', () => {
