@@ -7,7 +7,7 @@ import { tempDir } from '../helpers/app.js';
 import { MAIN, startDaemon, type Daemon } from '../helpers/daemon.js';
 import { KEY, spawnInPty } from '../helpers/pty.js';
 
-// The README's promise, end to end: a person with no files runs `familiar init` in a terminal, answers its
+// The getting-started promise, end to end: a person with no files runs `familiar init` in a terminal, answers its
 // questions, and `familiar start` then answers their first Telegram message — no file edited by hand.
 describe('familiar init in a terminal, then familiar start', () => {
   let llm: FakeOpenAI;
