@@ -64,7 +64,9 @@ fi
 
 phase "docker build -t $TAG (BUILD_IMAGE=$BUILD_IMAGE NODE_IMAGE=$NODE_IMAGE)"
 build_started=$SECONDS
-docker build --build-arg "BUILD_IMAGE=$BUILD_IMAGE" --build-arg "NODE_IMAGE=$NODE_IMAGE" -t "$TAG" "$context" >"$work/build.log" 2>&1 \
+# The lock's hash on the image: .ci/run reads it to know whether the dependency layer is cached (a minute) or not.
+docker build --build-arg "BUILD_IMAGE=$BUILD_IMAGE" --build-arg "NODE_IMAGE=$NODE_IMAGE" \
+  --label "familiar.lock=$(sha256sum "$context/package-lock.json" | cut -c1-16)" -t "$TAG" "$context" >"$work/build.log" 2>&1 \
   || { tail -n 40 "$work/build.log" >&2; die "docker build failed (log above)"; }
 say "built $TAG in $((SECONDS - build_started))s, $(docker image inspect -f '{{.Size}}' "$TAG" | awk '{ printf "%.0f MB", $1 / 1e6 }')"
 
