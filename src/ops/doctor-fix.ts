@@ -24,9 +24,9 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /**
  * `familiar doctor --fix`: what is safe to do without asking, before the checks run (so they report the result).
  * Nothing is deleted or overwritten: a missing folder is created (memory and skills from Familiar's starter copies,
- * as their first use would), the person's data and secrets that other accounts could read are narrowed to their owner, a config file others may
- * write is made theirs to read only, and a missing Familiar sandbox image is built when an engine answers. What is
- * fine is left alone and not mentioned.
+ * as their first use would), the person's data and secrets other accounts could reach are narrowed to their owner
+ * (folders 0700, files 0600), a config file others may write is made theirs to read only, and a missing Familiar
+ * sandbox image is built when an engine answers. What is fine is left alone and not mentioned.
  */
 export async function fixWhatIsSafe(loaded: LoadedConfig, deps: FixDeps): Promise<FixLine[]> {
   const lines: FixLine[] = [];

@@ -6,8 +6,8 @@ import { privacyChecks } from './private-files.js';
 
 /**
  * What a person needs before the daemon is useful, from the config alone (no network): a config file, an LLM
- * key, a way to talk to it, variables that are set, folders outside Familiar's own, data no other account can read. `familiar start` logs the
- * lines that are not ok, each with its next step; `familiar doctor` prints them all.
+ * key, a way to talk to it, variables that are set, folders outside Familiar's own, data no other account can
+ * reach. `familiar start` logs the lines that are not ok, each with its next step; `familiar doctor` prints them all.
  * Contract: never throws.
  */
 export function readinessChecks(loaded: LoadedConfig): DoctorLine[] {
