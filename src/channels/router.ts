@@ -143,6 +143,8 @@ export class ChannelRouter {
         log.info('redelivered message dropped (already answered or in progress)');
         return;
       }
+      // What came in, never its text: `familiar logs -f` answers "did my message arrive?".
+      log.info({ userId: update.userId, chars: update.text.length, attachments: update.attachments.length }, 'message in');
       await this.answer(update, io, log, key);
     } catch (error) {
       // Contract: never throws — a failure here must not stop the adapter's update loop.
@@ -315,11 +317,11 @@ export class ChannelRouter {
       });
       progress?.close();
       const reply = result.status === 'llm_error' && result.text.length > REPLY_CAP ? `${result.text.slice(0, REPLY_CAP)}…` : result.text;
-      log.debug({ status: result.status, artifacts: result.artifacts.length }, 'turn finished');
       await ticket.reply(async () => {
         this.inbox.replying(update.channel, messageKey);
         await io.send({ text: reply, artifacts: result.artifacts });
       });
+      log.info({ status: result.status, chars: reply.length, artifacts: result.artifacts.length }, 'reply out');
       await speakAnswer({
         voice: this.deps.voice, out: io.voice, channel: update.channel, chatId: update.chatId, turnId: result.turnId, answer: result.text,
         answered: result.status === 'ok', heardVoice: prepared.heardVoice, conversationId, signal: ticket.signal, log,

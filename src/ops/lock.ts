@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Sqlite } from '../db/sqlite.js';
 import { AppError } from '../errors.js';
@@ -18,6 +18,8 @@ export interface DaemonLock {
  */
 export function acquireDaemonLock(dataDir: string): DaemonLock {
   const file = path.join(dataDir, LOCK_FILE);
+  // Made 0600 first: SQLite would make it with the umask's mode (0644), and everything in data_dir is private.
+  closeSync(openSync(file, 'a', 0o600));
   const db = new Sqlite(file, { timeout: 0 });
   try {
     db.pragma('locking_mode = EXCLUSIVE');
@@ -32,7 +34,7 @@ export function acquireDaemonLock(dataDir: string): DaemonLock {
     }
     throw error;
   }
-  writeFileSync(path.join(dataDir, PID_FILE), `${process.pid}\n`);
+  writeFileSync(path.join(dataDir, PID_FILE), `${process.pid}\n`, { mode: 0o600 });
   return {
     release() {
       if (readPid(dataDir) === String(process.pid)) rmSync(path.join(dataDir, PID_FILE), { force: true });

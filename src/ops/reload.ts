@@ -85,6 +85,8 @@ export function createConfigReload(deps: ConfigReloadDeps): { part: Part; reload
     return { status: 'applied', changes };
   }
 
+  // Node's fs.watch on the folder rather than chokidar: two known files, renames seen through their folder, and the
+  // content compared by hash, which is what chokidar's atomic-save handling would add, for a dependency tree more.
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
   const onChange = (): void => {
