@@ -13,7 +13,7 @@ import ts from 'typescript';
 import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
-import { importFake, ROOT, table, tempDir, writeConfig } from './lib.mjs';
+import { importFake, ROOT, sized, table, tempDir, writeConfig } from './lib.mjs';
 
 const json = process.argv.includes('--json');
 
@@ -137,7 +137,7 @@ const app = await createDaemon({ loaded: loadConfig({ configPath, env: {} }), lo
 const rows = [];
 let charged = { calls: 0, bits: 0 };
 try {
-  for (const [index, task] of TASKS.entries()) {
+  for (const [index, task] of TASKS.slice(0, sized(TASKS.length, 2)).entries()) {
     const asked = [];
     const prompter = { ask: async () => 'approve' };
     const handler = app.approvals.handlerFor(prompter);

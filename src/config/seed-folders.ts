@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { BUNDLED, samePath } from './folders.js';
 import type { Logger } from '../log.js';
@@ -16,14 +16,16 @@ export type SeedOutcome = 'exists' | 'seeded' | 'created';
  */
 export function seedFolder(kind: 'memory' | 'skills', target: string, log?: Logger, seed: string = BUNDLED[kind === 'memory' ? 'memory_dir' : 'skills_dir']): SeedOutcome {
   if (existsSync(target)) return 'exists';
+  // The person's alone, like the data folder: the copy is 0700 whatever the seed's mode.
   if (!existsSync(seed) || samePath(seed, target)) {
-    mkdirSync(target, { recursive: true });
+    mkdirSync(target, { recursive: true, mode: 0o700 });
     return 'created';
   }
-  mkdirSync(path.dirname(target), { recursive: true });
+  mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
   const partial = `${target}.seeding-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   cpSync(seed, partial, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
+  makePrivate(partial);
   try {
     renameSync(partial, target);
   } catch (error) {
@@ -34,4 +36,14 @@ export function seedFolder(kind: 'memory' | 'skills', target: string, log?: Logg
   }
   log?.info({ from: seed, to: target }, `${kind}: made ${target} from Familiar's ${kind === 'memory' ? 'starter memory' : 'bundled skills'} (yours to edit; ${seed} is never written)`);
   return 'seeded';
+}
+
+/** The copy is the person's alone: group and other bits off every folder and file (the owner's own bits kept). */
+function makePrivate(dir: string): void {
+  chmodSync(dir, 0o700);
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const entry = path.join(dir, name);
+    const stats = lstatSync(entry);
+    if (!stats.isSymbolicLink()) chmodSync(entry, stats.mode & 0o700);
+  }
 }

@@ -41,7 +41,8 @@ export async function createCustomToolsPart(deps: CustomToolsDeps): Promise<Cust
   const dir = config.tools_dir;
   const log = deps.log.child({ component: 'custom-tools' });
   try {
-    mkdirSync(dir, { recursive: true });
+    // The person's alone, like the rest of data_dir (code others could change would run with the daemon's rights).
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     log.warn({ err: error }, `custom tools: cannot make ${dir}`);
   }

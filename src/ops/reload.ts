@@ -85,6 +85,8 @@ export function createConfigReload(deps: ConfigReloadDeps): { part: Part; reload
     return { status: 'applied', changes };
   }
 
+  // Node's fs.watch on the folder rather than chokidar: two known files, renames seen through their folder, and the
+  // content compared by hash, which is what chokidar's atomic-save handling would add, for a dependency tree more.
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
   const onChange = (): void => {
@@ -126,4 +128,35 @@ export function createConfigReload(deps: ConfigReloadDeps): { part: Part; reload
 
 function formatProblem(problem: ConfigProblem): string {
   return problem.keyPath ? `${problem.keyPath}: ${problem.reason}` : problem.reason;
+}
+
+/** What the running parts do when the keys that concern them change (each refreshes what it derived from them). */
+export interface ReloadHooks {
+  /** `channels.*.allowed_users`: the chat router's access sets. */
+  refreshAccess(): void;
+  /** `tools.timeout_s`, `tools.timeouts`, `tools.output_chars`: the registry's limits. */
+  toolLimits(): void;
+  /** `scheduler.jobs`: the declared jobs in the jobs table. */
+  declaredJobs(): void;
+  /** `log.level` (unless `--log-level` set it on the command line). */
+  logLevel(): void;
+}
+
+/**
+ * The one table of what a live change asks of which part (config/live.ts lists the keys that can change live; a key
+ * read per use needs nothing here). A change under `keys` calls `hook`.
+ */
+export const RELOAD_TABLE: ReadonlyArray<{ keys: readonly string[]; hook: keyof ReloadHooks }> = [
+  { keys: ['channels'], hook: 'refreshAccess' },
+  { keys: ['tools.timeout_s', 'tools.timeouts', 'tools.output_chars'], hook: 'toolLimits' },
+  { keys: ['scheduler.jobs'], hook: 'declaredJobs' },
+  { keys: ['log.level'], hook: 'logLevel' },
+];
+
+/** `ConfigReloadDeps.applied` from the table: each hook whose keys changed, once, in the table's order. */
+export function appliedBy(hooks: Partial<ReloadHooks>): (keys: readonly string[]) => void {
+  return (keys) => {
+    const changed = (prefix: string) => keys.some((key) => key === prefix || key.startsWith(`${prefix}.`));
+    for (const row of RELOAD_TABLE) if (row.keys.some(changed)) hooks[row.hook]?.();
+  };
 }

@@ -1,7 +1,7 @@
 import { fail, ok, type AnyTool, type ToolResult } from '../tools/types.js';
 import { RefusedError } from '../workspace/pinned-dir.js';
 import type { SandboxConfig } from './pool.js';
-import { globToRegExp, walk } from '../workspace/walk.js';
+import { globMatcher, walk } from '../workspace/walk.js';
 import type { Workspaces } from '../workspace/workspace.js';
 import { PARTIAL, WORKSPACE_TOOL, workspaceRunner, type InWorkspace } from './file-workspace.js';
 import { createGrepTool } from './grep-tool.js';
@@ -127,7 +127,7 @@ function createGlobTool(inWorkspace: InWorkspace): AnyTool {
     },
     async execute(params: { pattern: string; path?: string }, ctx) {
       return inWorkspace(ctx, params.path ?? '.', 'search', false, async ({ files, names, relative }) => {
-        const matcher = globToRegExp(params.pattern.replace(/^\.\//, ''));
+        const matcher = globMatcher(params.pattern.replace(/^\.\//, ''));
         const { entries, truncated } = await files.withFolder(names, (dir) => walk(dir));
         const hits = entries.filter((entry) => entry.kind !== 'dir' && matcher.test(entry.relative)).sort((a, b) => b.mtimeMs - a.mtimeMs);
         if (hits.length === 0) return ok(`No file matches ${params.pattern}${params.path ? ` under ${relative}` : ''}.${truncated ? ` ${PARTIAL}` : ''}`);

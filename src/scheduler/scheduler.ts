@@ -11,6 +11,9 @@ import type { CatchUp, Job, JobKind, JobRun, JobSource, RunOutcome, RunTrigger }
 /** Runs one claimed run of a job (an agent turn or a reminder) and delivers it. Contract: never throws. */
 export type JobExecutor = (job: Job, run: { id: number; scheduledFor: number; trigger: RunTrigger }, signal: AbortSignal) => Promise<RunOutcome>;
 
+/** What a part that owns some jobs (a skill's, a task reminder's) gives the root to hand to the scheduler. */
+export type JobExecutors = ReadonlyArray<{ owns: (job: Job) => boolean; execute: JobExecutor }>;
+
 export interface SchedulerOptions {
   store: JobStore;
   timeZone: string;

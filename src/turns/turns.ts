@@ -1,12 +1,13 @@
 import { applyAgent } from '../agent/profiles.js';
 import type { TurnInput } from '../agent/agent.js';
-import type { ChatQueue } from '../agent/chat-queue.js';
+import { ChatLines, type ChatTicket } from './chat-line.js';
+import type { ChatQueue } from './chat-queue.js';
 import type { Config } from '../config/schema.js';
 import { linkAbort } from '../lib/abort.js';
 import type { EventSink } from '../tools/events.js';
 import { approveList, unattendedFilter } from '../gate/unattended.js';
 import { intersectFilters } from '../tools/tool-filter.js';
-import type { Risk } from '../tools/types.js';
+import type { CallOrigin, Risk } from '../tools/types.js';
 import type { StartTurn, TurnOutcome, TurnRequest, TurnResult } from './types.js';
 
 export interface TurnsDeps {
@@ -22,6 +23,16 @@ export interface TurnsDeps {
 
 export interface Turns {
   start: StartTurn;
+  /**
+   * A chat message's place in its chat's line, taken when it arrives: its turn enters the queue after every earlier
+   * message's, its replies go out after theirs, and `/stop` reaches it while it runs (chat-line.ts). `conversationId`:
+   * the chat's conversation when the caller already resolved it (a command that starts a turn).
+   */
+  enter(origin: Pick<CallOrigin, 'channel' | 'chatId'>, conversationId?: string): ChatTicket;
+  /** Aborts the running turn of a chat; false when nothing was running. */
+  stop(channel: string, chatId: string): boolean;
+  /** Chat messages accepted and not finished (their turns running, queued, or their files still coming). */
+  waiting(): number;
   /** Chat turns running now, and queued behind them. */
   active(): number;
   pending(): number;
@@ -38,6 +49,7 @@ export interface Turns {
 export function createTurns(deps: TurnsDeps): Turns {
   const { config, agent, conversations, queue } = deps;
   const inFlight = new Set<AbortController>();
+  const lines = new ChatLines((channel, chatId) => conversations.resolve(channel, chatId));
 
   const run = async (request: TurnRequest, conversationId: string, signal: AbortSignal | undefined): Promise<TurnOutcome> => {
     const unattended = request.unattended;
@@ -90,8 +102,8 @@ export function createTurns(deps: TurnsDeps): Turns {
       conversations.ensure(request.conversationId, request.origin.channel, request.origin.chatId, kind);
       return run(request, request.conversationId, request.signal);
     }
-    const conversationId = conversations.resolve(request.origin.channel, request.origin.chatId);
-    return queue.run(conversationId, async () => {
+    const conversationId = request.chat?.conversation() ?? conversations.resolve(request.origin.channel, request.origin.chatId);
+    const queued = queue.run(conversationId, async () => {
       const controller = new AbortController();
       inFlight.add(controller);
       const unlink = linkAbort(controller, request.signal);
@@ -102,10 +114,16 @@ export function createTurns(deps: TurnsDeps): Turns {
         unlink();
       }
     });
+    // In the queue now (synchronously): the chat's next message may enter.
+    request.chat?.entered();
+    return queued;
   };
 
   return {
     start,
+    enter: (origin, conversationId) => lines.enter(origin, conversationId),
+    stop: (channel, chatId) => lines.stop(channel, chatId),
+    waiting: () => lines.waiting(),
     active: () => queue.active(),
     pending: () => queue.pending(),
     async drain(graceMs) {

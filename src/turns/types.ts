@@ -5,6 +5,7 @@
  */
 import type { TurnEvent, TurnResult, TurnSource } from '../agent/types.js';
 import type { ToolFilter } from '../tools/tool-filter.js';
+import type { ChatTicket } from './chat-line.js';
 import type { ApprovalHandler } from '../tools/call.js';
 import type { CallOrigin } from '../tools/types.js';
 
@@ -25,6 +26,8 @@ export interface TurnRequest {
   source: TurnSource;
   /** The conversation; default: the active conversation of the origin's chat (queued one turn at a time). */
   conversationId?: string;
+  /** A chat message's place in its chat's line (`Turns.enter`): the turn is queued in that place, in its conversation. */
+  chat?: ChatTicket;
   /** Where the agent (persona, model, tools) is looked up; default the origin. Jobs use `scheduler:<job id>` routes. */
   route?: Pick<CallOrigin, 'channel' | 'chatId'>;
   /** Set for jobs and skills on their schedule: nobody can answer a question. */
@@ -53,3 +56,5 @@ export type TurnOutcome = TurnResult;
 
 /** Runs one turn. Contract: never throws for provider or tool failures; a thrown error is a bug or a broken database. */
 export type StartTurn = (request: TurnRequest) => Promise<TurnOutcome>;
+
+export type { ChatTicket };

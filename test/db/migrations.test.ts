@@ -1,5 +1,6 @@
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../../src/db/sqlite.js';
 import { describe, expect, it } from 'vitest';
 import { ConversationStore } from '../../src/agent/conversations.js';
 import { runCli } from '../../src/cli/run.js';
@@ -130,7 +131,7 @@ describe('database migrations', () => {
   it('refuse a database from a newer Familiar with DB_TOO_NEW and leave it untouched', () => {
     const dir = tempDir();
     openDatabase(dir).close();
-    const raw = new BetterSqlite3(path.join(dir, DATABASE_FILE));
+    const raw = new Sqlite(path.join(dir, DATABASE_FILE));
     raw.pragma(`user_version = ${LATEST + 5}`);
     raw.close();
     let caught: unknown;
@@ -141,7 +142,7 @@ describe('database migrations', () => {
     }
     expect(caught).toBeInstanceOf(AppError);
     expect((caught as AppError).code).toBe('DB_TOO_NEW');
-    const after = new BetterSqlite3(path.join(dir, DATABASE_FILE), { readonly: true });
+    const after = new Sqlite(path.join(dir, DATABASE_FILE), { readonly: true });
     expect(after.pragma('user_version', { simple: true })).toBe(LATEST + 5);
     after.close();
   });
@@ -150,7 +151,7 @@ describe('database migrations', () => {
     const dir = tempDir();
     const configPath = writeTestConfig(dir, undefined);
     openDatabase(path.join(dir, 'data')).close();
-    const raw = new BetterSqlite3(path.join(dir, 'data', DATABASE_FILE));
+    const raw = new Sqlite(path.join(dir, 'data', DATABASE_FILE));
     raw.pragma(`user_version = ${LATEST + 1}`);
     raw.close();
     const io = captureIo();

@@ -132,7 +132,7 @@ describeMail('mail, at every cap', () => {
   beforeAll(async () => {
     server = await startMailServer();
     fake = await startOpenAiServer();
-    uid = await appendMessage(server, 'me', `From: Alice <${server.users.alice.address}>\r\nTo: ${server.users.me.address}\r\nSubject: Long\r\nMessage-ID: <long@x>\r\n\r\n${BODY.replace(/\n/g, '\r\n')}\r\n`);
+    uid = (await appendMessage(server, 'me', `From: Alice <${server.users.alice.address}>\r\nTo: ${server.users.me.address}\r\nSubject: Long\r\nMessage-ID: <long@x>\r\n\r\n${BODY.replace(/\n/g, '\r\n')}\r\n`)) ?? 0;
     for (let index = 0; index < 30; index += 1) await appendMessage(server, 'me', `From: Bob <bob@x.example>\r\nTo: ${server.users.me.address}\r\nSubject: Note ${index} ${'s'.repeat(120)}\r\nMessage-ID: <n${index}@x>\r\n\r\nhi\r\n`);
     app = (await makeTestApp(fake, {
       tools: {

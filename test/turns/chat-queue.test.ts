@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChatQueue } from '../../src/agent/chat-queue.js';
+import { ChatQueue } from '../../src/turns/chat-queue.js';
 
 function deferred() {
   let resolve!: () => void;
