@@ -2,7 +2,7 @@ import vm from 'node:vm';
 import { errorMessage } from '../errors.js';
 import { fail, ok, type AnyTool, type ToolResult } from '../tools/types.js';
 import type { PinnedDir } from '../workspace/pinned-dir.js';
-import { globToRegExp, walk, type WalkEntry } from '../workspace/walk.js';
+import { globMatcher, walk, type WalkEntry } from '../workspace/walk.js';
 import { PARTIAL, WORKSPACE_TOOL, type InWorkspace, type Target } from './file-workspace.js';
 
 const MAX_RESULTS = 200;
@@ -55,7 +55,7 @@ export function createGrepTool(inWorkspace: InWorkspace): AnyTool {
 
 /** Searches the file or the folder the call names and words what it found. */
 async function grepTarget({ files, names, relative }: Target, regex: RegExp, params: GrepParams): Promise<ToolResult> {
-  const include = params.include ? globToRegExp(params.include) : undefined;
+  const include = params.include ? globMatcher(params.include) : undefined;
   const info = await files.lstat(names);
   if (!info) return fail(`${relative} does not exist.`);
   const found: Found = { lines: [], more: 0, slow: undefined };
