@@ -90,3 +90,35 @@ export function longFunctions(srcDir: string, limit: number): Sized[] {
     .filter((sized) => sized.lines > limit)
     .sort((a, b) => b.lines - a.lines);
 }
+
+export interface Limits {
+  fileLines: number;
+  functionLines: number;
+}
+
+/** A file or a function allowed over the limit; `name` is the file again for a file, else the function's name. */
+export interface SizeException {
+  file: string;
+  name: string;
+  reason: string;
+}
+
+/**
+ * Every file and function of `srcDir` over the limits that no exception names, and every exception nothing is over
+ * the limit for any more (so the list only ever shrinks), one sentence each.
+ */
+export function sizeProblems(srcDir: string, limits: Limits, exceptions: readonly SizeException[]): string[] {
+  const excepted = (sized: Sized) => exceptions.some((exception) => exception.file === sized.file && exception.name === sized.name);
+  const files = longFiles(srcDir, limits.fileLines);
+  const functions = longFunctions(srcDir, limits.functionLines);
+  const problems = [
+    ...files.filter((sized) => !excepted(sized)).map((sized) => `src/${sized.file} has ${sized.lines} lines (at most ${limits.fileLines}): split it along what it does`),
+    ...functions.filter((sized) => !excepted(sized)).map((sized) => `${sized.name} in src/${sized.file} has ${sized.lines} lines (at most ${limits.functionLines}): split it into named steps`),
+  ];
+  for (const exception of exceptions) {
+    if (![...files, ...functions].some((sized) => sized.file === exception.file && sized.name === exception.name)) {
+      problems.push(`the exception for ${exception.name} in src/${exception.file} is no longer needed: remove it from the list`);
+    }
+  }
+  return problems;
+}
