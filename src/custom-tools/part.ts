@@ -8,25 +8,15 @@
  */
 import { mkdirSync, watch, type FSWatcher } from 'node:fs';
 import type { Config } from '../config/schema.js';
-import type { Logger } from '../log.js';
 import type { DoctorLine, Part } from '../part.js';
-import type { EventBus } from '../tools/events.js';
-import { ToolFolder, type CustomToolsReport, type ToolHost } from './tool-folder.js';
+import { ToolFolder, type CustomToolsReport, type ToolFolderDeps } from './tool-folder.js';
 
 export type { CustomToolsReport, LoadedFile, ToolHost } from './tool-folder.js';
 
 const WATCH_DEBOUNCE_MS = 250;
 
-export interface CustomToolsDeps {
-  config: Config;
-  log: Logger;
-  registry: ToolHost;
-  events: Pick<EventBus, 'on'>;
-  /** Whether the sandbox can run script tools here (configured; in the daemon, its engine answered). */
-  sandboxReady: boolean;
-  /** `daemon`: the listing at info level, and the folder watched (`tools.watch`). */
-  mode: 'daemon' | 'command';
-}
+/** The folder's dependencies; its place is the config's `tools_dir`. */
+export type CustomToolsDeps = Omit<ToolFolderDeps, 'dir'>;
 
 export interface CustomTools {
   part: Part;

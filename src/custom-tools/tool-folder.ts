@@ -50,12 +50,15 @@ interface Loaded {
 }
 
 export interface ToolFolderDeps {
+  /** `tools_dir`. */
   dir: string;
   config: Config;
   log: Logger;
   registry: ToolHost;
   events: Pick<EventBus, 'on'>;
+  /** Whether the sandbox can run script tools here (configured; in the daemon, its engine answered). */
   sandboxReady: boolean;
+  /** `daemon`: the listing at info level, and the folder watched (`tools.watch`). */
   mode: 'daemon' | 'command';
 }
 
