@@ -113,6 +113,10 @@ class Turn {
   private stepVouched: Array<Vouched | undefined> = [];
   private history: History | undefined;
   private readonly provenance: Provenance;
+  /** What the turn's tools share (`ctx.state`), dropped with the turn. */
+  private readonly toolState = new Map<string, unknown>();
+  /** Set when a tool called `ctx.cancel(reason)`: the turn ends after the step, saying why. */
+  private cancelledBy: string | undefined;
 
   constructor(agent: Agent, input: TurnInput) {
     this.agent = agent;
@@ -307,6 +311,12 @@ class Turn {
       provenance: this.provenance,
       deferAudit: this.audit,
       ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+      input: input.text,
+      state: this.toolState,
+      cancel: (reason) => {
+        this.cancelledBy ??= reason;
+        this.controller.abort(new DOMException(reason, 'AbortError'));
+      },
     });
     input.onEvent?.({
       type: 'tool_end', tool: call.name, success: outcome.result.success, durationMs: outcome.durationMs, callId: call.id, output: outcome.result.output,
@@ -345,8 +355,8 @@ class Turn {
     }
     const { config } = this.agent.deps;
     this.result.status = 'cancelled';
-    this.result.text = this.timedOut ? `I stopped: the turn took longer than ${config.agent.turn_timeout_s} s.` : 'Stopped.';
-    this.result.error = this.timedOut ? 'turn timeout' : 'cancelled';
+    this.result.text = this.timedOut ? `I stopped: the turn took longer than ${config.agent.turn_timeout_s} s.` : this.cancelledBy !== undefined ? `Stopped: ${this.cancelledBy.replace(/[.!]+$/, '')}.` : 'Stopped.';
+    this.result.error = this.timedOut ? 'turn timeout' : this.cancelledBy !== undefined ? `cancelled by a tool: ${this.cancelledBy}` : 'cancelled';
   }
 
   /**
