@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import type OpenAI from 'openai';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
@@ -61,6 +62,8 @@ export interface AgentDeps {
 }
 
 const REPEAT_LIMIT = 3;
+/** What one tool call adds to the turn's signal at most: its own cancellation, the deadline race, a hook's bound. */
+const LISTENERS_PER_CALL = 3;
 
 /**
  * The function-calling loop. Contract: `runTurn` never throws for provider or tool failures; the result
@@ -269,6 +272,9 @@ class Turn {
       tool_calls: response.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
     };
     let repeated: string | undefined;
+    // Each call listens to the turn's signal while it runs (its cancellation, its deadline race): a step of many
+    // parallel calls is not a leak, and Node's warning would be printed on the person's terminal.
+    setMaxListeners(Math.max(defaultMaxListeners, response.toolCalls.length * LISTENERS_PER_CALL + defaultMaxListeners), this.signal);
     const outcomes = await Promise.all(
       response.toolCalls.map(async (call): Promise<{ content: string; artifacts: Artifact[]; vouched?: Vouched }> => {
         if (this.countRepeat(call) >= REPEAT_LIMIT) {
