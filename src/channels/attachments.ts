@@ -2,6 +2,7 @@ import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { stripInvisible } from '../lib/invisible.js';
+import type { Result } from '../lib/result.js';
 import { UPLOADS, openWorkspace, storeUpload } from '../workspace/uploads.js';
 import { fullMessage } from '../workspace/workspace-files.js';
 import type { Workspaces } from '../workspace/workspace.js';
@@ -100,7 +101,7 @@ async function store(
   input: { dataDir: string; conversationId: string; log: Logger; workspaces?: Workspaces | undefined },
   name: string,
   data: Buffer,
-): Promise<{ success: true; value: string } | { success: false; error: string }> {
+): Promise<Result<string>> {
   const opened = await openWorkspace(input.workspaces, input.conversationId, path.join(input.dataDir, 'workspaces', input.conversationId), { create: true });
   if (!opened.success) return { success: false, error: `the workspace is not available (${opened.error.slice(0, 200)})` };
   const files = opened.value;

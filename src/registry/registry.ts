@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { compareCodePoints } from '../lib/compare.js';
+import type { Result } from '../lib/result.js';
 import type { AfterHook, AuditRecord, BeforeHook, CallGate, CallOutcome, CallRequest, GateCall, GateDecision, RegisteredTool } from '../tools/call.js';
 import { UNKNOWN_EFFECTS, type Effect } from '../tools/effects.js';
 import type { EventSink } from '../tools/events.js';
@@ -232,7 +233,7 @@ export class ToolRegistry {
   }
 
   /** The tool by name or alias, if the call's filter allows it; else a failure listing the valid names. */
-  private lookUp(request: CallRequest): { success: true; value: RegisteredTool } | { success: false; error: ToolResult } {
+  private lookUp(request: CallRequest): Result<RegisteredTool, ToolResult> {
     const filter = request.filter ?? ALLOW_ALL;
     const entry = this.get(request.name);
     if (entry && filter.allows(entry)) return { success: true, value: entry };

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Chrono from 'chrono-node';
+import type { Result } from '../lib/result.js';
 import { instantOfWallClock, wallClockAsUtc } from '../lib/zoned.js';
 
 // chrono-node is the largest module the daemon would load at start; it is needed only to parse a `when`.
@@ -29,7 +30,7 @@ export const DEFAULT_HOUR = 9;
 export type WhenSchedule = { type: 'cron'; cron: string } | { type: 'once'; at: number };
 /** A time found in a text: the schedule, the words that said it, and the rest of the text. */
 export type WhenFound = { schedule: WhenSchedule; spec: string; rest: string };
-export type WhenResult = { success: true; value: WhenFound } | { success: false; error: string };
+export type WhenResult = Result<WhenFound>;
 
 /** A natural-language time: a one-shot instant, or a recurrence turned into cron (kept for older callers). */
 export type ParsedWhen = { type: 'once'; at: number; text: string } | { type: 'cron'; cron: string; text: string };
