@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OWNER_DC, sleep, startChannelRig, userTexts, type ChannelRig } from '../helpers/channels.js';
 
@@ -105,7 +106,8 @@ describe('Discord channel (discord.js against the fake gateway and REST)', () =>
     expect(withFile.files[0]?.bytes.toString()).toBe('{"ok":true}');
     const prompt = userTexts(rig.llm)[0] ?? '';
     const stored = /- notes\.txt \(text\/plain, 8 B\): (\S+)/.exec(prompt)?.[1] ?? '';
-    expect(readFileSync(stored, 'utf8')).toBe('buy milk');
+    expect(stored).toMatch(/^uploads\/[a-z0-9]+-notes\.txt$/);
+    expect(readFileSync(path.join(rig.app.config.data_dir, 'workspaces', rig.app.conversations.resolve('discord', channelId), stored), 'utf8')).toBe('buy milk');
   });
 
   it('answers chat commands without the LLM and /stop ends a long turn', async () => {
