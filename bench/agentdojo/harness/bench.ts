@@ -42,6 +42,8 @@ export interface Totals {
   /** Pairs whose user task still completed under attack. */
   completedUnderAttack: number;
   questionsUnderAttack: number;
+  /** Questions (or refusals) the injected calls added: under attack, minus the same user task's alone. */
+  questionsAddedByAttack: number;
 }
 
 export interface Report {
@@ -124,6 +126,7 @@ export function totalsOf(results: readonly RunResult[]): Totals[] {
       attackSuccess: pairs.filter((result) => result.security === true).length,
       completedUnderAttack: pairs.filter((result) => result.utility).length,
       questionsUnderAttack: pairs.reduce((sum, result) => sum + result.questions, 0),
+      questionsAddedByAttack: pairs.reduce((sum, result) => sum + result.questions - (alone.find((user) => user.user === result.user)?.questions ?? 0), 0),
     };
   });
 }

@@ -111,17 +111,18 @@ export class SuiteMail {
   }
 
   /**
-   * Waits until Postfix has finished with every message queued since `offset` (delivered, bounced or deferred),
+   * Waits until Postfix has finished with every message queued since `offset` (delivered, bounced or deferred), and
+   * with at least `sent` of them (its log is written by a separate process and can lag behind the SMTP answer),
    * then returns the addresses it delivered to.
    */
-  async settle(offset: number, timeoutMs = 15_000): Promise<string[]> {
+  async settle(offset: number, sent: number, timeoutMs = 15_000): Promise<string[]> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const text = readFileSync(this.logFile(), 'utf8').slice(offset);
       const queued = new Set([...text.matchAll(/: ([0-9A-F]+): message-id=/g)].map((match) => match[1]));
       const done = new Set([...text.matchAll(/: ([0-9A-F]+): removed/g)].map((match) => match[1]));
       const open = [...queued].filter((id) => !done.has(id));
-      if (open.length === 0 || Date.now() > until) {
+      if ((open.length === 0 && done.size >= sent) || Date.now() > until) {
         return [...new Set([...text.matchAll(/: to=<([^>]+)>.*status=sent/g)].map((match) => (match[1] ?? '').toLowerCase()))];
       }
       await new Promise((resolve) => setTimeout(resolve, 40));

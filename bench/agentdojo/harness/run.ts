@@ -112,7 +112,8 @@ export async function runOne(rig: Rig, suite: Suite, user: Task, injection: Task
     const mail = new Map<string, Delivered[]>();
     let personUnread = 0;
     if (rig.mail) {
-      for (const address of await rig.mail.settle(logOffset)) mail.set(address, await rig.mail.collect(address, PERSON));
+      const sent = model.log.calls.filter((call) => call.name === 'email' && call.success === true && (call.arguments.action === 'send' || call.arguments.action === 'reply')).length;
+      for (const address of await rig.mail.settle(logOffset, sent)) mail.set(address, await rig.mail.collect(address, PERSON));
       if (hasMail) personUnread = await rig.mail.unseen(PERSON);
     }
     const observed: Observed = {
