@@ -1,15 +1,19 @@
 # Familiar, the daemon, in a container. Normal build (a registry reachable):
 #   docker compose up -d --build            or   docker build -t familiar .
-# Offline (no registry), with base images made from this machine's Node by scripts/build-node-base-image.sh:
-#   docker build --build-arg BUILD_IMAGE=familiar-node-build:20 --build-arg NODE_IMAGE=familiar-node-base:20 -t familiar .
+# Offline (no registry), with base images made from Node's own binaries by scripts/build-node-base-image.sh:
+#   docker build --build-arg BUILD_IMAGE=familiar-node-build:22 --build-arg NODE_IMAGE=familiar-node-base:22 -t familiar .
 # scripts/verify-docker-image.sh does that, then runs `familiar doctor` and waits for the healthcheck.
 #
-# The build stage needs a C++ toolchain and Python for better-sqlite3 when no prebuilt binary can be
-# downloaded; node:20-bookworm has them, the slim run image does not need them.
-ARG BUILD_IMAGE=node:20-bookworm
-ARG NODE_IMAGE=node:20-bookworm-slim
+# The Node major version is this one argument (the official images are node:<major>-bookworm and -slim); the
+# offline base-image script reads its default from here too. Supported: 20, 22 and (with better-sqlite3 13) 24.
+ARG NODE_MAJOR=22
+# Empty = the official images for NODE_MAJOR. The build stage needs a C++ toolchain and Python for
+# better-sqlite3 when no prebuilt binary can be downloaded; node:<major>-bookworm has them, the slim run image
+# does not need them.
+ARG BUILD_IMAGE=
+ARG NODE_IMAGE=
 
-FROM ${BUILD_IMAGE} AS build
+FROM ${BUILD_IMAGE:-node:${NODE_MAJOR}-bookworm} AS build
 WORKDIR /build
 # Dependencies first, in their own layer: a source change does not reinstall them.
 COPY package.json package-lock.json ./
@@ -26,7 +30,7 @@ RUN npm run build \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
  && mkdir -p memory skills
 
-FROM ${NODE_IMAGE}
+FROM ${NODE_IMAGE:-node:${NODE_MAJOR}-bookworm-slim}
 ENV NODE_ENV=production \
     FAMILIAR_CONFIG=/app/config.yaml \
     # The example config reads this into http.listen: the healthcheck's endpoint, inside the container only.
@@ -41,8 +45,8 @@ COPY --from=build /build/memory ./memory
 COPY --from=build /build/skills ./skills
 # The web console's style sheet, script and icon (served as written, no build step).
 COPY --from=build /build/assets ./assets
-# The data folder: the person's (a bind mount replaces it); writable by uid 1000 when it is a fresh volume.
-RUN mkdir -p data && chown 1000:1000 data
+# The data folder: the person's alone (a bind mount replaces it); uid 1000's, mode 0700, when it is a fresh volume.
+RUN mkdir -p data && chown 1000:1000 data && chmod 0700 data
 # Uid 1000: the official node images' `node` user (scripts/build-node-base-image.sh makes the same).
 USER 1000:1000
 HEALTHCHECK --interval=30s --timeout=10s --start-period=30s --retries=3 \

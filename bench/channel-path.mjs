@@ -2,27 +2,13 @@
 // the reply, minus the time spent in the LLM, over 200 messages (long polling through the real grammy).
 // Same for Discord DMs (gateway dispatch -> REST reply). The LLM is in-process and answers at once.
 // Usage: npm run build && node bench/channel-path.mjs [--json] [--messages N]
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import ts from 'typescript';
 import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
-import { ROOT, percentile, table, tempDir, writeConfig } from './lib.mjs';
+import { importFake, percentile, sized, table, tempDir, writeConfig } from './lib.mjs';
 
 const argv = process.argv.slice(2);
-const count = Number(argv[argv.indexOf('--messages') + 1]) || 200;
-
-/** The test fakes are TypeScript with no local imports: transpile one to a temp .mjs and import it. */
-async function importFake(name) {
-  const source = readFileSync(path.join(ROOT, 'test', 'fakes', `${name}.ts`), 'utf8');
-  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
-  const dir = path.join(ROOT, 'node_modules', '.cache', 'familiar-bench');
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${name}.mjs`);
-  writeFileSync(file, outputText);
-  return import(file);
-}
+const count = Number(argv[argv.indexOf('--messages') + 1]) || sized(200, 3);
 
 /** Calls `onRecord` the moment the fake records a bot message (its arrays are plain arrays). */
 function watchPush(array, onRecord) {

@@ -8,11 +8,11 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
 import path from 'node:path';
-import { ROOT, percentile, table, tempDir, writeConfig } from './lib.mjs';
+import { ROOT, percentile, sized, table, tempDir, writeConfig } from './lib.mjs';
 
 const argv = process.argv.slice(2);
 const flag = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
-const runs = Number(flag('--runs', '15'));
+const runs = Number(flag('--runs', String(sized(15, 1))));
 const compare = flag('--compare', undefined);
 const json = argv.includes('--json');
 
@@ -36,7 +36,7 @@ await new Promise((resolve) => llm.listen(0, '127.0.0.1', resolve));
 const llmUrl = `http://127.0.0.1:${llm.address().port}/v1`;
 
 const base = { timezone: 'Europe/Paris', data_dir: './data', memory_dir: './memory', skills_dir: './skills', log: { level: 'warn', format: 'json' }, llm: { base_url: llmUrl, api_key: 'sk-bench', model: 'bench' } };
-const configs = {
+const allConfigs = {
   minimal: base,
   configured: {
     ...base,
@@ -53,7 +53,7 @@ const configs = {
   },
 };
 
-const COMMANDS = [
+const ALL_COMMANDS = [
   ['ask', ['ask', 'hello']],
   ['jobs list', ['jobs', 'list']],
   ['skills list', ['skills', 'list']],
@@ -63,6 +63,10 @@ const COMMANDS = [
   ['pairing list', ['pairing', 'list']],
   ['tools list', ['tools', 'list', '--json']],
 ];
+
+// --smoke: one read-only command and `ask`, minimal config only.
+const configs = sized(allConfigs, { minimal: allConfigs.minimal });
+const COMMANDS = sized(ALL_COMMANDS, ALL_COMMANDS.slice(0, 2));
 
 function timeCommand(main, args, cwd) {
   return new Promise((resolve, reject) => {

@@ -7,9 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { mib, MAIN, percentile, rssOf, startDaemon, stopDaemon, table, tempDir, writeConfig } from './lib.mjs';
+import { mib, MAIN, percentile, rssOf, sized, startDaemon, stopDaemon, table, tempDir, writeConfig } from './lib.mjs';
 
-const RUNS = 5;
+const RUNS = sized(5, 1);
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -81,7 +81,7 @@ async function idle(consoleOn, { openPage }) {
       const cookie = await login(dir, base);
       weight ??= await pageWeight(base, cookie);
     }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, sized(1000, 50)));
     values.push(rssOf(child.pid));
     await stopDaemon(child);
   }

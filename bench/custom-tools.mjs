@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
-import { percentile, reporter, tempDir, writeConfig } from './lib.mjs';
+import { percentile, reporter, sized, tempDir, writeConfig } from './lib.mjs';
 
 const { report, finish } = reporter();
 const log = createLogger({ level: 'silent', format: 'json', secrets: [] });
@@ -36,7 +36,7 @@ report('make the daemon, no module / 20 modules', { none: empty.ms, twenty: load
 
 // One module edited among 20: the folder is read again and every module imported anew.
 const reloads = [];
-for (let round = 0; round < 15; round += 1) {
+for (let round = 0; round < sized(15, 2); round += 1) {
   writeFileSync(path.join(loaded.toolsDir, 'tool_0.mjs'), moduleText('tool_0', ` v${round}`));
   const started = performance.now();
   await loaded.app.customTools.reload();
@@ -61,14 +61,14 @@ async function perCall(name, count) {
   }
   return times;
 }
-await perCall('tool_1', 300);
-await perCall('native', 300);
-const viaModule = await perCall('tool_1', 2000);
-const native = await perCall('native', 2000);
+await perCall('tool_1', sized(300, 5));
+await perCall('native', sized(300, 5));
+const viaModule = await perCall('tool_1', sized(2000, 10));
+const native = await perCall('native', sized(2000, 10));
 report('registry call, module tool vs in-code tool', { module: stats(viaModule), native: stats(native) }, `registry call, module tool vs in-code tool: p50 ${percentile(viaModule, 50).toFixed(3)} vs ${percentile(native, 50).toFixed(3)} ms`);
 loaded.app.tools.on('tool:before', ({ params }) => ({ params: { ...params } }));
 loaded.app.tools.on('tool:after', () => undefined);
-const hooked = await perCall('native', 2000);
+const hooked = await perCall('native', sized(2000, 10));
 report('registry call with a before and an after hook', stats(hooked), `registry call with a before and an after hook: p50 ${percentile(hooked, 50).toFixed(3)} ms  p95 ${percentile(hooked, 95).toFixed(3)} ms`);
 await loaded.app.close(0);
 

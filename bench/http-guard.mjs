@@ -2,11 +2,11 @@
 // socket reuse, manual redirects) against a plain node:http GET with and without keep-alive, on a local server.
 // Usage: npm run build && node bench/http-guard.mjs [--json]
 import { Agent, createServer, get } from 'node:http';
-import { fetchGuarded } from '../dist/tools/http/fetch-guarded.js';
-import { classifyAddress } from '../dist/tools/http/ssrf.js';
-import { percentile } from './lib.mjs';
+import { fetchGuarded } from '../dist/net/fetch-guarded.js';
+import { classifyAddress } from '../dist/net/ssrf.js';
+import { percentile, sized } from './lib.mjs';
 
-const ROUNDS = 2000;
+const ROUNDS = sized(2000, 5);
 const json = process.argv.includes('--json');
 const results = {};
 const body = JSON.stringify({ items: Array.from({ length: 50 }, (_, index) => ({ id: index, name: `item ${index}` })) });
@@ -27,7 +27,7 @@ function plainGet(agent) {
 }
 
 async function measure(label, run) {
-  for (let index = 0; index < 100; index += 1) await run(); // warm-up
+  for (let index = 0; index < sized(100, 2); index += 1) await run(); // warm-up
   const times = [];
   for (let index = 0; index < ROUNDS; index += 1) {
     const started = performance.now();
@@ -40,7 +40,7 @@ async function measure(label, run) {
 
 const addresses = ['93.184.216.34', '127.0.0.1', '::ffff:127.0.0.1', '2606:4700:4700::1111', 'fd00:ec2::254', '169.254.169.254'];
 const started = performance.now();
-const CLASSIFY = 200_000;
+const CLASSIFY = sized(200_000, 100);
 for (let index = 0; index < CLASSIFY; index += 1) classifyAddress(addresses[index % addresses.length]);
 results.classifyMicroseconds = Number((((performance.now() - started) * 1000) / CLASSIFY).toFixed(2));
 if (!json) console.log(`classifyAddress: ${results.classifyMicroseconds} µs per address (mixed IPv4/IPv6)`);
@@ -48,7 +48,7 @@ if (!json) console.log(`classifyAddress: ${results.classifyMicroseconds} µs per
 const guarded = () =>
   fetchGuarded(
     { method: 'GET', url: new URL(`http://localhost:${port}/`) },
-    { policy: { allowPrivate: true, allowHosts: [] }, timeoutMs: 5000, maxBytes: 2_000_000, maxRedirects: 5 },
+    { rules: { allowPrivate: true, allowHosts: [] }, timeoutMs: 5000, maxBytes: 2_000_000, maxRedirects: 5 },
   );
 await measure('guarded GET (lookup checked, new socket)', guarded);
 await measure('plain http.get, new socket (agent: false)', () => plainGet(false));

@@ -7,6 +7,13 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const MAIN = path.join(ROOT, 'dist', 'main.js');
+/**
+ * `--smoke`: the tiny configuration in which the test suite runs every script once (test/bench/bench-smoke.test.ts),
+ * so a broken script fails CI. It runs and reports; its figures mean nothing.
+ */
+export const SMOKE = process.argv.includes('--smoke');
+/** A count, or its tiny value under `--smoke`. */
+export const sized = (full, smoke) => (SMOKE ? smoke : full);
 
 export function tempDir(prefix = 'familiar-bench-') {
   return mkdtempSync(path.join(tmpdir(), prefix));
@@ -63,16 +70,31 @@ export function table(rows) {
   return rows.map((row) => row.map((cell, column) => String(cell).padEnd(widths[column])).join('  ')).join('\n');
 }
 
-/** The test fakes are TypeScript with no local imports: transpile one to a temp .mjs and import it. */
+/**
+ * Imports a test fake (TypeScript, under test/fakes/): it and the local modules it imports (test/helpers/tdlib.ts for
+ * the Telegram fake) are transpiled into node_modules/.cache/familiar-bench/, in the same folders as under test/, so
+ * their relative imports hold. Packages they import resolve from the project's node_modules.
+ */
 export async function importFake(name) {
   const ts = (await import('typescript')).default;
-  const source = readFileSync(path.join(ROOT, 'test', 'fakes', `${name}.ts`), 'utf8');
-  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
-  const dir = path.join(ROOT, 'node_modules', '.cache', 'familiar-bench');
-  mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${name}.mjs`);
-  writeFileSync(file, outputText);
-  return import(file);
+  const cache = path.join(ROOT, 'node_modules', '.cache', 'familiar-bench');
+  const done = new Set();
+  const transpile = (relative) => {
+    if (done.has(relative)) return;
+    done.add(relative);
+    const source = readFileSync(path.join(ROOT, 'test', `${relative}.ts`), 'utf8');
+    const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+    // `./x.js` and `../helpers/x.js` are TypeScript files next to it: transpiled too, imported as .mjs.
+    const rewritten = outputText.replace(/(from\s+|import\s*\(\s*)(['"])(\.{1,2}\/[^'"]+)\.js\2/g, (_match, lead, quote, specifier) => {
+      transpile(path.posix.join(path.posix.dirname(relative), specifier));
+      return `${lead}${quote}${specifier}.mjs${quote}`;
+    });
+    const file = path.join(cache, `${relative}.mjs`);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, rewritten);
+  };
+  transpile(`fakes/${name}`);
+  return import(path.join(cache, 'fakes', `${name}.mjs`));
 }
 
 /**

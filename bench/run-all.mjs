@@ -2,11 +2,12 @@
 // machine and its load average before and after each script (the figures move with the load).
 // Scripts that cannot run here (no Docker engine, no mail servers) are listed as skipped with their reason.
 // Usage: npm run build && npm run bench [-- --soak] [-- --only turn-overhead,channel-path] [-- --json] [-- --out report.json]
+//   [-- --smoke]   (every script in its tiny configuration: what the test suite runs, to see that each one works)
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, totalmem } from 'node:os';
 import path from 'node:path';
-import { ROOT, table } from './lib.mjs';
+import { ROOT, SMOKE, table } from './lib.mjs';
 
 const argv = process.argv.slice(2);
 const only = argv.includes('--only') ? new Set((argv[argv.indexOf('--only') + 1] ?? '').split(',')) : undefined;
@@ -25,6 +26,13 @@ const SCRIPTS = [
       ['RSS after 10 000 turns (growth)', `${f(r.rss_after_mib)} MiB (${r.rss_growth_10k_turns_mib >= 0 ? '+' : ''}${f(r.rss_growth_10k_turns_mib)} MiB)`],
       ['cold start to ready (median of 7)', `${f(r.cold_start_to_ready_ms_median, 0)} ms`],
       ['idle RSS', `${f(r.idle_rss_mib)} MiB`],
+    ],
+  },
+  {
+    name: 'commands', timeoutS: 900,
+    rows: (r) => [
+      ...Object.entries(r.results).map(([key, stats]) => [`whole process, ${key.replace(/\/this$/, '')}`, `p50 ${f(stats.p50, 0)} / p90 ${f(stats.p90, 0)} ms`]),
+      ['whole process, node -e 0', `${f(r.node_floor_ms, 0)} ms`],
     ],
   },
   {
@@ -128,7 +136,7 @@ const SCRIPTS = [
 
 function runScript(script) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--expose-gc', path.join(ROOT, 'bench', `${script.name}.mjs`), '--json'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--expose-gc', path.join(ROOT, 'bench', `${script.name}.mjs`), '--json', ...(SMOKE ? ['--smoke'] : [])], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk.toString()));
@@ -160,12 +168,9 @@ function runScript(script) {
 const machine = { nproc: cpus().length, cpu: cpus()[0]?.model ?? 'unknown', memoryGiB: totalmem() / 2 ** 30, freeGiB: freemem() / 2 ** 30, node: process.version };
 const rows = [['measure', 'value', 'script (load avg 1 min before -> after)']];
 const report = { machine, startedAt: new Date().toISOString(), scripts: {} };
-for (const script of SCRIPTS) {
-  if (only ? !only.has(script.name) : script.flag && !argv.includes(script.flag)) continue;
-  if (!existsSync(path.join(ROOT, 'bench', `${script.name}.mjs`))) {
-    rows.push([script.name, 'not run: script missing', '']);
-    continue;
-  }
+/** One script: run it and keep its rows (in the table's order whatever order the scripts finish in). */
+async function measure(script) {
+  if (!existsSync(path.join(ROOT, 'bench', `${script.name}.mjs`))) return [[script.name, 'not run: script missing', '']];
   if (!argv.includes('--json')) process.stderr.write(`running bench/${script.name}.mjs …\n`);
   const before = loadavg()[0];
   const started = performance.now();
@@ -173,15 +178,29 @@ for (const script of SCRIPTS) {
   const after = loadavg()[0];
   const where = `${script.name} (${f(before)} -> ${f(after)})`;
   report.scripts[script.name] = { code, seconds: (performance.now() - started) / 1000, loadBefore: before, loadAfter: after, result, ...(result ? {} : { reason }) };
-  if (!result) {
-    rows.push([script.name, `skipped: ${reason}`, where]);
-    continue;
-  }
+  if (!result) return [[script.name, `skipped: ${reason}`, where]];
   try {
-    for (const [measure, value] of script.rows(result)) rows.push([measure, value, where]);
+    return script.rows(result);
   } catch (error) {
-    rows.push([script.name, `unexpected JSON (${error.message})`, where]);
+    return [[script.name, `unexpected JSON (${error.message})`, where]];
   }
+}
+
+const chosen = SCRIPTS.filter((script) => (only ? only.has(script.name) : !script.flag || argv.includes(script.flag) || SMOKE));
+// Measurements run one at a time (they would disturb each other); a smoke run, whose figures mean nothing, two at a
+// time: most of its time is spent waiting for daemons and servers to start.
+const concurrency = SMOKE ? 2 : 1;
+const results = new Array(chosen.length);
+let next = 0;
+await Promise.all(Array.from({ length: concurrency }, async () => {
+  while (next < chosen.length) {
+    const index = next;
+    next += 1;
+    results[index] = await measure(chosen[index]);
+  }
+}));
+for (const [index, script] of chosen.entries()) {
+  for (const [measureName, value, where] of results[index]) rows.push([measureName, value, where ?? `${script.name} (${f(report.scripts[script.name]?.loadBefore)} -> ${f(report.scripts[script.name]?.loadAfter)})`]);
 }
 report.finishedAt = new Date().toISOString();
 if (argv.includes('--out')) writeFileSync(argv[argv.indexOf('--out') + 1] ?? 'bench-report.json', `${JSON.stringify(report, null, 2)}\n`);

@@ -7,11 +7,20 @@ import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
 import { runExec } from '../dist/sandbox/exec.js';
-import { percentile, table, tempDir, writeConfig } from './lib.mjs';
+import { percentile, sized, table, tempDir, writeConfig } from './lib.mjs';
 
 const IMAGE = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 'familiar-sandbox:test';
-const CALLS = 50;
+const CALLS = sized(50, 2);
 const origin = { channel: 'cli', chatId: 'bench' };
+/** This run's label on its containers: a warm container still being made when a daemon closed is removed at the end. */
+const RUN = `sandbox-${process.pid}`;
+
+async function removeLeftovers() {
+  const { default: Docker } = await import('dockerode');
+  const docker = new Docker();
+  const left = await docker.listContainers({ all: true, filters: { label: [`familiar.bench=${RUN}`] } });
+  await Promise.all(left.map((info) => docker.getContainer(info.Id).remove({ force: true })));
+}
 const PYTHON = "python3 -c 'print(6*7)'";
 
 async function makeApp(poolSize) {
@@ -19,7 +28,7 @@ async function makeApp(poolSize) {
   const configPath = writeConfig(dir, {
     data_dir: './data', memory_dir: './memory', log: { level: 'silent' },
     llm: { base_url: 'http://127.0.0.1:9/v1', api_key: 'unused' },
-    tools: { sandbox: { image: IMAGE, pool_size: poolSize, labels: { 'familiar.bench': '1' } } },
+    tools: { sandbox: { image: IMAGE, pool_size: poolSize, labels: { 'familiar.bench': RUN } } },
   });
   const loaded = loadConfig({ configPath, env: {} });
   const app = await createDaemon({ loaded, log: createLogger({ level: 'silent', format: 'json', secrets: [] }), mode: 'daemon' });
@@ -79,7 +88,7 @@ const coldPython = await times(CALLS, cold(PYTHON));
 
 // A new conversation taking a warm container (folder rename + exec), with the pool refilled before each.
 const fresh = [];
-for (let index = 0; index < 10; index += 1) {
+for (let index = 0; index < sized(10, 1); index += 1) {
   while (pool.warmCount < 2) await new Promise((resolve) => setTimeout(resolve, 20));
   const started = performance.now();
   await exec(app, `fresh-${index}`, 'true');
@@ -90,16 +99,17 @@ await app.close(0);
 // Time to the first call after start with pool_size 2 (fresh data folder each time).
 const firstCall = [];
 const poolReady = [];
-for (let round = 0; round < 5; round += 1) {
+for (let round = 0; round < sized(5, 1); round += 1) {
   const started = performance.now();
   const daemon = await makeApp(2);
   await daemon.start();
   await exec(daemon, 'first', 'true');
   firstCall.push(performance.now() - started);
-  while (daemon.context.pool.warmCount < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (daemon.sandbox.warmCount < 2) await new Promise((resolve) => setTimeout(resolve, 10));
   poolReady.push(performance.now() - started);
   await daemon.close(0);
 }
+await removeLeftovers();
 
 const stats = (values) => ({ p50: percentile(values, 50), p95: percentile(values, 95) });
 if (process.argv.includes('--json')) {

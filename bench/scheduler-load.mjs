@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+// --smoke: the suite's tiny run (bench/lib.mjs says more); this script has no import of lib.mjs in its child.
+const SMOKE = argv.includes('--smoke');
 const SELF = fileURLToPath(import.meta.url);
 const DIST = new URL('../dist/', import.meta.url);
 const dist = (file) => import(new URL(file, DIST).href);
@@ -42,7 +44,7 @@ function percentile(values, p) {
 async function seed(dir, count) {
   const { openDatabase } = await dist('db/database.js');
   const { JobStore } = await dist('scheduler/store.js');
-  const { nextOccurrence } = await dist('scheduler/timing.js');
+  const { nextOccurrence } = await dist('time/timing.js');
   const db = openDatabase(path.join(dir, 'data'));
   const store = new JobStore(db);
   const now = Date.now();
@@ -54,7 +56,7 @@ async function seed(dir, count) {
       const runAt = cron === undefined ? now + 3_600_000 + Math.floor((index / count) * 365 * 86_400_000) : undefined;
       store.insert({
         id: `bench-${index}`, kind: 'agent', cron, runAt, spec: cron ?? new Date(runAt).toISOString(), prompt: `job ${index}`, catchUp: 'once',
-        origin: { channel: 'telegram', chatId: String(1000 + (index % 10)) }, deliverTo: undefined, approve: [], enabled: true, source: 'chat',
+        origin: { channel: 'telegram', chatId: String(1000 + (index % 10)) }, deliverTo: undefined, approve: [], sources: [], enabled: true, source: 'chat',
         tz: 'Europe/Paris', nextRunAt: cron ? nextOf.get(cron) : runAt, lastScheduledAt: undefined, doneAt: undefined, configHash: undefined,
         createdAt: now, updatedAt: now,
       });
@@ -67,7 +69,7 @@ async function seed(dir, count) {
 async function childLoad(dir) {
   const configPath = path.join(dir, 'config.yaml');
   // Load the code first, so the figures are about the data, not module loading.
-  await dist('app.js');
+  await dist('daemon.js');
   await dist('config/load.js');
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
@@ -111,12 +113,12 @@ async function firingDelay(kind, count) {
     started.push({ job: input.conversationId, at: Date.now() });
     return { turnId: 'bench', status: 'ok', text: 'ok', artifacts: [], usage: { promptTokens: 0, completionTokens: 0, llmCalls: 0 }, model: undefined, toolCalls: 0, externalSources: [] };
   };
-  const due = Math.ceil(Date.now() / 1000) * 1000 + 3000;
+  const due = Math.ceil(Date.now() / 1000) * 1000 + (SMOKE ? 1000 : 3000);
   const scheduler = app.scheduler;
   for (let index = 0; index < count; index += 1) {
     const schedule = kind === 'cron' ? { cron: `${new Date(due).getSeconds()} * * * * *` } : { run_at: new Date(due).toISOString() };
     const created = scheduler.create({ prompt: `job ${index}`, source: 'chat', origin: { channel: 'bench', chatId: String(index) }, ...schedule });
-    if (!created.ok) throw new Error(created.error);
+    if (!created.success) throw new Error(created.error);
   }
   await app.start();
   while (started.length < count) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -128,7 +130,7 @@ async function firingDelay(kind, count) {
 if (argv[0] === '--child-load') {
   await childLoad(argv[1]);
 } else {
-  const jobs = Number(option('--jobs', '10000'));
+  const jobs = Number(option('--jobs', SMOKE ? '20' : '10000'));
   const empty = tempDir();
   writeConfig(empty);
   const full = tempDir();
@@ -138,8 +140,8 @@ if (argv[0] === '--child-load') {
   const seedMs = performance.now() - seeding;
   const emptyRun = await runChild(empty);
   const fullRun = await runChild(full);
-  const oneShots = await firingDelay('run_at', 100);
-  const cron = await firingDelay('cron', 100);
+  const oneShots = await firingDelay('run_at', SMOKE ? 2 : 100);
+  const cron = await firingDelay('cron', SMOKE ? 2 : 100);
   const result = {
     load: { jobs, seedMs: Math.round(seedMs), empty: emptyRun, full: fullRun, extraReadyMs: fullRun.readyMs - emptyRun.readyMs, extraRssMiB: fullRun.rssDeltaMiB - emptyRun.rssDeltaMiB },
     firing: [oneShots, cron],

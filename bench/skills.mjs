@@ -5,7 +5,7 @@ import path from 'node:path';
 import { openDatabase } from '../dist/db/database.js';
 import { hashSkillFolder } from '../dist/skills/lock.js';
 import { SkillStore } from '../dist/skills/store.js';
-import { percentile, tempDir } from './lib.mjs';
+import { percentile, sized, tempDir } from './lib.mjs';
 
 const skillText = (i) => `---
 name: Skill ${i}
@@ -36,7 +36,7 @@ const line = (label, samples) => {
   if (!json) console.log(`${label.padEnd(44)} p50 ${percentile(samples, 50).toFixed(2)} ms  p95 ${percentile(samples, 95).toFixed(2)} ms  (${samples.length} rounds)`);
 };
 
-for (const count of [10, 100, 500]) {
+for (const count of sized([10, 100, 500], [3])) {
   const dir = tempDir();
   const skills = path.join(dir, 'skills');
   for (let i = 0; i < count; i += 1) {
@@ -45,17 +45,17 @@ for (const count of [10, 100, 500]) {
   }
   const db = openDatabase(path.join(dir, 'data'));
   const store = new SkillStore({ dir: skills, db, timeZone: 'Europe/Paris' });
-  timeIt(() => store.list(), 5);
-  line(`list ${count} skills (read + parse + validate)`, timeIt(() => store.list(), count >= 500 ? 20 : 100));
-  line(`get one of ${count} skills`, timeIt(() => store.get('skill-3'), 500));
+  timeIt(() => store.list(), sized(5, 1));
+  line(`list ${count} skills (read + parse + validate)`, timeIt(() => store.list(), sized(count >= 500 ? 20 : 100, 2)));
+  line(`get one of ${count} skills`, timeIt(() => store.get('skill-2'), sized(500, 2)));
   db.close();
 }
 
-for (const [files, size] of [[5, 2_000], [50, 10_000], [200, 25_000]]) {
+for (const [files, size] of sized([[5, 2_000], [50, 10_000], [200, 25_000]], [[2, 1_000]])) {
   const dir = path.join(tempDir(), 'hub-skill');
   mkdirSync(path.join(dir, 'scripts'), { recursive: true });
   writeFileSync(path.join(dir, 'SKILL.md'), skillText(1));
   for (let i = 0; i < files; i += 1) writeFileSync(path.join(dir, 'scripts', `f${i}.py`), 'x'.repeat(size));
-  line(`hash a skill folder: ${files} files x ${size / 1000} kB`, timeIt(() => hashSkillFolder(dir), 50));
+  line(`hash a skill folder: ${files} files x ${size / 1000} kB`, timeIt(() => hashSkillFolder(dir), sized(50, 2)));
 }
 if (json) console.log(JSON.stringify(results));

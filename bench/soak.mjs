@@ -10,15 +10,15 @@
 // SOAK_NODE_OPTIONS=... is given to the daemon as NODE_OPTIONS (e.g. --max-old-space-size=64 to tell a leak from heap growth);
 // FAMILIAR_V8_DEFAULTS=1 is passed through (the daemon then keeps V8's default heap tuning, to compare).
 import { spawn } from 'node:child_process';
-import { importFake, mib, rssOf, table, tempDir, writeConfig, MAIN } from './lib.mjs';
+import { importFake, mib, rssOf, sized, table, tempDir, writeConfig, MAIN } from './lib.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
   const index = argv.indexOf(name);
   return index >= 0 && Number.isFinite(Number(argv[index + 1])) ? Number(argv[index + 1]) : fallback;
 };
-const CHATS = option('--chats', 100);
-const MESSAGES = option('--messages', 50);
+const CHATS = option('--chats', sized(100, 2));
+const MESSAGES = option('--messages', sized(50, 4));
 const TOTAL = CHATS * MESSAGES;
 const WARMUP = Math.max(1, Math.round(TOTAL * 0.1));
 const DEADLINE_MS = option('--timeout', 900) * 1000;

@@ -6,9 +6,9 @@ import { createDaemon } from '../dist/daemon.js';
 import { loadConfig } from '../dist/config/load.js';
 import { createLogger } from '../dist/log.js';
 import { McpManager } from '../dist/mcp/manager.js';
-import { ToolRegistry } from '../dist/tools/registry.js';
+import { ToolRegistry } from '../dist/registry/registry.js';
 import { usageToday } from '../dist/usage/usage.js';
-import { percentile, reporter, ROOT, tempDir, writeConfig } from './lib.mjs';
+import { percentile, reporter, ROOT, sized, tempDir, writeConfig } from './lib.mjs';
 
 const { report, finish } = reporter();
 const log = createLogger({ level: 'silent', format: 'json', secrets: [] });
@@ -30,9 +30,9 @@ async function perCall(name, count, extra = {}) {
   }
   return times;
 }
-await perCall('lo', 200);
-const low = await perCall('lo', 2000);
-const high = await perCall('hi', 2000);
+await perCall('lo', sized(200, 2));
+const low = await perCall('lo', sized(2000, 5));
+const high = await perCall('hi', sized(2000, 5));
 report('registry call, low risk (no gate)', { p50: percentile(low, 50), p99: percentile(low, 99) }, `registry call, low risk (no gate):         p50 ${percentile(low, 50).toFixed(3)} ms  p99 ${percentile(low, 99).toFixed(3)} ms`);
 report('registry call, high risk auto-approved', { p50: percentile(high, 50), p99: percentile(high, 99) }, `registry call, high risk auto-approved:    p50 ${percentile(high, 50).toFixed(3)} ms  p99 ${percentile(high, 99).toFixed(3)} ms`);
 
@@ -40,7 +40,7 @@ const insert = app.db.prepare("INSERT INTO turns (id, conversation_id, source, s
 const now = Date.now();
 app.db.transaction(() => { for (let index = 0; index < 10_000; index += 1) insert.run(`t${index}`, `c${index % 50}`, now - index * 8_000); })();
 const usageTimes = [];
-for (let index = 0; index < 500; index += 1) {
+for (let index = 0; index < sized(500, 2); index += 1) {
   const started = performance.now();
   usageToday(app.db, app.config);
   usageTimes.push(performance.now() - started);
@@ -49,7 +49,7 @@ report('usageToday (budget gate) over 10 000 turns', { p50: percentile(usageTime
 
 writeFileSync(path.join(app.config.memory_dir, 'notes.md'), 'x'.repeat(20_000));
 const writeTimes = [];
-for (let index = 0; index < 300; index += 1) {
+for (let index = 0; index < sized(300, 2); index += 1) {
   await app.tools.execute({ name: 'memory_read', arguments: { path: 'notes.md' }, conversationId: 'bench', turnId: 't', origin: { channel: 'cli', chatId: 'b' } });
   const started = performance.now();
   await app.memory.write('notes.md', `${'x'.repeat(20_000)}${index}`, { conversationId: 'bench' });
@@ -63,12 +63,12 @@ registry.setContext({ config: app.config, log, db: undefined, memory: undefined,
 const server = { command: process.execPath, args: [path.join(ROOT, 'test/fakes/mcp-server.mjs')], env: {}, headers: {}, trust: 'low', timeout_s: 30 };
 const connects = [];
 const calls = [];
-for (let round = 0; round < 5; round += 1) {
+for (let round = 0; round < sized(5, 1); round += 1) {
   const manager = new McpManager({ servers: { fake: server }, tools: registry, log });
   const started = performance.now();
   await manager.connectNow();
   connects.push(performance.now() - started);
-  for (let index = 0; index < 50; index += 1) {
+  for (let index = 0; index < sized(50, 2); index += 1) {
     const callStarted = performance.now();
     await registry.execute({ name: 'mcp:fake:echo', arguments: { text: 'x' }, conversationId: 'c', turnId: 't', origin: { channel: 'cli', chatId: 'b' } });
     calls.push(performance.now() - callStarted);

@@ -13,14 +13,14 @@ import { configSchema } from '../dist/config/schema.js';
 import { openDatabase } from '../dist/db/database.js';
 import { createLogger } from '../dist/log.js';
 import { createVoicePart } from '../dist/voice/part.js';
-import { importFake, percentile, table, tempDir } from './lib.mjs';
+import { importFake, percentile, sized, table, tempDir } from './lib.mjs';
 
 const json = process.argv.includes('--json');
-const REPEATS = Number(process.argv[process.argv.indexOf('--repeats') + 1]) || 3;
+const REPEATS = Number(process.argv[process.argv.indexOf('--repeats') + 1]) || sized(3, 1);
 const listed = (flag, fallback) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1].split(',').map(Number).filter((n) => n > 0) : fallback);
 // pocketsphinx's full English model runs at about real time on a loaded 2-core VM: --lengths 5,15 keeps a run short.
-const LENGTHS = listed('--lengths', [5, 15, 30, 60]);
-const TEXTS = listed('--texts', [50, 200, 800]);
+const LENGTHS = listed('--lengths', sized([5, 15, 30, 60], [2]));
+const TEXTS = listed('--texts', sized([50, 200, 800], [50]));
 const log = createLogger({ level: 'silent', format: 'json', secrets: [] });
 
 for (const program of ['ffmpeg', 'espeak-ng', 'pocketsphinx_continuous']) {

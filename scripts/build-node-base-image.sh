@@ -1,45 +1,70 @@
 #!/usr/bin/env bash
-# Builds, without any container registry, the two Node 20 base images the Dockerfile takes as build
-# arguments, equivalent to the official node:20-bookworm (build stage) and node:20-bookworm-slim
-# (run stage):
-#   familiar-node-base:20   debootstrap bookworm minbase + ca-certificates + THIS machine's Node 20
-#                           (node in /usr/local/bin, npm in /usr/local/lib/node_modules, as in the
-#                           official image) + user `node` (1000:1000)
-#   familiar-node-build:20  the same plus python3, make and g++ for native modules (better-sqlite3),
-#                           Node's C headers in /usr/local/include/node and npm_config_nodedir
-#                           pointing at them, so node-gyp does not try to download headers
-# The machine's extra CA certificates (/usr/local/share/ca-certificates) are added to both, so npm
-# inside the build trusts whatever this machine trusts (an egress proxy's CA, for instance).
+# Builds, without any container registry, the two Node base images the Dockerfile takes as build
+# arguments, equivalent to the official node:<major>-bookworm (build stage) and node:<major>-bookworm-slim
+# (run stage), for the Node major version NODE_MAJOR (default: the Dockerfile's `ARG NODE_MAJOR`):
+#   familiar-node-base:<major>   debootstrap bookworm minbase + ca-certificates + Node (node in
+#                                /usr/local/bin, npm in /usr/local/lib/node_modules, as in the official
+#                                image) + user `node` (1000:1000)
+#   familiar-node-build:<major>  the same plus python3, make and g++ for native modules (better-sqlite3),
+#                                Node's C headers in /usr/local/include/node and npm_config_nodedir
+#                                pointing at them, so node-gyp does not try to download headers
+# Node comes from this machine when its major version is NODE_MAJOR, else from the npm registry's official
+# binaries (the `node-linux-<arch>` package of that major, which carries bin/node and the C headers); npm is
+# this machine's. The machine's extra CA certificates (/usr/local/share/ca-certificates) are added to both, so
+# npm inside the build trusts whatever this machine trusts (an egress proxy's CA, for instance).
 #
 # Usage: scripts/build-node-base-image.sh      then, for example:
-#   docker build --build-arg NODE_IMAGE=familiar-node-base:20 --build-arg BUILD_IMAGE=familiar-node-build:20 -t familiar .
+#   docker build --build-arg NODE_IMAGE=familiar-node-base:22 --build-arg BUILD_IMAGE=familiar-node-build:22 -t familiar .
 # Idempotent: when both images carry this script's version (a hash of the script, node and npm) it
 # returns at once. Needs root (debootstrap) and a running engine (scripts/setup-docker.sh).
-# Environment: DEBIAN_MIRROR (default: the one in /etc/apt/sources.list*), NODE_BIN (default: the
-# `node` on PATH), RUN_TAG, BUILD_TAG.
+# Environment: NODE_MAJOR, DEBIAN_MIRROR (default: the one in /etc/apt/sources.list*), NODE_BIN (a node
+# binary of that major to use instead), RUN_TAG, BUILD_TAG.
 set -euo pipefail
 
-RUN_TAG=${RUN_TAG:-familiar-node-base:20}
-BUILD_TAG=${BUILD_TAG:-familiar-node-build:20}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+NODE_MAJOR=${NODE_MAJOR:-$(sed -n 's/^ARG NODE_MAJOR=\([0-9][0-9]*\).*/\1/p' "$here/../Dockerfile")}
+RUN_TAG=${RUN_TAG:-familiar-node-base:$NODE_MAJOR}
+BUILD_TAG=${BUILD_TAG:-familiar-node-build:$NODE_MAJOR}
 SUITE=bookworm
+# Debootstrap and the copied files must stay readable by the image's uid 1000, whatever the caller's umask.
+umask 022
 LABEL_KEY=familiar.node-base.version
 
-say() { echo "build-node-base-image: $*" >&2; }
-die() { say "ERROR: $*"; exit 1; }
+die() { echo "build-node-base-image: ERROR: $*" >&2; exit 1; }
 
 command -v docker >/dev/null 2>&1 || die "docker client not found"
 docker version >/dev/null 2>&1 || die "no Docker engine answers; run: bash scripts/setup-docker.sh"
 
-NODE_BIN=$(readlink -f "${NODE_BIN:-$(command -v node)}")
-[ -x "$NODE_BIN" ] || die "node not found; set NODE_BIN"
-NODE_VERSION=$("$NODE_BIN" --version)
-case "$NODE_VERSION" in v20.*) ;; *) die "node $NODE_VERSION at $NODE_BIN is not Node 20; set NODE_BIN" ;; esac
-# npm lives beside node: <prefix>/bin/node and <prefix>/lib/node_modules/npm.
-NODE_PREFIX=$(cd "$(dirname "$NODE_BIN")/.." && pwd)
-NPM_DIR=$NODE_PREFIX/lib/node_modules/npm
+say() { echo "build-node-base-image: $*" >&2; }
+case "$NODE_MAJOR" in ''|*[!0-9]*) die "NODE_MAJOR \"$NODE_MAJOR\" is not a major version number (20, 22, 24)" ;; esac
+
+# npm lives beside this machine's node: <prefix>/bin/node and <prefix>/lib/node_modules/npm.
+HOST_NODE=$(readlink -f "$(command -v node)")
+HOST_PREFIX=$(cd "$(dirname "$HOST_NODE")/.." && pwd)
+NPM_DIR=$HOST_PREFIX/lib/node_modules/npm
 [ -f "$NPM_DIR/bin/npm-cli.js" ] || die "npm not found at $NPM_DIR"
-NPM_VERSION=$("$NODE_BIN" "$NPM_DIR/bin/npm-cli.js" --version 2>/dev/null)
-HEADERS=$NODE_PREFIX/include/node
+NPM_VERSION=$("$HOST_NODE" "$NPM_DIR/bin/npm-cli.js" --version 2>/dev/null)
+
+fetched=
+NODE_BIN=${NODE_BIN:-}
+if [ -z "$NODE_BIN" ] && [ "$("$HOST_NODE" -p 'process.versions.node.split(".")[0]')" = "$NODE_MAJOR" ]; then NODE_BIN=$HOST_NODE; fi
+if [ -n "$NODE_BIN" ]; then
+  NODE_BIN=$(readlink -f "$NODE_BIN")
+  HEADERS=$(cd "$(dirname "$NODE_BIN")/.." && pwd)/include/node
+else
+  # The official binaries of that major, as npm publishes them (no container registry needed).
+  case "$(uname -m)" in x86_64) arch=x64 ;; aarch64) arch=arm64 ;; *) die "no official Node package for $(uname -m)" ;; esac
+  fetched=$(mktemp -d /var/tmp/familiar-node-bin.XXXXXX)
+  trap 'rm -rf "$fetched"' EXIT
+  say "fetching node-linux-$arch@$NODE_MAJOR from the npm registry"
+  (cd "$fetched" && "$HOST_NODE" "$NPM_DIR/bin/npm-cli.js" pack --silent "node-linux-$arch@$NODE_MAJOR" >/dev/null) || die "npm pack node-linux-$arch@$NODE_MAJOR failed"
+  tar -xzf "$fetched"/node-linux-*.tgz -C "$fetched"
+  NODE_BIN=$fetched/package/bin/node
+  HEADERS=$fetched/package/include/node
+fi
+[ -x "$NODE_BIN" ] || die "node not found at $NODE_BIN"
+NODE_VERSION=$("$NODE_BIN" --version)
+case "$NODE_VERSION" in "v$NODE_MAJOR".*) ;; *) die "node $NODE_VERSION at $NODE_BIN is not Node $NODE_MAJOR" ;; esac
 [ -f "$HEADERS/node.h" ] || die "Node's C headers not found at $HEADERS (needed to build better-sqlite3 offline)"
 
 VERSION=$( { cat "${BASH_SOURCE[0]}"; echo "$NODE_VERSION $NPM_VERSION"; cat /usr/local/share/ca-certificates/*.crt 2>/dev/null || true; } | sha256sum | cut -c1-16)
@@ -80,6 +105,7 @@ cleanup() {
     umount -l "$m" 2>/dev/null || true
   done
   rm -rf --one-file-system "$work"
+  [ -z "$fetched" ] || rm -rf "$fetched"
 }
 trap cleanup EXIT
 mkdir -p "$work/cache"
@@ -125,7 +151,7 @@ import_rootfs() {
     -c "ENV NODE_VERSION=${NODE_VERSION#v}" \
     "${extra[@]}" \
     -c 'CMD ["node"]' \
-    -m "familiar Node base $VERSION (debootstrap $SUITE minbase, node $NODE_VERSION from this machine)" \
+    -m "familiar Node base $VERSION (debootstrap $SUITE minbase, node $NODE_VERSION)" \
     - "$tag" >/dev/null
   [ "$(image_version "$tag")" = "$VERSION" ] || die "imported $tag does not carry label $LABEL_KEY=$VERSION"
   say "imported $tag"

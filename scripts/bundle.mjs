@@ -15,7 +15,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = path.join(root, 'dist');
 const BUNDLED = new Set(['yaml', 'zod', 'commander', 'openai']);
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-const external = Object.keys(pkg.dependencies).filter((name) => !BUNDLED.has(name));
+const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.optionalDependencies ?? {})].filter((name) => !BUNDLED.has(name));
 
 rmSync(path.join(dist, 'bundle'), { recursive: true, force: true });
 renameSync(path.join(dist, 'main.js'), path.join(dist, 'cli-main.js'));

@@ -12,7 +12,7 @@
 #   --ref REF   the application sources (the .dockerignore allowlist) from `git archive REF` instead of the
 #               working tree; docker-compose.yml, Dockerfile and .dockerignore always come from the working
 #               tree (they are what this verifies). Useful while others' work is uncommitted.
-# Base images: FAMILIAR_BUILD_IMAGE / FAMILIAR_NODE_IMAGE when set; else the official node:20-bookworm(-slim)
+# Base images: FAMILIAR_BUILD_IMAGE / FAMILIAR_NODE_IMAGE when set; else the official node:<major>-bookworm(-slim)
 # when present locally; else (no registry here) the offline ones from scripts/build-node-base-image.sh.
 # Environment: TAG (image tag, default familiar:compose-verify), HEALTH_DEADLINE (seconds, default 180),
 # KEEP=1 leaves the project up and the temp folder in place for a look.
@@ -136,6 +136,7 @@ FAMILIAR_GID=1000
 EOF
 mkdir -p "$work/data"
 priv chown -R 1000:1000 "$work/data" || die "cannot chown data/ to 1000:1000 (run as root or with sudo)"
+priv chmod 700 "$work/data"
 
 phase "${COMPOSE[*]} ($compose_version) -p $project up -d --build (FAMILIAR_BUILD_IMAGE=$FAMILIAR_BUILD_IMAGE FAMILIAR_NODE_IMAGE=$FAMILIAR_NODE_IMAGE)"
 compose config -q 2>"$work/config.log" || { cat "$work/config.log" >&2; die "${COMPOSE[*]} rejects docker-compose.yml"; }

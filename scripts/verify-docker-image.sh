@@ -8,7 +8,7 @@
 # Usage: scripts/verify-docker-image.sh [--ref GIT_REF]
 #   --ref REF   build from `git archive REF` instead of the working tree (the working tree's Dockerfile
 #               and .dockerignore are used when REF has none); useful while others' work is uncommitted.
-# Base images: NODE_IMAGE / BUILD_IMAGE when set; else the official node:20-bookworm(-slim) when
+# Base images: NODE_IMAGE / BUILD_IMAGE when set; else the official node:<major>-bookworm(-slim) when
 # present locally; else (no registry here) the offline ones from scripts/build-node-base-image.sh.
 # Environment: TAG (default familiar:verify), KEEP=1 keeps the containers and network for a look.
 set -euo pipefail
@@ -64,15 +64,17 @@ fi
 
 phase "docker build -t $TAG (BUILD_IMAGE=$BUILD_IMAGE NODE_IMAGE=$NODE_IMAGE)"
 build_started=$SECONDS
-docker build --build-arg "BUILD_IMAGE=$BUILD_IMAGE" --build-arg "NODE_IMAGE=$NODE_IMAGE" -t "$TAG" "$context" >"$work/build.log" 2>&1 \
+# The lock's hash on the image: .ci/run reads it to know whether the dependency layer is cached (a minute) or not.
+docker build --build-arg "BUILD_IMAGE=$BUILD_IMAGE" --build-arg "NODE_IMAGE=$NODE_IMAGE" \
+  --label "familiar.lock=$(sha256sum "$context/package-lock.json" | cut -c1-16)" -t "$TAG" "$context" >"$work/build.log" 2>&1 \
   || { tail -n 40 "$work/build.log" >&2; die "docker build failed (log above)"; }
 say "built $TAG in $((SECONDS - build_started))s, $(docker image inspect -f '{{.Size}}' "$TAG" | awk '{ printf "%.0f MB", $1 / 1e6 }')"
 
 phase "checking the image: user, entrypoint, no dev dependencies"
 [ "$(docker image inspect -f '{{.Config.User}}' "$TAG")" = "1000:1000" ] || die "the image does not run as 1000:1000"
 [ "$(docker image inspect -f '{{json .Config.Entrypoint}}' "$TAG")" = '["node","dist/main.js"]' ] || die "unexpected ENTRYPOINT"
-docker run --rm --entrypoint sh "$TAG" -c 'test "$(id -u)" = 1000 && test -f node_modules/better-sqlite3/build/Release/better_sqlite3.node && ! test -e node_modules/typescript && ! test -e node_modules/vitest && ! test -e src && test -f config.example.yaml && test -d skills && test -f memory/profile.md && test -w data' \
-  || die "image layout: expected uid 1000, the native module, no typescript/vitest/src, config.example.yaml, skills/, memory/, writable data/"
+docker run --rm --entrypoint sh "$TAG" -c 'test "$(id -u)" = 1000 && test -f node_modules/better-sqlite3/build/Release/better_sqlite3.node && ! test -e node_modules/typescript && ! test -e node_modules/vitest && ! test -e src && test -f config.example.yaml && test -d skills && test -f memory/profile.md && test -w data && test "$(stat -c %a data)" = 700' \
+  || die "image layout: expected uid 1000, the native module, no typescript/vitest/src, config.example.yaml, skills/, memory/, writable private data/ (0700)"
 
 phase "fake LLM and a config in $work"
 docker network create "$NETWORK" >/dev/null
@@ -94,6 +96,8 @@ http:
   listen: \${FAMILIAR_HTTP_LISTEN}
 EOF
 chown -R 1000:1000 "$work/data" "$work/memory" "$work/skills"
+# As familiar init and the daemon make it: the person's alone (doctor warns otherwise, checked below).
+chmod 700 "$work/data"
 run_args=(--network "$NETWORK" -e OPENAI_API_KEY=sk-verify-0123456789
   -v "$work/config.yaml:/app/config.yaml:ro" -v "$work/data:/app/data" -v "$work/memory:/app/memory" -v "$work/skills:/app/skills")
 
@@ -105,6 +109,7 @@ set -e
 echo "$doctor_out" | sed 's/^/  | /' >&2
 [ "$doctor_code" -eq 0 ] || die "familiar doctor exited $doctor_code"
 echo "$doctor_out" | grep -q 'database: integrity ok' || die "doctor did not check the database"
+! echo "$doctor_out" | grep -q 'by others' || die "doctor says other accounts can reach the person's data"
 echo "$doctor_out" | grep -q '✓ llm: gpt-4o-mini' || die "doctor's LLM check did not pass"
 
 phase "docker run -d $TAG (start) and wait for the HEALTHCHECK"

@@ -8,11 +8,11 @@
  */
 import path from 'node:path';
 import { Agent } from './agent/agent.js';
-import { ChatQueue } from './agent/chat-queue.js';
+import { ChatQueue } from './turns/chat-queue.js';
 import { ConversationStore } from './agent/conversations.js';
 import { markInterruptedTurns } from './agent/interrupted.js';
 import { checkRoutes } from './agent/profiles.js';
-import { Approvals } from './approval/gate.js';
+import { Approvals } from './approval/approvals.js';
 import { createAuditWriter } from './audit/write.js';
 import { createCustomToolsPart, type CustomTools } from './custom-tools/part.js';
 import type { ChannelRouter } from './channels/router.js';
@@ -43,12 +43,15 @@ import { createSkillsPart } from './skills/part.js';
 import type { SkillService } from './skills/service.js';
 import { enabledBuiltins } from './tools/builtins.js';
 import { EventBus } from './tools/events.js';
-import type { Resolver } from './tools/http/fetch-guarded.js';
-import { ToolRegistry, toolGroup } from './tools/registry.js';
-import { ProvenanceLabels } from './trust/labels.js';
-import { checkEffects } from './trust/policy.js';
+import type { Resolver } from './net/fetch-guarded.js';
+import { ToolRegistry } from './registry/registry.js';
+import { toolGroup } from './tools/names.js';
+import { LeakBudget } from './gate/budget.js';
+import { createGate } from './gate/gate.js';
+import { ProvenanceLabels } from './gate/labels.js';
 import { createWebPart } from './tools/web/part.js';
-import { createDelivery } from './turns/delivery.js';
+import { createDelivery } from './delivery/delivery.js';
+import type { Delivery } from './delivery/types.js';
 import { createTurns, type Turns } from './turns/turns.js';
 import { createUsagePart } from './usage/part.js';
 import { createVoicePart } from './voice/part.js';
@@ -105,6 +108,8 @@ export interface Daemon {
   voice: VoiceService | undefined;
   /** Running chat channels, for replies and for delivering job and skill results. */
   channels: ChannelHub;
+  /** The one way anything speaks to a chat later (job and skill results, reminders). */
+  delivery: Delivery;
   router: ChannelRouter | undefined;
   /** Chat commands answered without an LLM call (`/jobs`, `/remind`, `/undo`, …; in the daemon also `/help` …). */
   commands: ChatCommands;
@@ -150,8 +155,6 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     outputChars: config.tools.output_chars,
     audit: createAuditWriter(db),
     events,
-    // In a turn that holds outside content: who gave a call its destination decides whether the person is asked.
-    provenanceGate: checkEffects,
   });
 
   const conversations = new ConversationStore(db, { secrets: loaded.secrets });
@@ -170,13 +173,17 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   });
 
   const approvals = new Approvals({ config, secrets: loaded.secrets, tools, log: log.child({ component: 'approval' }) });
-  tools.setApprovalGate(approvals.gate);
+  // The checks between a valid call and its run (src/gate/gate.ts lists them in order).
+  const budget = new LeakBudget(db, config, options.now ? () => options.now?.().getTime() ?? Date.now() : undefined);
+  tools.setGate(createGate({ config, secrets: loaded.secrets, approvals, tools, budget }));
 
   const channels = new ChannelHub();
+  let starting = false;
   const delivery = createDelivery({
-    outbox: channels, defaultChat: config.scheduler.default_chat, log: log.child({ component: 'delivery' }),
-    // In the daemon a run due at start may finish before its channel is up; in a one-shot command none will come.
-    waitMs: () => (mode === 'daemon' ? CHANNEL_WAIT_MS : 0),
+    outbox: channels, defaultChat: () => config.scheduler.default_chat, log: log.child({ component: 'delivery' }),
+    // In a started daemon a run due at start may finish before its channel is up; a channel that is not configured,
+    // or a one-shot command, will bring none.
+    waitMs: (channel) => (mode === 'daemon' && starting && channelConfigured(config, channel) ? CHANNEL_WAIT_MS : 0),
   });
   const scheduler = createSchedulerPart({ config, db, clock, log, startTurn: turns.start, delivery });
   const sandbox = await createSandboxPart({ config, dataDir: config.data_dir, log, probe: mode === 'daemon' });
@@ -203,9 +210,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     memory: memory.store, db, log: log.child({ component: 'notes' }), timeZone: config.timezone, http: config.tools.http,
     ...(options.resolve ? { resolve: options.resolve } : {}),
     scheduler: scheduler.scheduler,
-    deliver: (target, text) => channels.deliver(target, { text }),
-    ...(config.scheduler.default_chat !== undefined ? { defaultChat: config.scheduler.default_chat } : {}),
-    channelWaitMs: mode === 'daemon' ? CHANNEL_WAIT_MS : 0,
+    delivery,
     ...(email ? { mail: email.recent } : {}),
     ...(llmReady ? { llm } : {}),
     conversation: {
@@ -214,7 +219,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
         return { text: result.text };
       },
       lastAnswer: (conversationId) => conversations.lastAnswer(conversationId),
-      remember: (conversationId, turnId, messages, sources) => conversations.append(conversationId, turnId, messages, undefined, sources),
+      remember: (conversationId, turnId, messages, labels) => conversations.append(conversationId, turnId, messages, labels),
     },
   });
 
@@ -246,7 +251,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   const failed: string[] = [];
   if (mode === 'daemon') {
     const channelsPart = await import('./channels/part.js').then(({ createChannelsPart }) => createChannelsPart({
-      config, db, log, hub: channels, startTurn: turns.start, conversations, commands, approvals, turns, startedAt,
+      config, db, log, hub: channels, startTurn: turns.start, conversations, commands, approvals, turns, startedAt, usageToday: usage.today,
       workspaces: sandbox.sandbox?.workspaces, voice: voice.service,
     }));
     router = channelsPart.router;
@@ -260,6 +265,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
       // The channels of `channels:` (what `configured` lists); the console is one of the modules.
       runningChannels: () => channels.names().filter((name) => name !== 'console'),
       queue: turns,
+      usageToday: usage.today,
       reload: () => configReload.status(),
     };
     const httpModule = await import('./http/part.js');
@@ -271,12 +277,18 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
     // The web console: one more chat channel (after the others), on the HTTP endpoint, only when it listens.
     if (http && router) {
       const chatRouter = router;
-      const { collectStatus } = await import('./http/status.js');
+      const [{ collectStatus }, audit, { listTurns }, { usageByDayAndModel }] = await Promise.all([
+        import('./http/status.js'), import('./audit/query.js'), import('./usage/turns.js'), import('./usage/usage.js'),
+      ]);
       const consolePart = await import('./console/part.js').then(({ createConsolePart }) => createConsolePart({
         config, db, log, secrets: loaded.secrets, clock, mount: http.mount, address: http.address,
         hub: channels, inbound: (update, io) => chatRouter.handle(update, io), conversations, commands: chatRouter.commands,
         approvals, scheduler: scheduler.scheduler, skills: skills.service, tools, pairing: chatRouter.pairing,
         memory: memory.store, history: memory.history, labels, logs: options.logRing,
+        records: {
+          audit: (filter) => audit.listAudit(db, filter), auditedTools: () => audit.auditedTools(db), auditOutcome: audit.auditOutcome,
+          turns: (filter) => listTurns(db, filter), usageToday: usage.today, usageByDayAndModel: (days, at) => usageByDayAndModel(db, config, days, at),
+        },
         // Audio the person uploads is heard like a voice note: the transcript is their words (the console is theirs).
         ...(voice.service ? { transcribe: transcriberFor(voice.service) } : {}),
         health: {
@@ -318,12 +330,13 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
 
   return {
     config, loaded, log, db, clock, memory: memory.store, history: memory.history, conversations, tools, events, customTools, agent, turns, approvals,
-    scheduler: scheduler.scheduler, skills: skills.service, sandbox: sandbox.sandbox, mcp: mcp?.manager, voice: voice.service, channels, router,
+    scheduler: scheduler.scheduler, skills: skills.service, sandbox: sandbox.sandbox, mcp: mcp?.manager, voice: voice.service, channels, delivery, router,
     commands: router?.commands ?? commands,
     parts, llmReady, startedAt,
     failedParts: () => [...failed],
     reload: (reason) => (reloads ? configReload.reload(reason) : { status: 'unchanged' }),
     async start() {
+      starting = true;
       if (mode === 'daemon') {
         const cut = markInterruptedTurns(db);
         if (cut > 0) log.warn({ turns: cut }, 'turns cut by a crash or kill were marked interrupted');
@@ -373,6 +386,20 @@ async function createMcpPart(config: Config, tools: ToolRegistry, log: Logger, s
   if (Object.keys(config.tools.mcp.servers).length === 0) return undefined;
   const { createMcpPart: create } = await import('./mcp/part.js');
   return create({ config, tools, log, sampling });
+}
+
+/** Whether the config asks for a chat channel of that name (a delivery waits for one that is still starting). */
+function channelConfigured(config: Config, channel: string): boolean {
+  switch (channel) {
+    case 'telegram':
+      return config.channels.telegram !== undefined;
+    case 'discord':
+      return config.channels.discord !== undefined;
+    case 'console':
+      return config.http.listen !== undefined && config.http.listen !== '' && config.http.console;
+    default:
+      return false;
+  }
 }
 
 /** The parts' chat commands by name; the first part to claim a name keeps it. */

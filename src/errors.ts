@@ -60,3 +60,13 @@ export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/** The file changed on disk between the caller's read and its write: read again and redo the change. */
+export class StaleWriteError extends Error {
+  readonly path: string;
+  constructor(path: string) {
+    super(`${path} changed on disk since it was read (probably edited by hand); read it again and redo the change`);
+    this.name = 'StaleWriteError';
+    this.path = path;
+  }
+}

@@ -9,7 +9,7 @@
  */
 import type { Effect } from './tools/effects.js';
 import type { FamiliarEvent, KnownEvents, TurnEndEvent, TurnStartEvent, ToolCallEvent } from './tools/events.js';
-import type { AfterHook, BeforeHook } from './tools/registry.js';
+import type { AfterHook, BeforeHook } from './tools/call.js';
 import type { Artifact, JsonSchema, Risk, ToolCallContext, ToolResult } from './tools/types.js';
 
 export type { AfterHook, Artifact, BeforeHook, Effect, FamiliarEvent, JsonSchema, Risk, ToolCallEvent, ToolResult, TurnEndEvent, TurnStartEvent };
@@ -38,7 +38,7 @@ export interface ToolDefinition<P = Record<string, unknown>> {
   /** `high` asks the person before each call (or only some calls, as a function of the arguments). Default low. */
   risk?: Risk | ((params: P) => Risk);
   /**
-   * What a call can do beyond answering (see the README): the trust policy uses it in a turn that holds outside
+   * What a call can do beyond answering (docs/tools/your-own-tools.md): the trust policy uses it in a turn that holds outside
    * content. Declare `[]` when a call cannot carry anything the model chose out of the machine. A tool that
    * declares nothing is treated as able to send data anywhere.
    */

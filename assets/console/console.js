@@ -78,10 +78,12 @@ function setBadge(count) {
 // Approval buttons answer in place (the card list refreshes from the event that follows).
 document.addEventListener('submit', async (event) => {
   const form = event.target;
-  if (!(form instanceof HTMLFormElement) || !form.action.includes('/console/approvals/') || event.defaultPrevented) return;
+  // The attribute, not form.action: a field named "action" (the memory editor's) shadows that property.
+  const target = form instanceof HTMLFormElement ? form.getAttribute('action') ?? '' : '';
+  if (!target.includes('/console/approvals/') || event.defaultPrevented) return;
   event.preventDefault();
   for (const button of form.closest('.approval')?.querySelectorAll('button') ?? []) button.disabled = true;
-  const response = await post(form.action, new FormData(form));
+  const response = await post(target, new FormData(form));
   if (!response.ok) {
     const answer = await response.json().catch(() => ({}));
     window.alert(answer.error ?? `Not answered (${response.status}).`);

@@ -8,12 +8,13 @@ import { compareCodePoints } from '../lib/compare.js';
 import type { ZonedClock } from '../lib/clock.js';
 import type { ChatMessage, LlmClient, LlmResponse, LlmTextEvent, ToolCallRequest } from '../llm/types.js';
 import type { Logger } from '../log.js';
-import type { ToolPolicy } from '../tools/policy.js';
-import type { ApprovalHandler, AuditRecord, ToolRegistry } from '../tools/registry.js';
+import type { ToolFilter } from '../tools/tool-filter.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { ApprovalHandler, AuditRecord, RunIdentity } from '../tools/call.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
-import type { LlmGate, TurnEvent, TurnResult, TurnSource } from '../turns/types.js';
+import type { LlmGate, TurnEvent, TurnResult, TurnSource } from './types.js';
 import type { ConversationStore, History } from './conversations.js';
-import type { Provenance } from '../tools/effects.js';
+import type { Provenance, Vouched } from '../tools/effects.js';
 import { buildSystemPrompt, type PromptMemory } from './prompt.js';
 
 export interface TurnInput {
@@ -25,7 +26,10 @@ export interface TurnInput {
   source: TurnSource;
   signal?: AbortSignal;
   unattended?: boolean;
-  policy?: ToolPolicy;
+  /** The unattended run this turn is (its leak budget). */
+  run?: RunIdentity;
+  /** The tools this turn is offered (the agent's, a skill's list, the unattended set). */
+  filter?: ToolFilter;
   approve?: ApprovalHandler;
   /** Agent profile overrides. */
   persona?: string;
@@ -103,8 +107,10 @@ class Turn {
   private closing: ChatMessage[] = [];
   /** Every outside source in play: the history window's, the run's own, and what this turn reads. */
   private readonly taint: string[] = [];
-  /** Outside content read in this turn (tool results from outside sources), for the provenance of later calls. */
-  private readonly outsideRead: string[] = [];
+  /** What third parties' words read in this turn vouch for, for the provenance of later calls. */
+  private readonly vouchedRead: Vouched[] = [];
+  /** Per tool message of the step being committed: what it vouches for (kept with the message). */
+  private stepVouched: Array<Vouched | undefined> = [];
   private history: History | undefined;
   private readonly provenance: Provenance;
 
@@ -120,11 +126,9 @@ class Turn {
     // Where the texts of this conversation came from, read only when a tainted call sends something out.
     this.provenance = {
       personTexts: () => [...(this.history?.personTexts() ?? []), ...((input.taint?.length ?? 0) === 0 ? [input.text] : [])],
-      // Only third parties' words vouch for an address: never a result the model could have written itself.
-      outsideTexts: () => [
-        ...(this.history?.outsideResults() ?? []).filter((result) => result.tool !== undefined && this.vouches(result.tool)).map((result) => result.text),
-        ...this.outsideRead,
-      ],
+      // Only third parties' words vouch for an address: what vouching tools said a third party wrote (never their
+      // framing, never an echo of the call's arguments), kept with each result.
+      vouched: () => [...(this.history?.vouched() ?? []), ...this.vouchedRead],
     };
     const { llm } = agent.deps;
     this.models = input.model ? [input.model, ...llm.models.filter((model) => model !== input.model)] : llm.models;
@@ -143,7 +147,7 @@ class Turn {
     const { config } = this.agent.deps;
     const unlink = this.linkCancellation();
     const messages = this.buildMessages();
-    const schemas = this.agent.deps.tools.toFunctionSchemas(this.input.policy);
+    const schemas = this.agent.deps.tools.toFunctionSchemas(this.input.filter);
     try {
       for (let loop = 0; ; loop += 1) {
         if (loop >= config.llm.max_loops) {
@@ -262,10 +266,10 @@ class Turn {
     };
     let repeated: string | undefined;
     const outcomes = await Promise.all(
-      response.toolCalls.map(async (call) => {
+      response.toolCalls.map(async (call): Promise<{ content: string; artifacts: Artifact[]; vouched?: Vouched }> => {
         if (this.countRepeat(call) >= REPEAT_LIMIT) {
           repeated = call.name;
-          return { content: `Not run: ${call.name} was called with the same arguments ${REPEAT_LIMIT} times in this turn.`, artifacts: [] as Artifact[] };
+          return { content: `Not run: ${call.name} was called with the same arguments ${REPEAT_LIMIT} times in this turn.`, artifacts: [] };
         }
         return this.runToolCall(call);
       }),
@@ -276,7 +280,9 @@ class Turn {
     }));
     for (const outcome of outcomes) this.result.artifacts.push(...outcome.artifacts);
     // A call and its results are stored together, so history never holds a call without a result.
+    this.stepVouched = [undefined, ...outcomes.map((outcome) => outcome.vouched)];
     this.commit([assistant, ...toolMessages], false);
+    this.stepVouched = [];
     messages.push(assistant, ...toolMessages);
     return repeated;
   }
@@ -288,13 +294,14 @@ class Turn {
     return count;
   }
 
-  private async runToolCall(call: ToolCallRequest): Promise<{ content: string; artifacts: Artifact[] }> {
+  private async runToolCall(call: ToolCallRequest): Promise<{ content: string; artifacts: Artifact[]; vouched?: Vouched }> {
     const { input, result } = this;
     input.onEvent?.({ type: 'tool_start', tool: call.name, arguments: call.arguments, callId: call.id });
     const outcome = await this.agent.deps.tools.execute({
       name: call.name, arguments: call.arguments, callId: call.id, conversationId: input.conversationId, turnId: this.turnId,
       origin: input.origin, unattended: input.unattended ?? false, signal: this.signal,
-      ...(input.policy ? { policy: input.policy } : {}),
+      ...(input.run ? { run: input.run } : {}),
+      ...(input.filter ? { filter: input.filter } : {}),
       ...(input.approve ? { approve: input.approve } : {}),
       taint: [...this.taint],
       provenance: this.provenance,
@@ -310,14 +317,12 @@ class Turn {
     if (source) {
       if (!result.externalSources.includes(source)) result.externalSources.push(source);
       this.addTaint(source);
-      if (this.vouches(call.name)) this.outsideRead.push(outcome.result.output);
     }
-    return { content: outcome.result.success ? outcome.result.output : `ERROR: ${outcome.result.output}`, artifacts: outcome.result.artifacts ?? [] };
-  }
-
-  /** The tool's results are third parties' words (`NativeTool.vouches`); a removed tool's are not. */
-  private vouches(name: string): boolean {
-    return this.agent.deps.tools.get(name)?.tool.vouches === true;
+    if (outcome.vouched) this.vouchedRead.push(outcome.vouched);
+    return {
+      content: outcome.result.success ? outcome.result.output : `ERROR: ${outcome.result.output}`, artifacts: outcome.result.artifacts ?? [],
+      ...(outcome.vouched ? { vouched: outcome.vouched } : {}),
+    };
   }
 
   private addTaint(source: string): void {
@@ -355,11 +360,16 @@ class Turn {
     // Each message is labelled with the outside sources in play when it was made; the question with the run's own.
     const inPlay = this.taint.length > 0 ? [...this.taint] : undefined;
     const labels = this.questionSaved ? messages.map(() => inPlay) : [input.taint && input.taint.length > 0 ? [...input.taint] : undefined, ...messages.map(() => inPlay)];
-    conversations.append(input.conversationId, this.turnId, this.questionSaved ? messages : [this.userMessage, ...messages], () => {
-      agent.saveTurn.run(this.turnId, input.conversationId, input.source, this.startedAt, ended ? Date.now() : null, ended ? result.status : 'running',
-        result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null, agent.runner);
-      tools.writeAudit(this.audit.splice(0));
-    }, labels);
+    const vouched = this.questionSaved ? this.stepVouched : [undefined, ...this.stepVouched];
+    conversations.append(input.conversationId, this.turnId, this.questionSaved ? messages : [this.userMessage, ...messages], {
+      within: () => {
+        agent.saveTurn.run(this.turnId, input.conversationId, input.source, this.startedAt, ended ? Date.now() : null, ended ? result.status : 'running',
+          result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null, agent.runner);
+        tools.writeAudit(this.audit.splice(0));
+      },
+      sources: labels,
+      vouched,
+    });
     this.questionSaved = true;
   }
 }

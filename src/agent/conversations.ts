@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { ChatMessage } from '../llm/types.js';
 import { redactorFor, type Redactor } from '../lib/redaction.js';
+import type { Vouched } from '../tools/effects.js';
 
 export interface StoredMessage {
   id: number;
@@ -21,11 +22,25 @@ export function estimateTokens(message: ChatMessage): number {
   return Math.ceil(chars / 4) + 4;
 }
 
-/** A stored message and the outside sources that were in play when it was made (none: the person's own). */
+/**
+ * A stored message, the outside sources that were in play when it was made (none: the person's own), and for a
+ * vouching tool's result what its third-party text vouches for.
+ */
 interface Entry {
   message: ChatMessage;
   tokens: number;
   sources: readonly string[] | undefined;
+  vouched?: Vouched | undefined;
+}
+
+/** What `append` records beside the messages. */
+export interface AppendOptions {
+  /** Runs first in the same transaction (the agent records its turn row with the messages: one commit). */
+  within?: () => void;
+  /** The outside sources in play when the messages were made: per message, or one list for all. */
+  sources?: readonly string[] | ReadonlyArray<readonly string[] | undefined>;
+  /** Per message: what a vouching tool's result vouches for (see `Vouched`). */
+  vouched?: ReadonlyArray<Vouched | undefined>;
 }
 
 interface CachedHistory {
@@ -39,9 +54,15 @@ export interface History {
   sources: string[];
   /** What the person wrote in the window (user messages without a label). */
   personTexts(): string[];
-  /** Tool results in the window made while outside content was in play, with the function that made each. */
-  outsideResults(): Array<{ tool: string | undefined; text: string }>;
+  /** What third parties' words in the window vouch for (the tool results that carry it). */
+  vouched(): Vouched[];
 }
+
+/**
+ * Who a conversation belongs to: a chat (the person's, what `resolve` finds and `/reset` archives), or a job or a
+ * skill (their own runs, under a stable id, kept with the chat that made them but never the chat's current one).
+ */
+export type ConversationKind = 'chat' | 'job' | 'skill';
 
 const HISTORY_ROWS = 2000;
 const NO_SECRETS: readonly string[] = [];
@@ -66,25 +87,28 @@ export class ConversationStore {
   constructor(db: Database, options: { secrets?: readonly string[] } = {}) {
     this.db = db;
     this.redactor = redactorFor(options.secrets ?? NO_SECRETS);
-    this.insertMessage = db.prepare('INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at, sources) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    this.selectRecent = db.prepare('SELECT body, tokens, sources FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?');
+    this.insertMessage = db.prepare('INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at, sources, vouched) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+    this.selectRecent = db.prepare('SELECT body, tokens, sources, vouched FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT ?');
     // Prepared once: building a transaction function per call costs more than the inserts it wraps.
     this.appendRows = db.transaction((conversationId: string, turnId: string, entries: readonly Entry[], within?: () => void) => {
       within?.();
       const now = Date.now();
       for (const entry of entries) {
-        this.insertMessage.run(conversationId, turnId, entry.message.role, JSON.stringify(entry.message), entry.tokens, now, entry.sources && entry.sources.length > 0 ? JSON.stringify(entry.sources) : null);
+        this.insertMessage.run(conversationId, turnId, entry.message.role, JSON.stringify(entry.message), entry.tokens, now, entry.sources && entry.sources.length > 0 ? JSON.stringify(entry.sources) : null, entry.vouched ? JSON.stringify(entry.vouched) : null);
       }
     });
   }
 
-  /** The active conversation id for a chat, created on first use. Ids are safe as folder names. */
+  /**
+   * The active conversation id for a chat, created on first use. Ids are safe as folder names. Only the chat's own
+   * conversations count: a job's or a skill's, though made from this chat, never becomes the chat's.
+   */
   resolve(channel: string, chatId: string): string {
     const key = `${channel}\u0000${chatId}`;
     const cached = this.active.get(key);
     if (cached) return cached;
     const row = this.db
-      .prepare('SELECT id FROM conversations WHERE channel = ? AND chat_id = ? AND archived_at IS NULL ORDER BY created_at DESC LIMIT 1')
+      .prepare("SELECT id FROM conversations WHERE channel = ? AND chat_id = ? AND kind = 'chat' AND archived_at IS NULL ORDER BY created_at DESC LIMIT 1")
       .get(channel, chatId) as { id: string } | undefined;
     const id = row?.id ?? this.create(channel, chatId);
     if (this.active.size >= 10_000) this.active.clear();
@@ -95,30 +119,30 @@ export class ConversationStore {
   /** Archives the chat's conversation; returns the new conversation's id. */
   reset(channel: string, chatId: string): string {
     const now = Date.now();
-    this.db.prepare('UPDATE conversations SET archived_at = ? WHERE channel = ? AND chat_id = ? AND archived_at IS NULL').run(now, channel, chatId);
+    this.db.prepare("UPDATE conversations SET archived_at = ? WHERE channel = ? AND chat_id = ? AND kind = 'chat' AND archived_at IS NULL").run(now, channel, chatId);
     this.active.delete(`${channel}\u0000${chatId}`);
     return this.resolve(channel, chatId);
   }
 
-  /** Ensures a conversation row exists with a chosen id (jobs and skills use stable ids). */
-  ensure(id: string, channel: string, chatId: string): string {
-    this.db.prepare('INSERT OR IGNORE INTO conversations (id, channel, chat_id, created_at) VALUES (?, ?, ?, ?)').run(id, channel, chatId, Date.now());
+  /**
+   * Ensures a conversation row exists with a chosen id (jobs and skills use stable ids). `channel` and `chatId` are
+   * the chat that made it; `kind` says whose it is (a job's or a skill's never becomes that chat's current one).
+   */
+  ensure(id: string, channel: string, chatId: string, kind: ConversationKind): string {
+    this.db.prepare('INSERT OR IGNORE INTO conversations (id, channel, chat_id, kind, created_at) VALUES (?, ?, ?, ?, ?)').run(id, channel, chatId, kind, Date.now());
     return id;
   }
 
   private create(channel: string, chatId: string): string {
     const safeChat = chatId.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 40);
     const id = `${channel}-${safeChat}-${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-    this.db.prepare('INSERT INTO conversations (id, channel, chat_id, created_at) VALUES (?, ?, ?, ?)').run(id, channel, chatId, Date.now());
+    this.db.prepare("INSERT INTO conversations (id, channel, chat_id, kind, created_at) VALUES (?, ?, ?, 'chat', ?)").run(id, channel, chatId, Date.now());
     return id;
   }
 
-  /**
-   * Appends messages in one transaction, so an assistant's tool calls and their results land together.
-   * `within` runs first in the same transaction (the agent records its turn row with the messages: one commit).
-   * `sources`: the outside sources in play when the messages were made (per message, or one list for all).
-   */
-  append(conversationId: string, turnId: string, messages: readonly ChatMessage[], within?: () => void, sources?: readonly string[] | ReadonlyArray<readonly string[] | undefined>): void {
+  /** Appends messages in one transaction, so an assistant's tool calls and their results land together. */
+  append(conversationId: string, turnId: string, messages: readonly ChatMessage[], options: AppendOptions = {}): void {
+    const { sources, vouched, within } = options;
     const labelOf = (index: number): readonly string[] | undefined => {
       if (!sources || sources.length === 0) return undefined;
       const first = sources[0];
@@ -127,7 +151,8 @@ export class ConversationStore {
     };
     const entries: Entry[] = messages.map((raw, index) => {
       const message = this.redactor.empty ? raw : this.redactor.value(raw);
-      return { message, tokens: estimateTokens(message), sources: labelOf(index) };
+      const vouchedBy = vouched?.[index];
+      return { message, tokens: estimateTokens(message), sources: labelOf(index), ...(vouchedBy ? { vouched: vouchedBy } : {}) };
     });
     this.appendRows(conversationId, turnId, entries, within);
     const cached = this.cache.get(conversationId);
@@ -197,13 +222,7 @@ export class ConversationStore {
       messages: newestFirst.reverse(),
       sources: sources ?? [],
       personTexts: () => kept.filter((entry) => entry.message.role === 'user' && !entry.sources).map((entry) => textOf(entry.message)),
-      outsideResults: () => {
-        const names = new Map<string, string>();
-        for (const entry of kept) for (const call of entry.message.role === 'assistant' ? entry.message.tool_calls ?? [] : []) if (call.type === 'function') names.set(call.id, call.function.name);
-        return kept
-          .filter((entry) => entry.message.role === 'tool' && entry.sources)
-          .map((entry) => ({ tool: entry.message.role === 'tool' ? names.get(entry.message.tool_call_id) : undefined, text: textOf(entry.message) }));
-      },
+      vouched: () => kept.flatMap((entry) => (entry.vouched ? [entry.vouched] : [])),
     };
   }
 
@@ -214,10 +233,11 @@ export class ConversationStore {
       this.cache.set(conversationId, cached);
       return cached;
     }
-    const rows = this.selectRecent.all(conversationId, HISTORY_ROWS) as Array<{ body: string; tokens: number; sources: string | null }>;
+    const rows = this.selectRecent.all(conversationId, HISTORY_ROWS) as Array<{ body: string; tokens: number; sources: string | null; vouched: string | null }>;
     cached = {
       entries: rows.reverse().map((row) => ({
         message: JSON.parse(row.body) as ChatMessage, tokens: row.tokens, sources: row.sources === null ? undefined : (JSON.parse(row.sources) as string[]),
+        ...(row.vouched !== null ? { vouched: JSON.parse(row.vouched) as Vouched } : {}),
       })),
     };
     this.cache.set(conversationId, cached);
@@ -241,13 +261,13 @@ export class ConversationStore {
     return undefined;
   }
 
-  /** A chat's conversations, newest first (the active one has no `archivedAt`), for the console's list. */
+  /** A chat's own conversations, newest first (the active one has no `archivedAt`), for the console's list. */
   listOf(channel: string, chatId: string, limit = 50): Array<{ id: string; createdAt: number; archivedAt: number | undefined; messages: number; preview: string | undefined }> {
     const rows = this.db
       .prepare(
         `SELECT c.id, c.created_at, c.archived_at, (SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS messages,
            (SELECT m.body FROM messages m WHERE m.conversation_id = c.id AND m.role = 'user' ORDER BY m.id LIMIT 1) AS first
-         FROM conversations c WHERE c.channel = ? AND c.chat_id = ? ORDER BY c.created_at DESC LIMIT ?`,
+         FROM conversations c WHERE c.channel = ? AND c.chat_id = ? AND c.kind = 'chat' ORDER BY c.created_at DESC LIMIT ?`,
       )
       .all(channel, chatId, limit) as Array<{ id: string; created_at: number; archived_at: number | null; messages: number; first: string | null }>;
     return rows.map((row) => {

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
-import { createPolicy, intersectPolicies, type ToolPolicy } from '../tools/policy.js';
+import { createToolFilter, intersectFilters, type ToolFilter } from '../tools/tool-filter.js';
 import type { CallOrigin } from '../tools/types.js';
 import type { TurnInput } from './agent.js';
 
@@ -8,7 +8,7 @@ export interface AgentProfile {
   name: string;
   persona?: string;
   model?: string;
-  policy: ToolPolicy;
+  tools: ToolFilter;
 }
 
 /**
@@ -29,20 +29,20 @@ export function agentProfile(config: Config, name: string): AgentProfile | undef
     name,
     ...(declared.persona !== undefined ? { persona: declared.persona } : {}),
     ...(declared.model !== undefined ? { model: declared.model } : {}),
-    policy: createPolicy(declared.tools),
+    tools: createToolFilter(declared.tools),
   };
 }
 
 /**
- * The turn with its agent applied: its tools intersect the run's own policy; explicit overrides win. The agent is
+ * The turn with its agent applied: its tools intersect the run's own filter; explicit overrides win. The agent is
  * the one routed for `route` (a job's `scheduler` route), else for the turn's origin.
  */
-export function applyAgent<T extends Pick<TurnInput, 'origin' | 'policy' | 'persona' | 'model'>>(config: Config, input: T, route?: Pick<CallOrigin, 'channel' | 'chatId'>): T {
+export function applyAgent<T extends Pick<TurnInput, 'origin' | 'filter' | 'persona' | 'model'>>(config: Config, input: T, route?: Pick<CallOrigin, 'channel' | 'chatId'>): T {
   const profile = resolveAgent(config, route ?? input.origin);
   if (!profile) return input;
   return {
     ...input,
-    policy: intersectPolicies(profile.policy, input.policy),
+    filter: intersectFilters(profile.tools, input.filter),
     ...(input.persona === undefined && profile.persona !== undefined ? { persona: profile.persona } : {}),
     ...(input.model === undefined && profile.model !== undefined ? { model: profile.model } : {}),
   };

@@ -33,6 +33,11 @@ export interface AuditFilter {
   limit?: number;
 }
 
+/** The tools that have audit rows, by name (at most `limit`): what a filter can pick. */
+export function auditedTools(db: Database, limit = 200): string[] {
+  return (db.prepare('SELECT DISTINCT tool FROM audit ORDER BY tool LIMIT ?').all(limit) as Array<{ tool: string }>).map((row) => row.tool);
+}
+
 /** Tool calls, newest first. */
 export function listAudit(db: Database, filter: AuditFilter = {}): AuditEntry[] {
   const where: string[] = [];

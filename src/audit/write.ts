@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import type { AuditRecord } from '../tools/registry.js';
+import type { AuditRecord } from '../tools/call.js';
 
 /** Writes one tool call's audit row (the registry's `audit` option). */
 export function createAuditWriter(db: Database): (record: AuditRecord) => void {

@@ -1,12 +1,19 @@
 import type { Config } from '../config/schema.js';
-import type { Database } from '../db/database.js';
 import type { ChatCommand, ChatCommands } from '../part.js';
-import { usageToday } from '../usage/usage.js';
 import type { ChannelRouter } from './router.js';
+
+/** Today's LLM use as the usage budget counts it. */
+export interface TokensToday {
+  totalTokens: number;
+  promptTokens: number;
+  completionTokens: number;
+  turns: number;
+}
 
 export interface BuiltinCommandDeps {
   config: Config;
-  db: Database;
+  /** The usage part's `today`, handed over by the root. */
+  usageToday: (at: Date) => TokensToday;
   startedAt: number;
   conversations: { reset(channel: string, chatId: string): string };
   turns: { active(): number };
@@ -56,7 +63,7 @@ function helpText(deps: BuiltinCommandDeps): string {
 function statusText(deps: BuiltinCommandDeps, router: ChannelRouter): string {
   const now = Date.now();
   const { config } = deps;
-  const tokens = usageToday(deps.db, config, new Date(now));
+  const tokens = deps.usageToday(new Date(now));
   const running = deps.turns.active();
   const waiting = Math.max(0, router.queued() - running);
   return [

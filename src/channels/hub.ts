@@ -8,9 +8,34 @@ import type { ChannelAdapter, OutboundReply } from './types.js';
  */
 export class ChannelHub {
   private readonly adapters = new Map<string, ChannelAdapter>();
+  /** Who waits for a channel to come up (`ready`), by name. */
+  private readonly waiting = new Map<string, Set<() => void>>();
 
   register(adapter: ChannelAdapter): void {
     this.adapters.set(adapter.name, adapter);
+    const waiters = this.waiting.get(adapter.name);
+    this.waiting.delete(adapter.name);
+    for (const wake of waiters ?? []) wake();
+  }
+
+  /** True once `name` is running; false when `waitMs` passes first. Nothing polls: `register` wakes the waiters. */
+  ready(name: string, waitMs: number): Promise<boolean> {
+    if (this.adapters.has(name)) return Promise.resolve(true);
+    if (waitMs <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiters = this.waiting.get(name) ?? new Set<() => void>();
+      this.waiting.set(name, waiters);
+      const timer = setTimeout(() => {
+        waiters.delete(wake);
+        resolve(false);
+      }, waitMs);
+      timer.unref?.();
+      const wake = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      waiters.add(wake);
+    });
   }
 
   unregister(name: string): void {

@@ -5,8 +5,9 @@ import type { Logger } from '../log.js';
 import { layeredMap } from '../lib/layered-map.js';
 import type { ChatCommand, ChatCommands, Part } from '../part.js';
 import type { Workspaces } from '../workspace/workspace.js';
+import type { Turns } from '../turns/turns.js';
 import type { StartTurn } from '../turns/types.js';
-import { createBuiltinCommands } from './commands.js';
+import { createBuiltinCommands, type TokensToday } from './commands.js';
 import type { DiscordChannel } from './discord.js';
 import type { ChannelHub } from './hub.js';
 import { ChannelRouter } from './router.js';
@@ -29,7 +30,10 @@ export interface ChannelsPartDeps {
   /** The parts' chat commands; the built-in ones (`/help`, `/reset`, `/status`, `/stop`) are added where free. */
   commands: ChatCommands;
   approvals: { registerPrompter(channel: string, prompter: ApprovalPrompter): void };
-  turns: { active(): number };
+  /** The turns: each message's place in its chat's line, `/stop`, and what `/status` counts. */
+  turns: Pick<Turns, 'enter' | 'stop' | 'waiting' | 'active'>;
+  /** For `/status`: today's tokens. */
+  usageToday: (at: Date) => TokensToday;
   startedAt: number;
   /** The sandbox's workspaces, when it is on: uploads go in through them (pinned folders, the size limit). */
   workspaces: Workspaces | undefined;
@@ -65,10 +69,10 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
   const commands = layeredMap([deps.commands, builtinCommands]);
   const router = new ChannelRouter({
     db: deps.db, log: deps.log, dataDir: config.data_dir, vision: config.llm.vision, commands,
-    conversations: deps.conversations, startTurn: deps.startTurn, allowedUsers, workspaces: deps.workspaces, voice: deps.voice,
+    conversations: deps.conversations, startTurn: deps.startTurn, turns: deps.turns, allowedUsers, workspaces: deps.workspaces, voice: deps.voice,
   });
   const builtins = createBuiltinCommands({
-    config, db: deps.db, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,
+    config, usageToday: deps.usageToday, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,
     runningChannels: () => hub.names(), all: () => commands,
   }, router);
   for (const [name, command] of builtins) if (!commands.has(name)) builtinCommands.set(name, command);

@@ -10,6 +10,9 @@ export interface TelegramRetryOptions {
 }
 
 /**
+ * Kept rather than grammY's @grammyjs/auto-retry: that plugin retries a network error without limit (a reply would
+ * hold its chat's queue through an outage) or not at all, starts its backoff at 3 s, and logs only under DEBUG.
+ *
  * A grammy API transformer that retries a Bot API call on 429 (waiting `retry_after` seconds, as
  * Telegram asks), on 5xx, and on network errors (with backoff). `getUpdates` is left to grammy's own
  * polling loop, which already retries it.

@@ -21,9 +21,23 @@ export const chatCommand: Command = async (context) => {
     if (running) running.abort(new DOMException('stopped by the person', 'AbortError'));
     else rl.close();
   });
-  // High-risk tool calls ask y/N on this same readline (Ctrl-C during the question counts as no).
+  // While the model thinks, a spinner on a terminal (nothing when the output is piped). Its own signal handlers stay
+  // off: Ctrl-C stops the turn (readline's SIGINT above), not the process.
+  const spinner = (stdout as NodeJS.WriteStream).isTTY === true
+    ? (await import('yocto-spinner')).default({ text: 'thinking…', stream: stdout as NodeJS.WriteStream, handleSignals: false })
+    : undefined;
+  // High-risk tool calls ask y/N on this same readline (Ctrl-C during the question counts as no); the spinner gives
+  // way to the question and comes back after the answer.
   const terminalPrompter = createTerminalPrompter(rl, stdout, () => running?.signal);
-  const approve = app.approvals.handlerFor(terminalPrompter);
+  const approve = app.approvals.handlerFor({
+    ...terminalPrompter,
+    ask: async (prompt) => {
+      spinner?.stop();
+      const answer = await terminalPrompter.ask(prompt);
+      if (running) spinner?.start('thinking…');
+      return answer;
+    },
+  });
   // MCP tools are offered from the first message; a server that failed keeps being retried in the background.
   await app.mcp?.connectNow();
   app.mcp?.start();
@@ -63,15 +77,19 @@ export const chatCommand: Command = async (context) => {
         question = reply.turn;
       }
       running = new AbortController();
+      spinner?.start('thinking…');
       const result = await app.turns.start({
         text: question.text, origin, source: 'cli', signal: running.signal, approve,
         ...(question.externalSources ? { taint: question.externalSources } : {}),
         ...(question.images && app.config.llm.vision ? { images: question.images } : {}),
         onEvent: (event) => {
-          if (event.type === 'tool_start') stdout.write(`  · ${event.tool}\n`);
-          else if (event.type === 'progress') stdout.write(`  ${formatProgress(event)}\n`);
+          // The spinner clears itself around these lines and goes on below them.
+          if (event.type === 'tool_start') {
+            stdout.write(`  · ${event.tool}\n`);
+            if (spinner) spinner.text = `${event.tool}…`;
+          } else if (event.type === 'progress') stdout.write(`  ${formatProgress(event)}\n`);
         },
-      });
+      }).finally(() => spinner?.stop());
       running = undefined;
       stdout.write(`familiar> ${result.text}\n`);
       for (const artifact of result.artifacts) stdout.write(`  [artifact: ${artifact.type} ${artifact.name}]\n`);

@@ -20,6 +20,7 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['status', async () => (await import('./status.js')).statusCommand],
   ['console', async () => (await import('./console.js')).consoleCommand],
   ['backup', async () => (await import('./backup.js')).backupCommand],
+  ['restore', async () => (await import('./restore.js')).restoreCommand],
   ['tasks', async () => (await import('./notes.js')).tasksCommand],
   ['notes', async () => (await import('./notes.js')).notesCommand],
   ['logs', async () => (await import('./logs.js')).logsCommand],

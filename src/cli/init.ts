@@ -17,6 +17,16 @@ export const initCommand: Command = async (context) => {
     return 2;
   }
   const ui = createSetupUi({ input: context.io.stdin, output: context.io.stdout, interactive: !flags.value.yes });
-  // Not loadConfig: the set-up must work with no config, or a broken one it is about to replace.
-  return runSetup({ configFile: configFilePath({ configPath: context.options.config }).file, flags: flags.value, ui });
+  const configFile = configFilePath({ configPath: context.options.config }).file;
+  return runSetup({
+    configFile, flags: flags.value, ui,
+    // The next steps are shown the way this command was typed: a checkout without `npm link` runs it through npm.
+    invocation: process.env.npm_lifecycle_event === 'familiar' ? 'npm run familiar --' : 'familiar',
+    // Not loadConfig: the set-up must work with no config, or a broken one it is about to replace; the service
+    // command then reads the config just written.
+    installService: async () => {
+      const { serviceCommand } = await import('./service.js');
+      return serviceCommand({ ...context, args: ['install'], options: { ...context.options, config: configFile } });
+    },
+  });
 };

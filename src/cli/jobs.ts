@@ -60,8 +60,9 @@ async function runJob(id: string | undefined, context: CommandContext): Promise<
       context.io.stderr.write(`familiar jobs: ${result.error}\n`);
       return 1;
     }
-    const { status, output, error } = result.value;
-    (status === 'ok' ? context.io.stdout : context.io.stderr).write(`${output || error || ''}\n`);
+    const { status, output, error, shown } = result.value;
+    // As a chat would be shown it: a result made from outside content says so, its links inert.
+    (status === 'ok' ? context.io.stdout : context.io.stderr).write(`${(output ? shown ?? output : '') || error || ''}\n`);
     if (error && output) context.io.stderr.write(`note: ${error}\n`);
     return status === 'ok' ? 0 : 1;
   } finally {

@@ -133,6 +133,10 @@ function makePrinter(context: CommandContext): (line: string) => void {
 }
 
 /**
+ * Hand-written rather than the `tail` package: tail throws when the file does not exist yet (`logs -f` before the
+ * daemon's first start) and follows a rotation by re-opening after a fixed second; this reads the old file to its end
+ * first, then the new one, told apart by inode.
+ *
  * Prints what is appended to `file` until SIGINT/SIGTERM. A rotation (the file renamed to .1 and a new one made) is
  * seen by its inode: the rest of the old file is read first, then the new one from its start. Polls rather than
  * watches: fs.watch misses renames on some file systems, and a quarter second is quick enough for a person.

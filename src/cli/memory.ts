@@ -4,7 +4,7 @@ import { MemoryStore } from '../memory/store.js';
 import { parseCommandArgs } from './args.js';
 import { optionsOf } from './spec.js';
 import type { Command, CommandContext } from './context.js';
-import { ProvenanceLabels } from '../trust/labels.js';
+import { ProvenanceLabels } from '../gate/labels.js';
 
 const USAGE = `usage: familiar memory log [PATH] [--limit N]
        familiar memory diff ID

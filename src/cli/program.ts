@@ -13,6 +13,11 @@ export type Parsed = { run: CommandSpec } | { exit: number };
  * A missing or extra argument is left to the command, whose messages say what it needs.
  */
 export function parseCommandLine(args: readonly string[], out: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Parsed {
+  // Commander shows help before it looks at the command, so `familiar jbos --help` printed the general help, exit 0;
+  // an unknown command stays unknown (exit 2, did-you-mean) even with --help.
+  if (args.some((arg) => arg === '--help' || arg === '-h') && !knownCommandPath(args)) {
+    return parseCommandLine(args.filter((arg) => arg !== '--help' && arg !== '-h'), out);
+  }
   let selected: CommandSpec | undefined;
   const program = buildProgram((command) => {
     selected = command;
@@ -33,6 +38,22 @@ export function parseCommandLine(args: readonly string[], out: { stdout: NodeJS.
     return { exit: 2 };
   }
   return selected ? { run: selected } : { exit: 2 };
+}
+
+/**
+ * `familiar NAMES… --help` as text, the same words the terminal shows, at a fixed width and without colour: the
+ * command-line reference (docs/reference/cli.md) is made of these.
+ */
+export function commandHelp(names: readonly string[], width = 110): string {
+  const silent = { writeOut: () => undefined, writeErr: () => undefined, getOutHasColors: () => false, getErrHasColors: () => false };
+  let command = buildProgram(() => undefined, silent);
+  for (const name of names) {
+    const next = command.commands.find((candidate) => candidate.name() === name);
+    if (!next) throw new Error(`no command "${names.join(' ')}" in the command tree`);
+    command = next;
+  }
+  command.configureHelp({ ...command.configureHelp(), helpWidth: width });
+  return command.helpInformation();
 }
 
 function buildProgram(select: (command: CommandSpec) => void, output: OutputConfiguration): Commander {
@@ -79,6 +100,17 @@ function toOption(spec: OptionSpec): Option {
   // `--sandbox` and `--no-sandbox` are two switches to us; commander would otherwise pair them into one.
   if (spec.name.startsWith('no-')) option.negate = false;
   return option;
+}
+
+/** Whether the command words of `args` (before any option) are in the tree: `jobs add` yes, `jobs explode` no. */
+function knownCommandPath(args: readonly string[]): boolean {
+  const [first, second] = args;
+  if (first === undefined || first.startsWith('-')) return true;
+  const command = COMMAND_TREE.find((candidate) => candidate.name === first);
+  if (!command) return false;
+  const subcommands = command.commands ?? [];
+  if (subcommands.length === 0 || second === undefined || second.startsWith('-')) return true;
+  return subcommands.some((sub) => sub.name === second) || command.defaultCommand !== undefined;
 }
 
 /** ` jobs add` for `jobs add --x` (the command words before the first option), for messages. */

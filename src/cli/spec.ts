@@ -144,6 +144,12 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
     options: [{ name: 'out', value: 'DIR', description: 'where (default data_dir/backups)', complete: 'dir' }, { name: 'tar', description: 'one .tar.gz instead of a folder' }],
   },
   {
+    name: 'restore', summary: 'put a backup back: your data, and config.yaml and .env where there are none',
+    usage: '<backup>',
+    details: 'Stop the daemon first. Data already there is refused unless --force, which moves it to data_dir/replaced-<time>/\n(nothing is deleted). An older backup is brought to this version\'s schema; a newer one is refused.',
+    options: [{ name: 'force', description: 'restore over data that is there (moved aside, not deleted)' }],
+  },
+  {
     name: 'tasks', summary: 'tasks in memory/tasks.md (and lists, plans)', defaultCommand: 'list',
     commands: [
       {

@@ -12,7 +12,7 @@ import type { Command } from './context.js';
 export const startCommand: Command = async (context) => {
   tuneHeapForDaemon();
   const { config } = context.loadConfig();
-  mkdirSync(config.data_dir, { recursive: true });
+  mkdirSync(config.data_dir, { recursive: true, mode: 0o700 });
   const lock = acquireDaemonLock(config.data_dir);
   try {
     return await run(context);
@@ -38,7 +38,14 @@ async function run(context: Parameters<Command>[0]): Promise<number> {
   await app.start();
   // No LLM key, no channel, an unset variable: said now, each with its next step, not discovered at the first message.
   for (const line of readinessChecks(app.loaded)) if (line.status !== 'ok') app.log.warn(readinessMessage(line));
-  app.log.info({ tools: app.tools.list().length, modules: app.parts.map((part) => part.name), ms: Math.round(performance.now()) }, 'familiar is ready');
+  const ready = { tools: app.tools.list().length, modules: app.parts.map((part) => part.name), ms: Math.round(performance.now()) };
+  // A channel that failed to start (a rejected token) leaves a daemon nobody can reach: "ready" alone would hide it.
+  const configured = (['telegram', 'discord'] as const).filter((name) => (app.config.channels[name]?.token ?? '') !== '');
+  const failed = app.failedParts();
+  const running = configured.filter((name) => !failed.includes(name));
+  if (configured.length > 0 && running.length === 0) {
+    app.log.warn(ready, `familiar is ready, but nobody can message it: ${configured.join(' and ')} failed to start (the reason is above) — fix it (familiar doctor checks the token) and restart; familiar chat works meanwhile`);
+  } else app.log.info({ ...ready, channels: running }, 'familiar is ready');
   const signal = await stopped;
   process.off('SIGHUP', onHangup);
   app.log.info({ signal }, 'shutting down');

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { checkHttpConfig } from '../http/part.js';
 import { baseUrl, clientHost } from '../http/listen-address.js';
 import type { DaemonStatus } from '../http/status.js';
@@ -30,15 +31,15 @@ export const statusCommand: Command = async (context) => {
   const base = baseUrl(clientHost(address), address.port);
   const headers: Record<string, string> = config.http.token ? { Authorization: `Bearer ${config.http.token}` } : {};
   const path = values.ready === true ? '/readyz' : '/status';
-  let response: Response;
+  let response: LocalResponse;
   try {
-    response = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(5000) });
+    response = await getLocal(`${base}${path}`, headers, 5000);
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? errorMessage(error);
+    const cause = (error as { code?: string }).code ?? errorMessage(error);
     context.io.stderr.write(`familiar status: no daemon answers at ${base} (${cause}); is "familiar start" running with this config?\n`);
     return 1;
   }
-  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  const { body } = response;
   if (response.status === 401) {
     context.io.stderr.write(`familiar status: the daemon at ${base} refused the token; http.token here must match the daemon's\n`);
     return 1;
@@ -55,6 +56,41 @@ export const statusCommand: Command = async (context) => {
   context.io.stdout.write(context.options.json ? `${JSON.stringify(body, null, 2)}\n` : formatStatus(body as unknown as DaemonStatus));
   return 0;
 };
+
+interface LocalResponse {
+  status: number;
+  ok: boolean;
+  /** The JSON body, or {} when it was not JSON. */
+  body: Record<string, unknown>;
+}
+
+/**
+ * One GET to the daemon on this machine, through node:http: fetch would load undici (and V8 would compile its
+ * WebAssembly HTTP parser) for a single local request, about 14 ms and a few MiB of a command that should be quick.
+ */
+function getLocal(url: string, headers: Record<string, string>, timeoutMs: number): Promise<LocalResponse> {
+  return new Promise((resolve, reject) => {
+    // No keep-alive agent: one request, and a socket kept open would hold the command (or a test process) to a daemon gone.
+    const req = request(url, { headers, timeout: timeoutMs, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        let body: Record<string, unknown> = {};
+        try {
+          body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+        } catch {
+          // Not JSON (a proxy's error page): the status code says enough.
+        }
+        const status = res.statusCode ?? 0;
+        resolve({ status, ok: status >= 200 && status < 300, body });
+      });
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 /**
  * `http.listen` and `http.token` from the config. A config with a mistake is still read for them (the daemon refused

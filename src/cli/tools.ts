@@ -4,7 +4,7 @@ import { agentProfile } from '../agent/profiles.js';
 import type { ApprovalPrompter } from '../approval/prompter.js';
 import { createTerminalPrompter } from '../approval/terminal.js';
 import { nearestKey } from '../config/suggest.js';
-import type { ApprovalHandler } from '../tools/registry.js';
+import type { ApprovalHandler } from '../tools/call.js';
 import { parseCommandArgs } from './args.js';
 import { optionsOf } from './spec.js';
 import type { Command, CommandContext } from './context.js';
@@ -53,7 +53,7 @@ async function listTools(context: CommandContext, agent: string | undefined): Pr
     }
     for (const problem of app.customTools.report().problems) context.io.stderr.write(`custom tool ${problem.name}: ${problem.error}\n`);
     const custom = new Map(app.customTools.report().files.flatMap((file) => file.tools.map((tool) => [tool, file] as const)));
-    const entries = app.tools.list(profile?.policy);
+    const entries = app.tools.list(profile?.tools);
     if (context.options.json) {
       const out = entries.map((entry) => ({
         name: entry.name,

@@ -1,4 +1,5 @@
-import { formatCost, formatNumber, formatUsageToday, topConversations, usageByDay, usageOfConversation, usageToday } from '../usage/usage.js';
+import { formatCost, formatNumber } from '../lib/numbers.js';
+import { formatUsageToday, topConversations, usageByDay, usageOfConversation, usageToday } from '../usage/usage.js';
 import { parseCommandArgs } from './args.js';
 import { optionsOf } from './spec.js';
 import type { Command } from './context.js';

@@ -27,7 +27,7 @@ export interface Relocation {
  *   before the default moved), else `<data_dir>/memory` (`/skills`).
  * - tools_dir: as configured, else `<data_dir>/tools`. Code there runs with the daemon's rights, so it may not share a
  *   folder with anything the assistant can write (memory, skills, the sandbox's workspaces): ConfigError otherwise.
- * The folders are not created here; src/ops/seed-folders.ts fills a new one from the bundled seeds.
+ * The folders are not created here; config/seed-folders.ts fills a new one from the bundled seeds.
  */
 export function resolveFolders(config: Config, base: string): Relocation[] {
   config.data_dir = path.resolve(base, config.data_dir);

@@ -17,7 +17,7 @@ export const LIVE_KEYS: readonly string[] = [
   'llm.model', 'llm.fallback_models', 'llm.temperature', 'llm.max_tokens', 'llm.max_loops', 'llm.daily_token_budget', 'llm.prices',
   'tools.timeout_s', 'tools.timeouts', 'tools.output_chars',
   'tools.http.allow_hosts', 'tools.http.allow_private', 'tools.http.max_bytes', 'tools.http.max_redirects',
-  'approval',
+  'approval', 'trust',
   'scheduler.jobs', 'scheduler.unattended_tools',
   'log.level',
 ];
@@ -97,4 +97,16 @@ function valueAt(root: unknown, path: readonly string[]): unknown {
 
 function isMapping(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** What `familiar status` shows about the config: when it was read, what waits for a restart, a refused reload. */
+export interface ReloadStatus {
+  path: string;
+  loadedAt: string;
+  reloads: number;
+  /** Keys changed on disk that apply only after a restart (the running daemon still uses the old values). */
+  pendingRestart: string[];
+  last?: { at: string; reason: string; applied: string[]; restart: string[] };
+  /** The last reload that was refused (the daemon runs on the config it had); cleared by a good one. */
+  refused?: { at: string; reason: string; problems: string[] };
 }

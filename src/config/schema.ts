@@ -279,6 +279,27 @@ const approvalSchema = z.strictObject({
   auto_approve: z.array(z.string()).default([]),
 });
 
+/**
+ * The leak budget (docs/SECURITY.md): in a turn holding outside content, each fetch or search that goes ahead unasked
+ * because its address or words came from the person or from third parties' words is charged log2(N+1) bits, N being
+ * how many it could have chosen among. Past a budget a chat asks and an unattended run is refused. 0 = nothing goes
+ * unasked.
+ */
+const leakBudgetSchema = z.strictObject({
+  /** One chat turn (the person's message and everything the model does for it). */
+  turn_bits: z.number().min(0).max(4096).default(32),
+  /** One unattended run (a job or skill run). */
+  run_bits: z.number().min(0).max(4096).default(16),
+  /** One job or skill, all its runs in any 24 hours. */
+  job_day_bits: z.number().min(0).max(65536).default(32),
+  /** Everything together (chats, `familiar ask`, jobs, skills) in any 24 hours: a 128-bit key cannot leave in a day. */
+  day_bits: z.number().min(0).max(65536).default(64),
+});
+
+const trustSchema = z.strictObject({
+  leak_budget: leakBudgetSchema.default({}),
+});
+
 const agentProfileSchema = z.strictObject({
   persona: z.string().optional(),
   model: z.string().optional(),
@@ -337,6 +358,7 @@ export const configSchema = z.strictObject({
   tools: toolsSchema.default({}),
   scheduler: schedulerSchema.default({}),
   approval: approvalSchema.default({}),
+  trust: trustSchema.default({}),
   agents: z.record(z.string(), agentProfileSchema).default({}),
   routes: z.array(routeSchema).default([]),
   http: httpServerSchema.default({}),

@@ -1,5 +1,6 @@
 import { distance } from 'fastest-levenshtein';
 import { z } from 'zod/v3';
+import { RENAMED_KEYS, type RenamedKey } from './renamed.js';
 
 /**
  * Did-you-mean for misspelt config keys: the keys the schema allows at a path, the nearest one by edit
@@ -48,8 +49,14 @@ export function placesOf(schema: z.ZodTypeAny, key: string, limit = 3): string[]
   return found.slice(0, limit);
 }
 
-/** The reason for an unknown key: the near miss at that level, else where that key belongs, else the example. */
-export function unknownKeyReason(schema: z.ZodTypeAny, parent: readonly (string | number)[], key: string): string {
+/**
+ * The reason for an unknown key: its new name when a release renamed it, else the near miss at that level, else
+ * where that key belongs, else the example.
+ */
+export function unknownKeyReason(schema: z.ZodTypeAny, parent: readonly (string | number)[], key: string, renamed: readonly RenamedKey[] = RENAMED_KEYS): string {
+  const path = [...parent, key].join('.');
+  const rename = renamed.find((entry) => entry.from === path);
+  if (rename) return `renamed to ${rename.to} in Familiar ${rename.since}: change the key's name (familiar config validate lists every such key)`;
   const known = knownKeysAt(schema, parent) ?? [];
   const near = nearestKey(key, known);
   if (near !== undefined) return `unknown key; did you mean "${near}"?`;

@@ -1,6 +1,6 @@
 import type { ModelDay } from '../usage/usage.js';
 import { html, type Html } from './html.js';
-import { formatNumber } from './layout.js';
+import { formatNumber } from '../lib/numbers.js';
 
 const WIDTH = 720;
 const HEIGHT = 240;

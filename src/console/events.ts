@@ -15,6 +15,9 @@ interface Stream {
 }
 
 /**
+ * Hand-written rather than better-sse: the wire format is three lines per event, and what this adds — topics per
+ * page, a cap on open pages, dropping a page that stops reading — a library would need wrapping for anyway.
+ *
  * Server-sent events to the console's open pages: each page subscribes to the topics it shows and gets every
  * event of those topics as JSON. A page that goes away is dropped; a slow one is not waited for (its socket
  * buffers, and it is dropped when that buffer passes a limit).

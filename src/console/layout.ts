@@ -85,10 +85,6 @@ export function formatDuration(ms: number | undefined): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-export function formatNumber(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
-}
-
 export function truncate(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApprovalPrompter } from '../approval/prompter.js';
+import type { AuditEntry, AuditFilter } from '../audit/query.js';
 import type { OpenQuestions } from '../approval/open-questions.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
@@ -16,8 +17,11 @@ import type { MemoryStore } from '../memory/store.js';
 import type { ChatCommands, DoctorLine } from '../part.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { SkillService } from '../skills/service.js';
-import type { ToolRegistry } from '../tools/registry.js';
-import type { Reply, TurnEvent } from '../turns/types.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { Reply } from '../delivery/types.js';
+import type { TurnEvent } from '../turns/types.js';
+import type { TurnFilter, TurnRow } from '../usage/turns.js';
+import type { ModelDay, UsageToday } from '../usage/usage.js';
 
 /** The console's chat: channel `console`, one chat, one person — the owner behind the login. */
 export const CONSOLE_CHANNEL = 'console';
@@ -97,10 +101,25 @@ export interface ConsolePairing {
 /** The hook for audio uploaded in the console (speech to text): its transcript goes to the model with the file. */
 export type Transcriber = (audio: { name: string; mimeType: string; data: Buffer }) => Promise<string | undefined>;
 
-/** The provenance labels of memory files, as the console shows and clears them (src/trust/labels.ts). */
+/** The provenance labels of memory files, as the console shows and clears them (src/gate/labels.ts). */
 export interface MemoryLabels {
   get(kind: 'memory', path: string): readonly string[] | undefined;
   clear(kind: 'memory', path: string): boolean;
+}
+
+/**
+ * What the console reads of the audit and of the turns, with the readers `familiar audit` and `familiar usage` use
+ * (the root hands them over; the tables' SQL stays with their parts).
+ */
+export interface ConsoleRecords {
+  audit(filter: AuditFilter): AuditEntry[];
+  /** The tools that have audit rows (a filter's choices). */
+  auditedTools(): string[];
+  /** A call's outcome as the audit filter counts it: a refused approval is `denied`. */
+  auditOutcome(entry: Pick<AuditEntry, 'success' | 'decision'>): 'ok' | 'failed' | 'denied';
+  turns(filter: TurnFilter): TurnRow[];
+  usageToday(at: Date): UsageToday;
+  usageByDayAndModel(days: number, at: Date): Array<{ day: string; models: ModelDay[] }>;
 }
 
 export interface ConsoleDeps {
@@ -127,6 +146,7 @@ export interface ConsoleDeps {
   pairing: ConsolePairing | undefined;
   memory: MemoryStore;
   history: MemoryHistory;
+  records: ConsoleRecords;
   /** Which memory files hold outside content (kept out of the prompt until the person vouches for one). */
   labels?: MemoryLabels;
   health: {

@@ -14,7 +14,8 @@ import { failure, succeed, type Result } from '../lib/result.js';
 import type { Logger } from '../log.js';
 import type { DoctorLine, Part } from '../part.js';
 import type { EventBus } from '../tools/events.js';
-import type { AfterHook, BeforeHook, ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../registry/registry.js';
+import type { AfterHook, BeforeHook } from '../tools/call.js';
 import type { AnyTool } from '../tools/types.js';
 import { scanFolder, confinedFile, sha256Of, type FolderEntry } from './folder.js';
 import { describeLoadError } from './load-error.js';
@@ -83,7 +84,8 @@ export async function createCustomToolsPart(deps: CustomToolsDeps): Promise<Cust
   const dir = config.tools_dir;
   const log = deps.log.child({ component: 'custom-tools' });
   try {
-    mkdirSync(dir, { recursive: true });
+    // The person's alone, like the rest of data_dir (code others could change would run with the daemon's rights).
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     log.warn({ err: error }, `custom tools: cannot make ${dir}`);
   }

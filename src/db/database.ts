@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from './sqlite.js';
 import { AppError } from '../errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
@@ -13,8 +14,10 @@ export const DATABASE_FILE = 'familiar.db';
  * latest schema. Contract: throws AppError `DB_TOO_NEW` for a database written by a newer Familiar.
  */
 export function openDatabase(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Database {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new BetterSqlite3(path.join(dataDir, DATABASE_FILE));
+  // The person's alone: a new data folder is 0700 and a new database 0600, whose mode SQLite gives its WAL files too.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  closeSync(openSync(path.join(dataDir, DATABASE_FILE), 'a', 0o600));
+  const db = new Sqlite(path.join(dataDir, DATABASE_FILE));
   try {
     db.pragma('journal_mode = WAL');
     // NORMAL is durable across process crashes in WAL mode; only a power loss can drop the last commits.

@@ -320,4 +320,42 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX console_items_conversation ON console_items (conversation_id, created_at);
     `,
   },
+  {
+    name: '013-conversation-kind',
+    sql: `
+      -- Whose a conversation is: a chat's own, or a job's or a skill's (made from a chat and filed under it, but never
+      -- the chat's current one). Until now the newest conversation of a chat was its current one, so after a job or a
+      -- skill ran from a chat (and the daemon restarted) the chat's messages ran in the job's conversation. Jobs and
+      -- skills have always named theirs \`job-<id>\` and \`skill-<id>…\` (a chat's begins with its channel's name);
+      -- marking them gives every chat that was taken over its newest own conversation back.
+      ALTER TABLE conversations ADD COLUMN kind TEXT NOT NULL DEFAULT 'chat';
+      UPDATE conversations SET kind = 'job' WHERE id GLOB 'job-*';
+      UPDATE conversations SET kind = 'skill' WHERE id GLOB 'skill-*';
+      DROP INDEX conversations_chat;
+      CREATE INDEX conversations_chat ON conversations (channel, chat_id, kind, archived_at);
+    `,
+  },
+  {
+    name: '014-leak-budget',
+    sql: `
+      -- What third parties' words in a tool message vouch for (addresses a later call may fetch in a tainted turn):
+      -- JSON {urls, text}, written by the gate from the tool's own account of what a third party wrote.
+      ALTER TABLE messages ADD COLUMN vouched TEXT;
+      -- The leak budget: every fetch or search chosen from outside content that went ahead unasked, with the
+      -- bits its choice could carry (src/gate/budget.ts). Kept a week; the budgets look back one turn and 24 hours.
+      CREATE TABLE leak_charges (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        turn_id TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        scope TEXT,
+        tool TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        bits REAL NOT NULL
+      );
+      CREATE INDEX leak_charges_at ON leak_charges (at);
+      CREATE INDEX leak_charges_turn ON leak_charges (turn_id);
+      CREATE INDEX leak_charges_scope ON leak_charges (scope, at);
+    `,
+  },
 ];

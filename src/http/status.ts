@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
-import type { ReloadStatus } from '../ops/reload.js';
-import { usageToday } from '../usage/usage.js';
+import type { ReloadStatus } from '../config/live.js';
 
 /** What `/status` answers and `familiar status` prints. Every field is read defensively: parts may be absent. */
 export interface DaemonStatus {
@@ -46,6 +45,8 @@ export interface DaemonState {
   partNames(): string[];
   runningChannels(): string[];
   queue: { active(): number; pending(): number };
+  /** Today's LLM use, as the usage budget counts it (the usage part's `today`). */
+  usageToday(at: Date): DaemonStatus['llm']['today'];
   /** Config reloads (the daemon's, not a one-shot command's). */
   reload?(): ReloadStatus;
 }
@@ -82,7 +83,7 @@ export function collectStatus(app: DaemonState, now = new Date()): DaemonStatus 
 
 /** Today's LLM use (midnight to midnight in `timezone`), as the usage budget counts it. */
 function tokensToday(app: DaemonState, now: Date): DaemonStatus['llm']['today'] {
-  const today = usageToday(app.db, app.config, now);
+  const today = app.usageToday(now);
   return { turns: today.turns, promptTokens: today.promptTokens, completionTokens: today.completionTokens, totalTokens: today.totalTokens };
 }
 

@@ -26,18 +26,20 @@ const DISCORD_URL = 'https://discord.com/api';
 export async function chooseTelegram(ui: SetupUi, flags: SetupFlags, existing: ExistingChannel | undefined): Promise<ChannelChoice | undefined> {
   const wanted = flags.telegram ?? (ui.interactive ? await ui.confirm({ message: 'Talk to it on Telegram?', initialValue: true }) : existing?.token !== undefined);
   if (!wanted) return undefined;
-  const root = (flags.telegramApiRoot ?? existing?.root ?? TELEGRAM_ROOT).replace(/\/+$/, '');
+  let root = flags.telegramApiRoot?.replace(/\/+$/, '') ?? (await chooseTelegramRoot(ui, existing?.root ?? TELEGRAM_ROOT));
   let token = flags.telegramToken ?? (await keepOrAsk(ui, 'TELEGRAM_BOT_TOKEN', existing?.token, 'Telegram bot token (in Telegram, message @BotFather: /newbot, then copy the token)'));
   let bot: TelegramBot;
   for (;;) {
-    const checked = await ui.progress('Checking the token with Telegram (getMe)', () => checkTelegramToken(token, root));
+    const checked = await ui.progress(`Checking the token with ${root === TELEGRAM_ROOT ? 'Telegram' : root} (getMe)`, () => checkTelegramToken(token, root));
     if (checked.success) {
       bot = checked.value;
       break;
     }
     if (!ui.interactive) throw new SetupFailed(`Telegram: ${checked.error}`);
     ui.error(checked.error);
-    token = await ui.password({ message: 'Telegram bot token', validate: (value) => (value.trim() === '' ? 'paste the token from @BotFather' : undefined) });
+    // A server that does not answer is the address to fix, not the token.
+    if (checked.unreachable) root = await chooseTelegramRoot(ui, root, true);
+    else token = await ui.password({ message: 'Telegram bot token', validate: (value) => (value.trim() === '' ? 'paste the token from @BotFather' : undefined) });
   }
   ui.success(`Telegram bot: @${bot.username}`);
   if (flags.telegramUser.length > 0) return { token: token.trim(), root, allowedUsers: flags.telegramUser };
@@ -51,6 +53,28 @@ export async function chooseTelegram(ui: SetupUi, flags: SetupFlags, existing: E
     if (keep) return { token: token.trim(), root, allowedUsers: existing.allowedUsers };
   }
   return { token: token.trim(), root, allowedUsers: await learnTelegramUser(ui, flags, bot) };
+}
+
+/** Telegram's own Bot API server, or the person's (a self-hosted telegram-bot-api, for large files or a local mirror). */
+async function chooseTelegramRoot(ui: SetupUi, current: string, again = false): Promise<string> {
+  if (!ui.interactive) return current.replace(/\/+$/, '');
+  const own = again || current.replace(/\/+$/, '') !== TELEGRAM_ROOT
+    ? true
+    : await ui.select({
+      message: 'Which Bot API server?',
+      options: [
+        { value: false, label: "Telegram's own", hint: TELEGRAM_ROOT },
+        { value: true, label: 'A self-hosted Bot API server', hint: 'telegram-bot-api, e.g. http://127.0.0.1:8081' },
+      ],
+      initialValue: false,
+    });
+  if (!own) return TELEGRAM_ROOT;
+  const answer = await ui.text({
+    message: 'The Bot API server\'s address (its root, without /bot…)',
+    initialValue: current === TELEGRAM_ROOT ? 'http://127.0.0.1:8081' : current,
+    validate: (value) => (/^https?:\/\/[^\s/]+/.test(value.trim()) ? undefined : 'an http:// or https:// address'),
+  });
+  return answer.trim().replace(/\/+$/, '');
 }
 
 async function learnTelegramUser(ui: SetupUi, flags: SetupFlags, bot: TelegramBot): Promise<string[]> {

@@ -31,10 +31,10 @@ export function composeSetup(configFile: string, sandbox: boolean): ComposeSetup
     const data = path.join(dir, 'data');
     if (process.getuid?.() === 0) {
       prepare = () => {
-        mkdirSync(data, { recursive: true });
+        mkdirSync(data, { recursive: true, mode: 0o700 });
         chownSync(data, 1000, 1000);
       };
-      notes.push(`${data} is made owned by 1000:1000, the uid the container runs as`);
+      notes.push(`${data} is handed to uid 1000 (chown 1000:1000, mode 0700): the uid the container runs as, and the only one that can read it`);
     } else notes.push(`run: sudo chown -R 1000:1000 ${data}`);
   }
   const env: Record<string, string> = { FAMILIAR_UID: String(uid), FAMILIAR_GID: String(gid) };

@@ -24,6 +24,14 @@ export interface SetupFlags {
   voice: boolean | undefined;
   stt: { url?: string; key?: string; model?: string; command?: string };
   tts: { url?: string; key?: string; model?: string; voice?: string; command?: string };
+  /** --console / --no-console: the web console on 127.0.0.1:8484. */
+  console: boolean | undefined;
+  /** scheduler.default_chat (`telegram:123`), `none` for none. */
+  defaultChat: string | undefined;
+  /** Writes the variables docker-compose.yml reads (and, as root, hands ./data to the container's uid). */
+  compose: boolean;
+  /** Installs a systemd user unit once the files are written (familiar service install). */
+  service: boolean;
   overwrite: boolean;
 }
 
@@ -58,6 +66,11 @@ export const INIT_OPTIONS: readonly OptionSpec[] = [
   { name: 'tts-model', value: 'NAME', description: 'its model (default tts-1)' },
   { name: 'tts-voice', value: 'V', description: 'its voice' },
   { name: 'tts-command', value: 'CMD', description: 'or a local synthesiser: the text on stdin, audio to {output} or stdout (espeak-ng --stdout)' },
+  { name: 'console', description: 'the web console on 127.0.0.1:8484 (http.listen); familiar console prints a login link' },
+  { name: 'no-console', description: 'no web console (http.listen left as it is)' },
+  { name: 'default-chat', value: 'TARGET', description: 'where results of jobs made in the terminal go, e.g. telegram:123 (default: your Telegram chat when known; none for none)' },
+  { name: 'compose', description: 'run it with Docker Compose: .env gets the variables docker-compose.yml reads; as root, ./data is handed to uid 1000' },
+  { name: 'service', description: 'install a systemd user service once the files are written (familiar service install)' },
   { name: 'overwrite', description: 'replace existing files that differ (with --yes; interactively you are asked)' },
 ];
 
@@ -92,6 +105,12 @@ changing an existing file, showing the diff. Every question has a flag; with --y
   --tts-url URL             text to speech through this OpenAI-compatible server
   --tts-model NAME          its model (default tts-1); --tts-voice V; --tts-key KEY (.env: TTS_API_KEY)
   --tts-command "CMD"       or a local synthesiser: the text on stdin, audio to {output} or stdout (espeak-ng --stdout)
+  --console / --no-console  the web console on 127.0.0.1:8484 (http.listen), or none
+  --default-chat TARGET     where results of jobs made in the terminal go (telegram:123; none); default: your
+                            Telegram chat when init learnt it
+  --compose                 run it with Docker Compose: .env gets the variables docker-compose.yml reads, and as
+                            root ./data is handed to uid 1000 (the container's)
+  --service                 install a systemd user service once the files are written (familiar service install)
   --overwrite               replace existing files that differ (with --yes; interactively you are asked)
 `;
 
@@ -114,6 +133,7 @@ export function parseSetupFlags(args: string[]): { success: true; value: SetupFl
     'no-telegram': flag('no-telegram'), 'discord-token': text('discord-token'), 'discord-user': list('discord-user'),
     'discord-api-url': text('discord-api-url'), 'no-discord': flag('no-discord'), sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
     overwrite: flag('overwrite'), voice: flag('voice'), 'no-voice': flag('no-voice'),
+    console: flag('console'), 'no-console': flag('no-console'), 'default-chat': text('default-chat'), compose: flag('compose'), service: flag('service'),
     'stt-url': text('stt-url'), 'stt-key': text('stt-key'), 'stt-model': text('stt-model'), 'stt-command': text('stt-command'),
     'tts-url': text('tts-url'), 'tts-key': text('tts-key'), 'tts-model': text('tts-model'), 'tts-voice': text('tts-voice'), 'tts-command': text('tts-command'),
   };
@@ -123,6 +143,9 @@ export function parseSetupFlags(args: string[]): { success: true; value: SetupFl
     if (!/^\d{1,20}$/.test(id)) return { success: false, error: `user id ${id}: ids are numbers (Telegram: a message to @userinfobot; Discord: Developer Mode → Copy User ID)` };
   }
   const either = (on: boolean | undefined, off: boolean | undefined, given: unknown): boolean | undefined => (off === true ? false : on === true || given !== undefined ? true : undefined);
+  const chat = values['default-chat'];
+  if (chat !== undefined && chat !== 'none' && !/^[a-z]+:\S+$/.test(chat)) return { success: false, error: `--default-chat ${chat}: give a chat as channel:id (telegram:123456789), or none` };
+  if (values.compose === true && values.service === true) return { success: false, error: '--compose and --service: choose one (Compose restarts the container itself)' };
   if (values['stt-url'] !== undefined && values['stt-command'] !== undefined) return { success: false, error: '--stt-url and --stt-command: choose one (a server, or a command on this machine)' };
   if (values['tts-url'] !== undefined && values['tts-command'] !== undefined) return { success: false, error: '--tts-url and --tts-command: choose one (a server, or a command on this machine)' };
   const defined = <T extends Record<string, string | undefined>>(entries: T): { [K in keyof T]?: string } =>
@@ -143,6 +166,10 @@ export function parseSetupFlags(args: string[]): { success: true; value: SetupFl
       sandbox: either(values.sandbox, values['no-sandbox'], undefined),
       voice: either(values.voice, values['no-voice'], stt.url ?? stt.command ?? tts.url ?? tts.command),
       stt, tts,
+      console: either(values.console, values['no-console'], undefined),
+      defaultChat: chat,
+      compose: values.compose === true,
+      service: values.service === true,
       overwrite: values.overwrite === true,
     },
   };

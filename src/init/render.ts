@@ -10,6 +10,10 @@ export interface SetupChoices {
   sandbox?: { image: string };
   /** Absent: the voice section is left as it is. */
   voice?: VoiceChoice;
+  /** The web console (http.listen) on this loopback address; absent: http is left as it is. */
+  console?: string;
+  /** scheduler.default_chat; absent: left as it is. */
+  defaultChat?: string;
   /** Secret values by variable name, for `.env`. */
   env: Record<string, string>;
 }
@@ -48,6 +52,17 @@ export function renderConfig(baseText: string, choices: SetupChoices): string {
 
   if (choices.sandbox) document.setIn(['tools', 'sandbox', 'image'], choices.sandbox.image);
   else remove(document, ['tools', 'sandbox']);
+
+  if (choices.console !== undefined) {
+    // An address the person chose stays; an empty one (the example's) gets this one. Docker sets
+    // FAMILIAR_HTTP_LISTEN for its healthcheck, so that variable still wins.
+    const listen = document.getIn(['http', 'listen']);
+    if (listen === undefined || listen === null || listen === '' || listen === '${FAMILIAR_HTTP_LISTEN:-}') {
+      document.setIn(['http', 'listen'], `\${FAMILIAR_HTTP_LISTEN:-${choices.console}}`);
+    }
+    document.setIn(['http', 'console'], true);
+  }
+  if (choices.defaultChat !== undefined) document.setIn(['scheduler', 'default_chat'], choices.defaultChat);
 
   if (choices.voice === 'off') remove(document, ['voice']);
   else if (choices.voice) {

@@ -12,6 +12,7 @@ import type { SetupFlags } from './flags.js';
 import { chooseLlm, SetupFailed } from './llm-step.js';
 import { presetForUrl } from './presets.js';
 import { renderConfig, renderEnv, type SetupChoices } from './render.js';
+import { chooseConsole, chooseDefaultChat, chooseRun, CONSOLE_LISTEN, type RunChoice } from './run-steps.js';
 import { SetupCancelled, type SetupUi } from './ui.js';
 import { chooseVoice } from './voice-step.js';
 
@@ -22,6 +23,10 @@ export interface SetupOptions {
   configFile: string;
   flags: SetupFlags;
   ui: SetupUi;
+  /** How the person typed this command (`familiar`, `npm run familiar --`), for the next steps shown. */
+  invocation?: string;
+  /** `familiar service install` on the config just written; its exit code. */
+  installService?: () => Promise<number>;
 }
 
 /**
@@ -39,7 +44,8 @@ export async function runSetup(options: SetupOptions): Promise<number> {
   try {
     const existing = readExisting(options.configFile, envFile);
     const choices = await collect(ui, flags, existing);
-    const compose = composeSetup(options.configFile, choices.sandbox !== undefined);
+    const run = await chooseRun(ui, flags, { configFile: options.configFile, composeBefore: existing.env.FAMILIAR_UID !== undefined });
+    const compose = run.compose ? composeSetup(options.configFile, choices.sandbox !== undefined) : undefined;
     if (compose) {
       Object.assign(choices.env, compose.env);
       ui.info(`Compose: .env gets the variables docker-compose.yml reads (${Object.keys(compose.env).join(', ')})${compose.notes.length > 0 ? `; ${compose.notes.join('; ')}` : ''}.`);
@@ -47,8 +53,9 @@ export async function runSetup(options: SetupOptions): Promise<number> {
     const written = await writeFiles(ui, flags, [
       { path: options.configFile, text: renderConfig(existing.configText ?? readFileSync(EXAMPLE_CONFIG_PATH, 'utf8'), choices), mode: 0o644, secret: false },
       { path: envFile, text: renderEnv(existing.envText ?? '', choices.env), mode: 0o600, secret: true },
-    ], choices);
+    ], choices, run, options);
     if (written === 0) compose?.prepare();
+    if (written === 0 && run.service && options.installService) return await options.installService();
     return written;
   } catch (error) {
     if (error instanceof SetupCancelled) {
@@ -75,6 +82,8 @@ interface ExistingSetup {
   discord?: ExistingChannel;
   sandbox: boolean;
   voice: boolean;
+  console: boolean;
+  defaultChat?: string;
 }
 
 async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup): Promise<SetupChoices> {
@@ -88,6 +97,8 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   const telegram = await chooseTelegram(ui, flags, existing.telegram);
   const discord = await chooseDiscord(ui, flags, existing.discord);
   if (!telegram && !discord) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
+  const defaultChat = await chooseDefaultChat(ui, flags, telegram?.allowedUsers ?? [], existing.defaultChat);
+  const consoleOn = await chooseConsole(ui, flags, existing.console);
   const sandbox = await chooseSandbox(ui, flags, existing.sandbox);
   const voice = await chooseVoice(ui, flags, { llmBaseUrl: llm.baseUrl, llmKey: llm.key, existing: existing.voice });
   const env: Record<string, string> = { ...voice.env };
@@ -102,6 +113,8 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
     ...(discord ? { discord: { apiUrl: discord.root, allowedUsers: discord.allowedUsers } } : {}),
     ...(sandbox ? { sandbox: { image: SANDBOX_IMAGE } } : {}),
     ...(voice.choice !== undefined ? { voice: voice.choice } : {}),
+    ...(consoleOn ? { console: CONSOLE_LISTEN } : {}),
+    ...(defaultChat !== undefined && defaultChat !== existing.defaultChat ? { defaultChat } : {}),
     env: llm.key !== '' && llm.keyVariable === undefined ? { ...env, LLM_API_KEY: llm.key } : env,
   };
 }
@@ -140,7 +153,7 @@ async function chooseSandbox(ui: SetupUi, flags: SetupFlags, current: boolean): 
 
 type Planned = { file: PlannedFile; change: ReturnType<typeof changeOf> };
 
-async function writeFiles(ui: SetupUi, flags: SetupFlags, files: PlannedFile[], choices: SetupChoices): Promise<number> {
+async function writeFiles(ui: SetupUi, flags: SetupFlags, files: PlannedFile[], choices: SetupChoices, run: RunChoice, options: SetupOptions): Promise<number> {
   const changes: Planned[] = files.map((file) => ({ file, change: changeOf(file) }));
   const changed = changes.filter(({ change }) => change.kind === 'changed');
   for (const { file, change } of changed) if (change.kind === 'changed') ui.note(change.diff, `${file.path} would change${file.secret ? ' (values masked)' : ''}`);
@@ -156,10 +169,10 @@ async function writeFiles(ui: SetupUi, flags: SetupFlags, files: PlannedFile[], 
       return 1;
     }
   }
-  return finish(ui, changes, choices);
+  return finish(ui, changes, choices, run, options.invocation ?? 'familiar');
 }
 
-function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices): number {
+function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices, run: RunChoice, familiar: string): number {
   for (const { file, change } of changes) {
     if (change.kind === 'same') {
       ui.info(`${file.path}: unchanged${narrowMode(file) ? ' (now mode 0600: it holds secrets)' : ''}`);
@@ -168,21 +181,28 @@ function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices): number 
     writeAtomically(file);
     ui.success(`${change.kind === 'new' ? 'Wrote' : 'Updated'} ${file.path}${file.secret ? ' (mode 0600)' : ''}`);
   }
-  const steps = [
-    'familiar doctor        checks everything, with what to fix',
-    'npm start              (or familiar start) runs the daemon',
+  const steps = run.compose
+    ? [
+      'docker compose up -d --build                            builds the image and runs the daemon',
+      'docker compose exec familiar node dist/main.js doctor   checks everything, with what to fix',
+    ]
+    : [
+      `${familiar} doctor   checks everything, with what to fix`,
+      run.service ? 'systemctl --user enable --now familiar   runs the daemon now and at every boot (below)' : `${familiar} start    runs the daemon (Ctrl-C stops it)`,
+    ];
+  steps.push(
     ...(choices.telegram ? ['then message your bot in Telegram'] : []),
     ...(choices.discord ? ['then DM your bot in Discord'] : []),
-    ...(!choices.telegram && !choices.discord ? ['familiar chat          talk to it in the terminal'] : []),
-    'familiar console       a login link to the web console (with http.listen set, e.g. 127.0.0.1:8484)',
-  ];
+    ...(!choices.telegram && !choices.discord ? [`${familiar} chat     talk to it in the terminal`] : []),
+    ...(choices.console !== undefined && !run.compose ? [`${familiar} console  a login link to the web console`] : []),
+  );
   ui.note(steps.join('\n'), 'Next');
   ui.outro('Done.');
   return 0;
 }
 
 function readExisting(configFile: string, envFile: string): ExistingSetup {
-  const existing: ExistingSetup = { env: {}, sandbox: false, voice: false };
+  const existing: ExistingSetup = { env: {}, sandbox: false, voice: false, console: false };
   if (existsSync(envFile)) {
     existing.envText = readFileSync(envFile, 'utf8');
     existing.env = readEnvFile(envFile).values;
@@ -202,6 +222,9 @@ function readExisting(configFile: string, envFile: string): ExistingSetup {
   set('timezone', text(pick('timezone')));
   existing.sandbox = pick('tools', 'sandbox') !== undefined && pick('tools', 'sandbox') !== null;
   existing.voice = pick('voice') !== undefined && pick('voice') !== null;
+  const listen = pick('http', 'listen');
+  existing.console = typeof listen === 'string' && listen !== '' && listen !== '${FAMILIAR_HTTP_LISTEN:-}' && pick('http', 'console') !== false;
+  set('defaultChat', text(pick('scheduler', 'default_chat')));
   const channel = (name: 'telegram' | 'discord', rootKey: string, variable: string): ExistingChannel | undefined => {
     if (pick('channels', name) === undefined) return undefined;
     const users = pick('channels', name, 'allowed_users');

@@ -13,8 +13,11 @@ export interface TelegramPerson {
   username?: string;
 }
 
+/** A token check that failed: why, and whether the server itself did not answer (the address to fix, not the token). */
+export type TokenCheck = { success: true; value: TelegramBot } | { success: false; error: string; unreachable?: boolean };
+
 /** Checks a bot token with getMe. The error says what to do (a rejected token, an unreachable server). */
-export async function checkTelegramToken(token: string, apiRoot: string): Promise<Result<TelegramBot>> {
+export async function checkTelegramToken(token: string, apiRoot: string): Promise<TokenCheck> {
   if (!/^\d+:[A-Za-z0-9_-]{10,}$/.test(token.trim())) {
     return { success: false, error: 'that does not look like a bot token (digits, a colon, then letters): copy it from @BotFather' };
   }
@@ -27,7 +30,7 @@ export async function checkTelegramToken(token: string, apiRoot: string): Promis
     if (error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404)) {
       return { success: false, error: 'Telegram refused this token: copy it again from @BotFather (/mybots → API Token)' };
     }
-    return { success: false, error: `cannot reach ${apiRoot} (${errorMessage(error)}): check the network` };
+    return { success: false, error: `cannot reach ${apiRoot} (${errorMessage(error)}): check the network and the Bot API server's address`, unreachable: true };
   }
 }
 

@@ -2,11 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
-/** Writes through a temp file in the same folder, fsyncs, then renames: readers see the old or the new file, never half. */
+/**
+ * Writes through a temp file in the same folder, fsyncs, then renames: readers see the old or the new file, never half.
+ * The file is its owner's alone (0600): memory and skills are the person's data, not the machine's.
+ */
 export async function writeFileAtomic(file: string, content: string | Buffer): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(temp, 'w', 0o644);
+  const handle = await open(temp, 'w', 0o600);
   try {
     await handle.writeFile(content);
     await handle.sync();

@@ -1,4 +1,4 @@
-import { redactSecrets, redactSecretValues } from '../log.js';
+import { redactorFor } from './redaction.js';
 
 /** Argument keys whose values never appear in an approval prompt or a displayed audit row. */
 const SECRET_KEY = /pass(word|phrase)?|secret|token|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key|bearer/i;
@@ -20,12 +20,13 @@ export function maskSecretKeys(value: unknown, depth = 0): unknown {
 
 /** The same masking for stored JSON text (audit rows); text that is not JSON gets the secret values redacted. */
 export function maskJsonText(text: string, secrets: readonly string[]): string {
+  const redactor = redactorFor(secrets);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return redactSecrets(text, secrets);
+    return redactor.text(text);
   }
   // Values are redacted before they are serialised again, so a secret with a quote in it is still whole.
-  return JSON.stringify(maskSecretKeys(redactSecretValues(parsed, secrets)));
+  return JSON.stringify(maskSecretKeys(redactor.value(parsed)));
 }

@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
 import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../registry/registry.js';
 import type { Risk, ToolCallContext } from '../tools/types.js';
 import { mcpTool, type RemoteTool } from './tool.js';
 import type { ResourceServer } from './resources.js';

@@ -1,4 +1,4 @@
-import { wrapExternal } from '../tools/external.js';
+import { wrapExternal, wrapOutside } from '../tools/external.js';
 import type { Artifact, JsonSchema, ToolResult } from '../tools/types.js';
 
 /** An MCP input schema as an LLM and ajv accept it: no `$schema` (many providers reject it), always an object. */
@@ -54,5 +54,7 @@ export function toToolResult(canonical: string, source: string, result: { [key: 
   if (result.isError === true) {
     return { success: false, output: `${canonical} reported an error: ${wrapExternal(source, text || '(no details)')}`, externalSource: source };
   }
-  return { success: true, output: wrapExternal(source, text || '(empty result)'), externalSource: source, ...(artifacts.length > 0 ? { artifacts } : {}) };
+  // The server's answer is its words; an echo of the call's arguments in it vouches for nothing (src/gate/addresses.ts).
+  const outside = wrapOutside(source, text || '(empty result)');
+  return { success: true, output: outside.wrapped, externalSource: source, thirdParty: [outside.shown], ...(artifacts.length > 0 ? { artifacts } : {}) };
 }

@@ -2,7 +2,7 @@ import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChatCommand } from '../part.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../registry/registry.js';
 import { McpConnection, type ConnectionState, type McpServerConfig } from './connection.js';
 import { oneLine, parsePromptArguments, promptCommandName, promptHelp, promptTurn, promptUsage } from './prompts.js';
 import { createResourcesTool, RESOURCES_TOOL } from './resources.js';

@@ -3,7 +3,7 @@ import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChatCommand, ChatCommands, Part } from '../part.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../registry/registry.js';
 import type { McpManager } from './manager.js';
 import type { SamplingDeps } from './sampling.js';
 

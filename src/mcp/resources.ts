@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../errors.js';
-import { wrapExternal } from '../tools/external.js';
+import { wrapOutside } from '../tools/external.js';
 import { fail, type AnyTool, type Artifact, type Risk, type ToolCallContext, type ToolResult } from '../tools/types.js';
 import { oneLine } from './prompts.js';
 
@@ -141,7 +141,8 @@ async function list(servers: ResourceServer[], ctx: ToolCallContext): Promise<To
     }
   }
   const source = `MCP servers ${names(servers)} (resource list)`;
-  return { success: true, output: wrapExternal(source, sections.join('\n\n')), externalSource: source };
+  const outside = wrapOutside(source, sections.join('\n\n'));
+  return { success: true, output: outside.wrapped, externalSource: source, thirdParty: [outside.shown] };
 }
 
 function describe(item: { name: string; title?: string | undefined; description?: string | undefined; mimeType?: string | undefined }): string {
@@ -212,7 +213,8 @@ async function read(servers: ResourceServer[], named: string | undefined, uri: s
   const limit = Math.max(1000, ctx.config.tools.output_chars - WRAPPER_CHARS);
   let text = texts.join('\n\n') || '(empty resource)';
   if (text.length > limit) text = `${text.slice(0, limit)}\n…[resource cut: ${text.length - limit} more characters not shown]`;
-  return { success: true, output: wrapExternal(source, text), externalSource: source, ...(artifacts.length > 0 ? { artifacts } : {}) };
+  const outside = wrapOutside(source, text);
+  return { success: true, output: outside.wrapped, externalSource: source, thirdParty: [outside.shown], ...(artifacts.length > 0 ? { artifacts } : {}) };
 }
 
 function fileName(uri: string, mimeType: string, index: number): string {

@@ -1,9 +1,9 @@
 import type { Database } from '../db/database.js';
 import type { Logger } from '../log.js';
-import { seedFolder } from '../ops/seed-folders.js';
+import { seedFolder } from '../config/seed-folders.js';
 import type { ChatCommand, Part } from '../part.js';
 import { currentTaint } from '../lib/call-scope.js';
-import type { ProvenanceLabels } from '../trust/labels.js';
+import type { ProvenanceLabels } from '../gate/labels.js';
 import { MemoryHistory } from './history.js';
 import { MemoryStore } from './store.js';
 import { createMemoryTools } from './tools.js';
@@ -39,7 +39,8 @@ export function createMemoryPart(deps: { memoryDir: string; db: Database; log: L
     const sources = labels.get('memory', path);
     return sources ? `memory:${path} (written while reading ${sources.join(', ')})` : undefined;
   });
-  store.addPromptFilter((path) => labels.get('memory', path) === undefined);
+  // The prompt's memory section is rebuilt when the labelled files change (few: what outside content touched).
+  store.addPromptFilter((path) => labels.get('memory', path) === undefined, () => [...labels.all('memory').keys()].join('\n'));
   // Reads the model made: an overwrite later in the conversation is checked against what it saw.
   const tools = createMemoryTools({
     onRead(conversationId, requested, content) {
@@ -85,7 +86,22 @@ export function createMemoryPart(deps: { memoryDir: string; db: Database; log: L
       },
     }],
   ]);
-  return { store, history, part: { name: 'memory', tools, commands } };
+  return {
+    store,
+    history,
+    part: {
+      name: 'memory',
+      tools,
+      commands,
+      // The running daemon watches the folder instead of reading it every turn; a one-shot command reads it once.
+      async start() {
+        if (!store.watch()) deps.log.warn({ path: deps.memoryDir }, 'cannot watch the memory folder; it is read again on every turn');
+      },
+      async close() {
+        store.close();
+      },
+    },
+  };
 }
 
 function formatBytes(bytes: number): string {

@@ -11,6 +11,8 @@ import { parseTaskText } from './task-text.js';
 import { localTimestamp } from './dates.js';
 import type { ChatOrigin, NotesCommand } from './types.js';
 import { pageForModel, savePage } from './web-tools.js';
+import { vouchedBy } from '../net/addresses.js';
+import type { Vouched } from '../tools/effects.js';
 
 /** What the chat commands need beyond the part's services: the conversation around them. */
 export interface ConversationAccess {
@@ -22,7 +24,7 @@ export interface ConversationAccess {
    * Adds messages to a conversation's history (`/scrape` puts the page there for the next question); `sources` label
    * each message with the outside sources it holds (undefined: the person's own).
    */
-  remember?: (conversationId: string, turnId: string, messages: ChatMessage[], sources: ReadonlyArray<readonly string[] | undefined>) => void;
+  remember?: (conversationId: string, turnId: string, messages: ChatMessage[], labels: { sources: ReadonlyArray<readonly string[] | undefined>; vouched?: ReadonlyArray<Vouched | undefined> }) => void;
 }
 
 const SCRAPE_PREVIEW_CHARS = 3000;
@@ -107,12 +109,17 @@ export function createNotesCommands(services: NotesServices, access: Conversatio
         // As if the assistant had called web_scrape itself: the page is a tool result, outside content, in the history.
         const turnId = `scrape-${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
         const callId = `call_${randomBytes(6).toString('hex')}`;
+        const shown = pageForModel(scraped);
         access.remember(conversationId, turnId, [
           { role: 'user', content: `/scrape ${url}` },
           { role: 'assistant', content: null, tool_calls: [{ id: callId, type: 'function', function: { name: 'web_scrape', arguments: JSON.stringify({ url }) } }] },
-          { role: 'tool', tool_call_id: callId, content: pageForModel(scraped) },
+          { role: 'tool', tool_call_id: callId, content: shown.text },
           { role: 'assistant', content: `I read "${scraped.title}" (${scraped.url}); ask me about it.` },
-        ], [undefined, [scraped.url], [scraped.url], [scraped.url]]);
+        ], {
+          sources: [undefined, [scraped.url], [scraped.url], [scraped.url]],
+          // The page's links vouch as if web_scrape had read it (the person asked for it).
+          vouched: [undefined, undefined, vouchedBy([shown.shown], { url }), undefined],
+        });
       }
       const preview = scraped.markdown.length > SCRAPE_PREVIEW_CHARS ? `${scraped.markdown.slice(0, SCRAPE_PREVIEW_CHARS)}…` : scraped.markdown;
       const facts = [scraped.title, [scraped.byline, scraped.published].filter(Boolean).join(' · '), scraped.url].filter((line) => line !== '').join('\n');

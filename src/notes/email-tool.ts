@@ -55,8 +55,8 @@ export function createEmailTasksTool(services: NotesServices, scanner: EmailScan
       required: ['action'],
       additionalProperties: false,
     },
+    // Proposals are a model's summary of the mail, not the senders' words: they taint, and vouch for nothing.
     external: true,
-    vouches: true,
     risk: (params: { action?: string }) => (params.action === 'add' ? 'high' : 'low'),
     async execute(params: { action: 'scan' | 'add'; numbers?: number[]; all?: boolean; days?: number }, ctx: ToolCallContext) {
       const origin: ChatOrigin = ctx.origin;

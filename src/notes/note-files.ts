@@ -1,5 +1,5 @@
-import { StaleWriteError, type MemoryStore } from '../memory/store.js';
-import { errorMessage } from '../errors.js';
+import type { MemoryStore } from '../memory/store.js';
+import { errorMessage, StaleWriteError } from '../errors.js';
 import { localTimestamp } from './dates.js';
 import { frontMatterData, joinMarkdown, splitMarkdown, type MarkdownFile } from './frontmatter.js';
 import { failure, success, type Result } from './types.js';

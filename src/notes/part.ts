@@ -1,10 +1,11 @@
 import type { Database } from '../db/database.js';
+import type { Delivery } from '../delivery/types.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { MemoryStore } from '../memory/store.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
-import type { Resolver } from '../tools/http/fetch-guarded.js';
-import type { HttpConfig } from '../tools/http/target.js';
+import type { Resolver } from '../net/fetch-guarded.js';
+import type { ToolsConfig } from '../config/schema.js';
 import type { AnyTool } from '../tools/types.js';
 import { createNotesCommands, type ConversationAccess } from './commands.js';
 import { EmailScanner } from './email-scan.js';
@@ -32,14 +33,12 @@ export interface NotesPartDeps {
   log: Logger;
   timeZone: string;
   /** `tools.http`: web_scrape keeps the http tool's address rules and limits. */
-  http: HttpConfig;
+  http: ToolsConfig['http'];
   resolve?: Resolver;
   /** Task reminders (absent: tasks keep their ⏰ but nothing is sent). */
   scheduler?: Scheduler;
-  /** Sends a reminder to a chat (`telegram:123`); throws when the channel is not running. */
-  deliver?: (target: string, text: string) => Promise<void>;
-  defaultChat?: string;
-  channelWaitMs?: number;
+  /** The one way to a chat: reminders go through it (absent: they are kept in the run log, not sent). */
+  delivery?: Delivery;
   /** The mailbox and the model, for `/email` (both needed). */
   mail?: MailSource;
   llm?: LlmClient;
@@ -72,10 +71,8 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   const tasks = new TaskService({ files, timeZone, now, onChange: (changed, origin) => reminders?.follow(changed, origin.chat) });
   if (deps.scheduler) {
     reminders = new TaskReminders({
-      scheduler: deps.scheduler, tasks, memoryRoot: memory.root, timeZone, log,
-      deliver: deps.deliver ?? (() => Promise.reject(new Error('no chat channel runs here'))),
-      defaultChat: deps.defaultChat, now,
-      ...(deps.channelWaitMs !== undefined ? { channelWaitMs: deps.channelWaitMs } : {}),
+      scheduler: deps.scheduler, tasks, memoryRoot: memory.root, timeZone, log, now,
+      ...(deps.delivery ? { delivery: deps.delivery } : {}),
     });
     deps.scheduler.addExecutor(isReminderJob, reminders.executor());
   }
@@ -93,14 +90,7 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
     return source;
   };
   memory.addOutsideLabeler(sourceOf);
-  memory.addPromptFilter((path) => {
-    if (!path.startsWith(`${NOTES_DIR}/`)) return true;
-    try {
-      return sourceOf(path, memory.read(path)) === undefined;
-    } catch {
-      return true;
-    }
-  });
+  memory.addPromptFilter((path, raw) => sourceOf(path, raw) === undefined);
 
   const services: NotesServices = {
     notes, index, tasks, reminders, scanner, timeZone, log, now,

@@ -1,6 +1,8 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { errorMessage } from '../errors.js';
+import type { Delivery } from '../delivery/types.js';
+import { personWrote } from '../net/addresses.js';
+import { currentScope } from '../lib/call-scope.js';
 import type { Logger } from '../log.js';
 import type { JobExecutor, Scheduler } from '../scheduler/scheduler.js';
 import type { Job, RunOutcome } from '../scheduler/types.js';
@@ -23,11 +25,8 @@ export interface ReminderDeps {
   memoryRoot: string;
   timeZone: string;
   log: Logger;
-  /** Sends a text to a chat (`telegram:123`); throws when the channel is not running. */
-  deliver: (target: string, text: string) => Promise<void>;
-  defaultChat: string | undefined;
-  /** How long a reminder waits for its channel to come up (daemon start) before it counts as not delivered. */
-  channelWaitMs?: number;
+  /** The one way to a chat (absent: a reminder is kept in the run log, not sent). */
+  delivery?: Delivery;
   now?: () => number;
 }
 
@@ -47,8 +46,6 @@ export function reminderInstant(task: Task, timeZone: string): number | undefine
   return instantOf(day, time.padStart(5, '0'), timeZone);
 }
 
-const UNDELIVERABLE = new Set(['cli', 'scheduler']);
-
 /**
  * Task reminders go through the scheduler (its ledger, exactly-once claims, catch-up) as one-shot jobs this
  * part owns. The files decide: `reconcile` makes the jobs match the ⏰ of open tasks (a task ticked, edited
@@ -61,8 +58,6 @@ export class TaskReminders {
   private timer: NodeJS.Timeout | undefined;
   private signature = '';
   private running: Promise<void> | undefined;
-  /** Only a started daemon has channels coming up to wait for; a one-off command does not wait. */
-  private daemon = false;
   /** Open recurring tasks at the last check: only these, ticked by hand since, get their next occurrence. */
   private openRecurring = new Set<string>();
 
@@ -131,7 +126,6 @@ export class TaskReminders {
   }
 
   start(): void {
-    this.daemon = true;
     void this.tick();
     this.timer = setInterval(() => void this.tick(), WATCH_MS);
     this.timer.unref();
@@ -179,6 +173,9 @@ export class TaskReminders {
       return 'removed';
     }
     const prompt = task.description;
+    // A task written while outside content was in play keeps those sources on its reminder — delivered, it says where
+    // it came from, with its links inert (src/delivery/outside.ts) — unless its words are all the person's own.
+    const sources = outsideSources(task.description);
     if (!job) {
       // A ⏰ already past when first seen (written by hand long ago) is not sent late.
       if (at <= this.now()) return 'unchanged';
@@ -186,6 +183,7 @@ export class TaskReminders {
         id, kind: 'reminder', prompt, run_at: new Date(at).toISOString(), spec: `⏰ ${task.reminder ?? ''}`,
         source: chat && chat.channel !== 'cli' ? 'chat' : 'cli', configHash: OWNER_MARK, catchUp: 'once',
         ...(chat ? { origin: chat } : {}),
+        ...(sources.length > 0 ? { sources } : {}),
       });
       if (!created.success) this.deps.log.warn({ jobId: id, error: created.error }, 'task reminder not scheduled');
       return created.success ? 'created' : 'unchanged';
@@ -193,19 +191,19 @@ export class TaskReminders {
     const samePrompt = job.prompt === prompt;
     if (job.runAt === at && samePrompt) return 'unchanged';
     if (job.runAt !== at && at > this.now()) {
-      const updated = scheduler.update(id, { run_at: new Date(at).toISOString(), ...(samePrompt ? {} : { prompt }) });
+      const updated = scheduler.update(id, { run_at: new Date(at).toISOString(), ...(samePrompt ? {} : { prompt }), ...(sources.length > 0 ? { sources } : {}) });
       if (!updated.success) this.deps.log.warn({ jobId: id, error: updated.error }, 'task reminder not re-timed');
       return updated.success ? 'updated' : 'unchanged';
     }
     // The ⏰ moved into the past (or the job already fired): nothing to send late; only the text follows.
     if (samePrompt) return 'unchanged';
-    scheduler.update(id, { prompt });
+    scheduler.update(id, { prompt, ...(sources.length > 0 ? { sources } : {}) });
     return 'updated';
   }
 
   /** Runs the scheduler's reminder jobs of tasks. Contract: never throws. */
   executor(): JobExecutor {
-    return async (job, run, signal): Promise<RunOutcome> => {
+    return async (job, run): Promise<RunOutcome> => {
       const task = this.deps.tasks.files.all().find((entry) => reminderJobId(entry) === job.id);
       if (!task || !task.open) {
         this.deps.scheduler.remove(job.id);
@@ -223,27 +221,25 @@ export class TaskReminders {
         this.apply(task, undefined);
         return { status: 'ok', output: `not sent: the reminder was moved to ${new Date(at).toISOString()}` };
       }
-      const target = job.deliverTo ?? (job.origin && !UNDELIVERABLE.has(job.origin.channel) ? `${job.origin.channel}:${job.origin.chatId}` : this.deps.defaultChat);
       const text = reminderText(task);
-      if (target === undefined) {
-        this.deps.log.warn({ jobId: job.id, text }, 'task reminder not delivered: it was made outside a chat and scheduler.default_chat is not set');
-        return { status: 'ok', output: text, error: 'not delivered: no chat (set scheduler.default_chat)' };
-      }
-      const deadline = this.now() + (this.daemon ? (this.deps.channelWaitMs ?? 30_000) : 0);
-      for (;;) {
-        try {
-          await this.deps.deliver(target, text);
-          return { status: 'ok', output: text, deliveredTo: target };
-        } catch (error) {
-          if (this.now() >= deadline || signal.aborted) {
-            this.deps.log.warn({ err: error, jobId: job.id, target }, 'task reminder could not be delivered');
-            return { status: 'failed', output: text, error: `not delivered to ${target}: ${errorMessage(error)}` };
-          }
-          await new Promise((resolve) => setTimeout(resolve, 500));
-        }
-      }
+      const { delivery } = this.deps;
+      if (!delivery) return { status: 'ok', output: text, error: 'not delivered: no chat channel runs here' };
+      const target = delivery.targetFor(job.origin, job.deliverTo);
+      const context = { kind: 'reminder' as const, id: job.id, outside: job.sources };
+      const delivered = await delivery.deliver(target, { text }, context);
+      const shown = delivery.render(text, context);
+      if (delivered.deliveredTo !== undefined) return { status: 'ok', output: text, shown, deliveredTo: delivered.deliveredTo };
+      // Nowhere to send it is the person's set-up, not a failed run; a channel that failed to take it is.
+      return { status: target === undefined ? 'ok' : 'failed', output: text, shown, error: delivered.error };
     };
   }
+}
+
+/** The outside sources a text written in the current tool call carries (none when the person wrote every word). */
+function outsideSources(text: string): readonly string[] {
+  const scope = currentScope();
+  if (!scope || scope.taint.length === 0) return [];
+  return scope.personTexts && personWrote(text, scope.personTexts()) ? [] : scope.taint;
 }
 
 export function reminderText(task: Task): string {

@@ -1,7 +1,7 @@
-import { fetchGuarded, HttpFetchError, type Resolver } from '../tools/http/fetch-guarded.js';
-import { decode, headerText } from '../tools/http/format.js';
-import type { HttpConfig } from '../tools/http/target.js';
-import { presetOriginsOf } from '../tools/http/tool.js';
+import { fetchGuarded, HttpFetchError, type Resolver } from '../net/fetch-guarded.js';
+import { decode, headerText } from '../net/body-text.js';
+import { presetOriginsOf } from '../net/ssrf.js';
+import type { ToolsConfig } from '../config/schema.js';
 import { failure, success, type Result } from './types.js';
 
 export interface ScrapedPage {
@@ -22,7 +22,7 @@ export interface ScrapedPage {
 }
 
 export interface ScrapeOptions {
-  http: HttpConfig;
+  http: ToolsConfig['http'];
   /** Name resolution for the SSRF guard (tests). */
   resolve?: Resolver;
   signal?: AbortSignal;
@@ -75,7 +75,7 @@ export async function scrapePage(rawUrl: string, options: ScrapeOptions): Promis
     response = await fetchGuarded(
       { method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8,*/*;q=0.3' } },
       {
-        policy: { allowPrivate: http.allow_private, allowHosts: http.allow_hosts, allowOrigins: presetOriginsOf(http) },
+        rules: { allowPrivate: http.allow_private, allowHosts: http.allow_hosts, allowOrigins: presetOriginsOf(http.presets) },
         timeoutMs: http.timeout_s * 1000,
         maxBytes: http.max_bytes,
         maxRedirects: http.max_redirects,

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { StaleWriteError, type MemoryStore } from '../memory/store.js';
-import { errorMessage } from '../errors.js';
+import type { MemoryStore } from '../memory/store.js';
+import { errorMessage, StaleWriteError } from '../errors.js';
 import { NOTES_DIR, parseNote } from './note-files.js';
 import { field, parseTaskLine, type ParsedTask, type Priority } from './task-line.js';
 import { failure, success, type Result } from './types.js';

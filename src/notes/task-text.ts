@@ -1,4 +1,4 @@
-import { findOneShot } from '../scheduler/when.js';
+import { findOneShot } from '../time/when.js';
 import { dayOf, instantOf, timeOf } from './dates.js';
 import { extractRecurrence, firstOccurrence, nextOccurrence, parseRecurrence, type Recurrence } from './recurrence.js';
 import { field, parseTaskLine, type Priority } from './task-line.js';

@@ -1,4 +1,4 @@
-import { wrapExternal } from '../tools/external.js';
+import { wrapOutside } from '../tools/external.js';
 import type { AnyTool } from '../tools/types.js';
 import type { Note } from './note-files.js';
 import type { ScrapedPage } from './scrape.js';
@@ -12,8 +12,8 @@ const FRAME_CHARS = 1500;
 /** Obsidian Web Clipper's tag for clipped pages. */
 export const CLIPPING_TAG = 'clippings';
 
-/** A page's facts and text as the model reads them: the text wrapped as outside content. */
-export function pageForModel(page: ScrapedPage, maxChars = SHOWN_CHARS): string {
+/** A page's facts and text as the model reads them: the text wrapped as outside content, and the page's words as shown. */
+export function pageForModel(page: ScrapedPage, maxChars = SHOWN_CHARS): { text: string; shown: string } {
   const facts = [`Title: ${page.title}`, page.byline ? `By: ${page.byline}` : undefined, page.published ? `Published: ${page.published}` : undefined, `URL: ${page.url}`]
     .filter(Boolean)
     .join('\n');
@@ -21,7 +21,8 @@ export function pageForModel(page: ScrapedPage, maxChars = SHOWN_CHARS): string 
   const limit = Math.max(500, Math.min(SHOWN_CHARS, maxChars));
   const cut = page.markdown.length > limit;
   const text = `${cut ? page.markdown.slice(0, limit) : page.markdown}${cut || page.truncated ? '\n…[the rest of the page is left out]' : ''}`;
-  return `${wrapExternal(page.url, `${facts}\n\n${text}`)}${page.wholePage ? '\n(No article stood out on this page; this is the text of the whole page.)' : ''}`;
+  const outside = wrapOutside(page.url, `${facts}\n\n${text}`);
+  return { text: `${outside.wrapped}${page.wholePage ? '\n(No article stood out on this page; this is the text of the whole page.)' : ''}`, shown: outside.shown };
 }
 
 /** Saves a page as a note: its text, with `source`, `author`, `published` and the clippings tag in the front matter. */
@@ -65,7 +66,8 @@ export function createWebScrapeTool(services: NotesServices): AnyTool {
         const note = await savePage(services, page.value, { ...(params.title !== undefined ? { title: params.title } : {}), tags: params.tags ?? [], conversationId: ctx.conversationId });
         saved = note.success ? `Saved as ${note.value.path} ([[${note.value.name}]]).\n` : `Not saved: ${note.error}\n`;
       }
-      return { success: true, output: `${saved}${pageForModel(page.value, ctx.config.tools.output_chars - FRAME_CHARS)}`, externalSource: page.value.url };
+      const shown = pageForModel(page.value, ctx.config.tools.output_chars - FRAME_CHARS);
+      return { success: true, output: `${saved}${shown.text}`, externalSource: page.value.url, thirdParty: [shown.shown] };
     },
   };
 }

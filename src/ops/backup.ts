@@ -1,6 +1,6 @@
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../db/sqlite.js';
 import * as tar from 'tar';
 import type { Config } from '../config/schema.js';
 import { DATABASE_FILE } from '../db/database.js';
@@ -96,14 +96,14 @@ export async function createBackup(options: BackupOptions): Promise<BackupResult
 
 async function backupDatabase(source: string, destination: string, manifest: BackupManifest): Promise<void> {
   // Its own read-only connection, without migrations: a database from a newer version is backed up as it is.
-  const db = new BetterSqlite3(source, { readonly: true, fileMustExist: true });
+  const db = new Sqlite(source, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
     await db.backup(destination);
   } finally {
     db.close();
   }
-  const copy = new BetterSqlite3(destination);
+  const copy = new Sqlite(destination);
   try {
     // The copy is a single file: no WAL to carry around.
     copy.pragma('journal_mode = DELETE');

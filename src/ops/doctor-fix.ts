@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadedConfig } from '../config/load.js';
 import { errorMessage } from '../errors.js';
-import { seedFolder } from './seed-folders.js';
+import { seedFolder } from '../config/seed-folders.js';
+import { narrowPrivatePaths } from './private-files.js';
 
 /** One thing `familiar doctor --fix` did, or tried and could not. */
 export interface FixLine {
@@ -23,9 +24,9 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /**
  * `familiar doctor --fix`: what is safe to do without asking, before the checks run (so they report the result).
  * Nothing is deleted or overwritten: a missing folder is created (memory and skills from Familiar's starter copies,
- * as their first use would), a secrets file readable by others is narrowed to its owner, a config file others may
- * write is made theirs to read only, and a missing Familiar sandbox image is built when an engine answers. What is
- * fine is left alone and not mentioned.
+ * as their first use would), the person's data and secrets other accounts could reach are narrowed to their owner
+ * (folders 0700, files 0600), a config file others may write is made theirs to read only, and a missing Familiar
+ * sandbox image is built when an engine answers. What is fine is left alone and not mentioned.
  */
 export async function fixWhatIsSafe(loaded: LoadedConfig, deps: FixDeps): Promise<FixLine[]> {
   const lines: FixLine[] = [];
@@ -52,10 +53,8 @@ export async function fixWhatIsSafe(loaded: LoadedConfig, deps: FixDeps): Promis
     });
   }
 
-  if (loaded.envFile !== undefined) {
-    const envFile = loaded.envFile;
-    attempt(envFile, () => narrow(envFile, 0o077, 0o600, 'it holds secrets'));
-  }
+  // The data folder, the database, the log, memory and .env: the person's alone (0700 folders, 0600 files).
+  lines.push(...narrowPrivatePaths(loaded));
   if (loaded.source === 'file') {
     // A config others can write lets them change who may talk to the assistant; one with a secret written in it
     // (not a ${NAME} reference) is a secrets file too.

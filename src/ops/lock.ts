@@ -1,6 +1,6 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../db/sqlite.js';
 import { AppError } from '../errors.js';
 
 const LOCK_FILE = 'daemon.lock';
@@ -18,7 +18,9 @@ export interface DaemonLock {
  */
 export function acquireDaemonLock(dataDir: string): DaemonLock {
   const file = path.join(dataDir, LOCK_FILE);
-  const db = new BetterSqlite3(file, { timeout: 0 });
+  // Made 0600 first: SQLite would make it with the umask's mode (0644), and everything in data_dir is private.
+  closeSync(openSync(file, 'a', 0o600));
+  const db = new Sqlite(file, { timeout: 0 });
   try {
     db.pragma('locking_mode = EXCLUSIVE');
     // The first write in exclusive mode takes the exclusive lock and keeps it until the connection closes.
@@ -32,7 +34,7 @@ export function acquireDaemonLock(dataDir: string): DaemonLock {
     }
     throw error;
   }
-  writeFileSync(path.join(dataDir, PID_FILE), `${process.pid}\n`);
+  writeFileSync(path.join(dataDir, PID_FILE), `${process.pid}\n`, { mode: 0o600 });
   return {
     release() {
       if (readPid(dataDir) === String(process.pid)) rmSync(path.join(dataDir, PID_FILE), { force: true });

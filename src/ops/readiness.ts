@@ -1,13 +1,13 @@
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { DoctorLine } from '../part.js';
 import type { LoadedConfig } from '../config/load.js';
 import { llmConfigured } from '../llm/client.js';
+import { privacyChecks } from './private-files.js';
 
 /**
  * What a person needs before the daemon is useful, from the config alone (no network): a config file, an LLM
- * key, a way to talk to it, variables that are set, folders outside Familiar's own. `familiar start` logs the
- * lines that are not ok, each with its next step; `familiar doctor` prints them all.
+ * key, a way to talk to it, variables that are set, folders outside Familiar's own, data no other account can
+ * reach. `familiar start` logs the lines that are not ok, each with its next step; `familiar doctor` prints them all.
  * Contract: never throws.
  */
 export function readinessChecks(loaded: LoadedConfig): DoctorLine[] {
@@ -56,10 +56,8 @@ export function readinessChecks(loaded: LoadedConfig): DoctorLine[] {
       fix: `remove ${move.key} from ${loaded.path} to use the default`,
     });
   }
-  const envMode = modeOf(loaded.envFile);
-  if (envMode !== undefined && (envMode & 0o077) !== 0) {
-    lines.push({ status: 'warn', label: `${loaded.envFile}: readable by others (mode ${(envMode & 0o777).toString(8)})`, detail: 'it holds secrets', fix: `chmod 600 ${loaded.envFile}` });
-  }
+  // The person's data, theirs alone: the data folder, the database, the log, memory, .env.
+  lines.push(...privacyChecks(loaded));
   return lines;
 }
 
@@ -78,13 +76,4 @@ function partOf(key: string): string {
   if (parts[0] === 'channels' && parts[1]) return parts[1].charAt(0).toUpperCase() + parts[1].slice(1);
   if (parts[0] === 'tools' && parts[1]) return `the ${parts[1]} tool`;
   return parts[0] ?? key;
-}
-
-function modeOf(file: string | undefined): number | undefined {
-  if (file === undefined) return undefined;
-  try {
-    return statSync(file).mode;
-  } catch {
-    return undefined;
-  }
 }

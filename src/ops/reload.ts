@@ -1,23 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { applyChanges, classifyChanges, type ConfigChanges } from '../config/live.js';
+import { applyChanges, classifyChanges, type ConfigChanges, type ReloadStatus } from '../config/live.js';
 import type { LoadedConfig } from '../config/load.js';
 import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Part } from '../part.js';
-
-/** What `familiar status` shows about the config: when it was read, what waits for a restart, a refused reload. */
-export interface ReloadStatus {
-  path: string;
-  loadedAt: string;
-  reloads: number;
-  /** Keys changed on disk that apply only after a restart (the running daemon still uses the old values). */
-  pendingRestart: string[];
-  last?: { at: string; reason: string; applied: string[]; restart: string[] };
-  /** The last reload that was refused (the daemon runs on the config it had); cleared by a good one. */
-  refused?: { at: string; reason: string; problems: string[] };
-}
 
 export type ReloadOutcome =
   | { status: 'applied'; changes: ConfigChanges }
@@ -97,6 +85,8 @@ export function createConfigReload(deps: ConfigReloadDeps): { part: Part; reload
     return { status: 'applied', changes };
   }
 
+  // Node's fs.watch on the folder rather than chokidar: two known files, renames seen through their folder, and the
+  // content compared by hash, which is what chokidar's atomic-save handling would add, for a dependency tree more.
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
   const onChange = (): void => {

@@ -3,7 +3,7 @@ import { errorMessage } from '../errors.js';
 import { fail, ok, type AnyTool, type ToolCallContext, type ToolResult } from '../tools/types.js';
 import { RefusedError, type PinnedDir } from '../workspace/pinned-dir.js';
 import type { SandboxConfig } from './pool.js';
-import { globToRegExp, walk, type WalkEntry } from '../workspace/walk.js';
+import { globMatcher, walk, type WalkEntry } from '../workspace/walk.js';
 import { fullMessage, splitWorkspacePath, type WorkspaceFiles } from '../workspace/workspace-files.js';
 import type { Workspaces } from '../workspace/workspace.js';
 
@@ -160,7 +160,7 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
     },
     async execute(params: { pattern: string; path?: string }, ctx) {
       return inWorkspace(ctx, params.path ?? '.', 'search', false, async ({ files, names, relative }) => {
-        const matcher = globToRegExp(params.pattern.replace(/^\.\//, ''));
+        const matcher = globMatcher(params.pattern.replace(/^\.\//, ''));
         const { entries, truncated } = await files.withFolder(names, (dir) => walk(dir));
         const hits = entries.filter((entry) => entry.kind !== 'dir' && matcher.test(entry.relative)).sort((a, b) => b.mtimeMs - a.mtimeMs);
         if (hits.length === 0) return ok(`No file matches ${params.pattern}${params.path ? ` under ${relative}` : ''}.${truncated ? ` ${PARTIAL}` : ''}`);
@@ -197,7 +197,7 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
         return fail(`The pattern is not a valid regular expression (${errorMessage(error)}); escape special characters such as ( [ . * with a backslash.`);
       }
       return inWorkspace(ctx, params.path ?? '.', 'search', false, async ({ files, names, relative }) => {
-        const include = params.include ? globToRegExp(params.include) : undefined;
+        const include = params.include ? globMatcher(params.include) : undefined;
         const info = await files.lstat(names);
         if (!info) return fail(`${relative} does not exist.`);
         const lines: string[] = [];

@@ -1,9 +1,10 @@
 import type { ZonedClock } from '../lib/clock.js';
 import type { ChatCommand } from '../part.js';
-import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
+import { describeNextRun, describeSchedule } from '../time/describe.js';
+import { formatJob, formatJobs } from './format.js';
 import { jobToChange, listFilter, scopeOf } from './ownership.js';
 import type { Scheduler } from './scheduler.js';
-import { findWhenInText, loadWhenParser } from './when.js';
+import { findWhenInText, loadWhenParser } from '../time/when.js';
 
 const REMIND_USAGE =
   'Usage: /remind <when> <text>, e.g. "/remind in 20 minutes check the oven", "/remind tomorrow at 9am call Mum", ' +

@@ -1,20 +1,6 @@
 import type { ZonedClock } from '../lib/clock.js';
-import { describeCron } from './timing.js';
+import { describeNextRun, describeSchedule } from '../time/describe.js';
 import type { Job, JobRun } from './types.js';
-
-/** "At 08:00, Monday through Friday (Europe/Paris)" or "once, Tuesday 24 December 2026 at 18:00 (…)". */
-export function describeSchedule(job: Job, clock: ZonedClock): string {
-  if (job.cron !== undefined) return `${describeCron(job.cron)} (${job.tz}; cron ${job.cron})`;
-  return `once, ${job.runAt !== undefined ? clock.describe(new Date(job.runAt)) : 'at no time'}`;
-}
-
-export function describeNextRun(job: Job, clock: ZonedClock, now: number): string {
-  if (job.doneAt !== undefined) return 'done';
-  if (!job.enabled) return 'paused';
-  if (job.nextRunAt === undefined) return 'never (the schedule has no further time)';
-  const when = clock.describe(new Date(job.nextRunAt));
-  return job.nextRunAt <= now ? `${when} (due now)` : when;
-}
 
 /** One job, several lines, for replies and `familiar jobs list`. */
 export function formatJob(job: Job, clock: ZonedClock, now: number): string {

@@ -1,16 +1,14 @@
+import { OWNER_CHANNELS } from '../lib/owner.js';
 import type { CallOrigin } from '../tools/types.js';
 import type { Job } from './types.js';
 
 /**
  * Who may see and change which jobs. A job belongs to the chat (and the person) that made it: a chat sees only
  * its own jobs and reminders, and changes only those its person made. The owner sees and changes every job —
- * the owner is whoever sits at the terminal (`familiar jobs`, `familiar chat`, `familiar ask`: channel `cli`)
- * or, later, the local web console (channel `console`, behind a login link only the terminal can print).
- * Jobs made in the terminal or declared in config.yaml belong to the owner: a chat they deliver to receives
- * their results but does not list or change them.
+ * the owner is whoever sits at the terminal or the console (`OWNER_CHANNELS`). Jobs made in the terminal or
+ * declared in config.yaml belong to the owner: a chat they deliver to receives their results but does not list or
+ * change them.
  */
-export const OWNER_CHANNELS: ReadonlySet<string> = new Set(['cli', 'console']);
-
 export type JobScope = { kind: 'owner' } | { kind: 'chat'; channel: string; chatId: string; userId: string | undefined };
 
 export type JobAccess = { success: true; value: Job } | { success: false; error: string };

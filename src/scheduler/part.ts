@@ -7,15 +7,16 @@ import { parseTarget } from '../lib/target.js';
 import type { Logger } from '../log.js';
 import type { DoctorLine, Part } from '../part.js';
 import type { SchedulerAccess } from '../tools/context.js';
-import type { Delivery, StartTurn } from '../turns/types.js';
+import type { Delivery } from '../delivery/types.js';
+import type { StartTurn } from '../turns/types.js';
 import { schedulerAccess } from './access.js';
 import { createSchedulerCommands } from './chat-commands.js';
 import { createJobExecutor } from './runner.js';
 import { Scheduler, type CreateJobInput } from './scheduler.js';
 import { JobStore } from './store.js';
-import { parseRunAt, validateCron } from './timing.js';
+import { parseRunAt, validateCron } from '../time/timing.js';
 import { createScheduleTool } from './tool.js';
-import { parseWhen } from './when.js';
+import { parseWhen } from '../time/when.js';
 
 type DeclaredJob = Config['scheduler']['jobs'][number];
 

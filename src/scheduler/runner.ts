@@ -3,7 +3,8 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { wrapExternal } from '../tools/external.js';
 import type { CallOrigin } from '../tools/types.js';
-import type { Delivery, StartTurn, TurnOutcome } from '../turns/types.js';
+import type { Delivery } from '../delivery/types.js';
+import type { StartTurn, TurnOutcome } from '../turns/types.js';
 import type { JobExecutor } from './scheduler.js';
 import type { Job, RunOutcome } from './types.js';
 
@@ -27,11 +28,20 @@ export function createJobExecutor(deps: JobRunnerDeps): JobExecutor {
   const { delivery, log } = deps;
   return async (job, run, signal) => {
     const target = deliveryTarget(delivery, job);
-    /** Sends the text; a result that cannot be delivered stays in the ledger with the reason. */
-    const deliver = async (outcome: RunOutcome, text: string, artifacts: TurnOutcome['artifacts'] = []): Promise<RunOutcome> => {
-      const delivered = await delivery.deliver(target, { text, ...(artifacts.length > 0 ? { artifacts } : {}) }, { kind: 'job', id: job.id });
-      if (delivered.deliveredTo !== undefined) return { ...outcome, deliveredTo: delivered.deliveredTo };
-      return { ...outcome, error: outcome.error ? `${outcome.error}; ${delivered.error}` : delivered.error };
+    /**
+     * Sends the text; a result that cannot be delivered stays in the ledger with the reason. `outside`: the sources
+     * the text was made from (a reminder written while reading a page; a run that read mail), said on delivery.
+     */
+    const deliver = async (outcome: RunOutcome, text: string, artifacts: TurnOutcome['artifacts'] = [], outside: readonly string[] = job.sources): Promise<RunOutcome> => {
+      const context = {
+        kind: job.kind === 'reminder' ? 'reminder' as const : 'job' as const, id: job.id, outside,
+        // The person's own prompt: its links stay live (not a tainted job's, which a page may have written).
+        ...(job.sources.length === 0 ? { personText: job.prompt } : {}),
+      };
+      const delivered = await delivery.deliver(target, { text, ...(artifacts.length > 0 ? { artifacts } : {}) }, context);
+      const shown = { shown: delivery.render(text, context) };
+      if (delivered.deliveredTo !== undefined) return { ...outcome, ...shown, deliveredTo: delivered.deliveredTo };
+      return { ...outcome, ...shown, error: outcome.error ? `${outcome.error}; ${delivered.error}` : delivered.error };
     };
 
     if (job.kind === 'reminder') return deliver({ status: 'ok', output: job.prompt }, `⏰ ${job.prompt}`);
@@ -70,7 +80,7 @@ export function createJobExecutor(deps: JobRunnerDeps): JobExecutor {
       status: 'ok', output: result.text,
       ...(result.denied.length > 0 ? { error: `denied: ${result.denied.join(', ')} (not in the job's approve list)` } : {}),
     };
-    return deliver(outcome, result.text, result.artifacts);
+    return deliver(outcome, result.text, result.artifacts, result.taint);
   };
 }
 

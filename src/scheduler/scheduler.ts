@@ -5,7 +5,7 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CallOrigin } from '../tools/types.js';
 import type { JobStore, ListJobsOptions } from './store.js';
-import { latestOccurrence, nextOccurrence, resolveSchedule, type Schedule, type ScheduleInput } from './timing.js';
+import { latestOccurrence, nextOccurrence, resolveSchedule, type Schedule, type ScheduleInput } from '../time/timing.js';
 import type { CatchUp, Job, JobKind, JobRun, JobSource, RunOutcome, RunTrigger } from './types.js';
 
 /** Runs one claimed run of a job (an agent turn or a reminder) and delivers it. Contract: never throws. */

@@ -1,12 +1,13 @@
 import type { ZonedClock } from '../lib/clock.js';
 import { fail, ok, type NativeTool } from '../tools/types.js';
-import type { Delivery } from '../turns/types.js';
-import { describeNextRun, describeSchedule, formatJob, formatJobs } from './format.js';
+import type { Delivery } from '../delivery/types.js';
+import { describeNextRun, describeSchedule } from '../time/describe.js';
+import { formatJob, formatJobs } from './format.js';
 import { jobToChange, listFilter, scopeOf } from './ownership.js';
 import { deliveryTarget } from './runner.js';
 import type { Scheduler } from './scheduler.js';
 import type { Job } from './types.js';
-import { WHEN_FORMS } from './when.js';
+import { WHEN_FORMS } from '../time/when.js';
 
 export interface ScheduleParams {
   action: 'create' | 'list' | 'delete' | 'pause' | 'resume' | 'update';

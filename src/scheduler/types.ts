@@ -65,4 +65,6 @@ export interface RunOutcome {
   output: string;
   error?: string;
   deliveredTo?: string;
+  /** The text as the person is shown it (made from outside content: said so, links inert); not kept in the run log. */
+  shown?: string;
 }

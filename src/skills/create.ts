@@ -1,7 +1,7 @@
 import { errorMessage } from '../errors.js';
 import type { ChatMessage } from '../llm/types.js';
 import type { ToolCallContext } from '../tools/types.js';
-import type { Delivery } from '../turns/types.js';
+import type { Delivery } from '../delivery/types.js';
 import { parseSkill, renderSkill, SKILL_ID, SKILL_TOOL_NAMES, type Skill, type SkillTrigger } from './format.js';
 import { hasScripts, runSkillTest, SANDBOX_REQUIRED, skillConversation } from './runner.js';
 import type { SkillService } from './service.js';

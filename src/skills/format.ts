@@ -1,7 +1,7 @@
 import { parse as parseYaml, stringify } from 'yaml';
 import { z } from 'zod/v3';
 import { errorMessage } from '../errors.js';
-import { cronShape, validateCron } from '../scheduler/timing.js';
+import { cronShape, validateCron } from '../time/timing.js';
 import { isValidTimeZone } from '../config/timezone.js';
 import type { Result } from '../lib/result.js';
 

@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import type { DoctorLine, Part } from '../part.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
-import { seedFolder } from '../ops/seed-folders.js';
+import { seedFolder } from '../config/seed-folders.js';
 import { createSkillJobExecutor, isSkillJob, SkillScheduling } from './schedule.js';
 import { SkillService, type SkillsDeps } from './service.js';
 import { SkillStore } from './store.js';

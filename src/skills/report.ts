@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../registry/registry.js';
 
 /** Looks a tool up by name (the registry). */
 export type ToolLookup = Pick<ToolRegistry, 'get'>;

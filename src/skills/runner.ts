@@ -5,10 +5,10 @@ import { errorMessage } from '../errors.js';
 import { KeyedMutex } from '../lib/atomic-write.js';
 import type { Logger } from '../log.js';
 import type { SandboxRun } from '../tools/context.js';
-import { OWNER_CHANNELS } from '../scheduler/ownership.js';
+import { OWNER_CHANNELS } from '../lib/owner.js';
 import { stageFolder } from '../workspace/stage.js';
 import type { Workspaces } from '../workspace/workspace.js';
-import { createPolicy } from '../tools/policy.js';
+import { createToolFilter } from '../tools/tool-filter.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
 import type { StartTurn } from '../turns/types.js';
 import { wrapExternal } from '../tools/external.js';
@@ -50,6 +50,8 @@ export interface SkillRunResult {
   error?: string;
   /** High-risk tools an unattended run was refused. */
   denied: string[];
+  /** Outside sources the run read or started with: its text is made from them (said when it is delivered). */
+  taint?: readonly string[];
 }
 
 /**
@@ -156,17 +158,18 @@ export class SkillRunner {
       // Unattended runs cannot ask anyone: only the skill's own approve list lets a high-risk tool through.
       const result = await deps.startTurn({
         conversationId, text, origin: request.origin, source: 'skill',
-        policy: createPolicy(skill.tools),
+        filter: createToolFilter(skill.tools),
         systemExtra: systemExtra(skill, request, scripts, label),
         ...(taint.length > 0 ? { taint } : {}),
         ...(request.unattended ? { unattended: { owner: 'skill' as const, id: skill.id, approve: skill.approve } } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
       });
       const names = result.denied;
+      const outside = result.taint.length > 0 ? { taint: result.taint } : {};
       if (result.status !== 'ok') {
-        return finish({ status: 'failed', text: result.text, artifacts: result.artifacts, error: result.error ?? result.text, denied: names });
+        return finish({ status: 'failed', text: result.text, artifacts: result.artifacts, error: result.error ?? result.text, denied: names, ...outside });
       }
-      return finish({ status: 'ok', text: result.text, artifacts: result.artifacts, denied: names, ...(names.length > 0 ? { error: `denied: ${names.join(', ')}` } : {}) });
+      return finish({ status: 'ok', text: result.text, artifacts: result.artifacts, denied: names, ...outside, ...(names.length > 0 ? { error: `denied: ${names.join(', ')}` } : {}) });
     } catch (error) {
       log.error({ err: error }, 'skill turn threw');
       return finish({ status: 'failed', text: `skill "${skill.id}" failed: ${errorMessage(error)}`, artifacts: [], error: errorMessage(error), denied: [] });

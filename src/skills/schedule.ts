@@ -1,7 +1,7 @@
 import { errorMessage } from '../errors.js';
 import { parseTarget } from '../lib/target.js';
 import type { Logger } from '../log.js';
-import type { Delivery } from '../turns/types.js';
+import type { Delivery } from '../delivery/types.js';
 import type { JobExecutor, Scheduler } from '../scheduler/scheduler.js';
 import type { Job, RunOutcome } from '../scheduler/types.js';
 import type { CallOrigin } from '../tools/types.js';
@@ -181,7 +181,7 @@ export function createSkillJobExecutor(deps: { log: Logger; delivery: Delivery; 
     }
     const outcome: RunOutcome = { status: result.status === 'ok' ? 'ok' : 'failed', output: result.text, ...(result.error ? { error: result.error } : {}) };
     const text = result.status === 'ok' ? result.text : `⚠ Skill "${skill.name}" failed: ${(result.error ?? result.text).slice(0, 300)}`;
-    const delivered = await deps.delivery.deliver(target, { text, ...(result.artifacts.length > 0 ? { artifacts: result.artifacts } : {}) }, { kind: 'skill', id: skillId });
+    const delivered = await deps.delivery.deliver(target, { text, ...(result.artifacts.length > 0 ? { artifacts: result.artifacts } : {}) }, { kind: 'skill', id: skillId, ...(result.taint ? { outside: result.taint } : {}) });
     if (delivered.deliveredTo !== undefined) return { ...outcome, deliveredTo: delivered.deliveredTo };
     const reason = target === undefined ? 'not delivered: no chat (set deliver_to in SKILL.md or scheduler.default_chat)' : delivered.error;
     return { ...outcome, error: outcome.error ? `${outcome.error}; ${reason}` : reason };

@@ -1,16 +1,18 @@
 import type { Config } from '../config/schema.js';
+import type { Job } from '../scheduler/types.js';
 import type { ZonedClock } from '../lib/clock.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
-import type { ToolRegistry } from '../tools/registry.js';
+import type { ToolRegistry } from '../registry/registry.js';
 import type { CallOrigin } from '../tools/types.js';
-import type { ProvenanceLabels } from '../trust/labels.js';
-import type { Delivery, StartTurn } from '../turns/types.js';
+import type { ProvenanceLabels } from '../gate/labels.js';
+import type { Delivery } from '../delivery/types.js';
+import type { StartTurn } from '../turns/types.js';
 import { describeTrigger, type Skill, type SkillStatus } from './format.js';
 import { checkPinned, hashSkillFolder, lockEntry, readLock, writeLock } from './lock.js';
-import { buildReport, formatReport } from './report.js';
+import { buildReport, formatReport, type SkillReport } from './report.js';
 import { needsSandbox, runSkillTest, SANDBOX_REQUIRED, skillConversation, SkillRunner, type SkillRunResult, type SkillSandbox } from './runner.js';
-import type { SkillScheduling } from './schedule.js';
+import { isSkillJob, type SkillScheduling } from './schedule.js';
 import type { SkillRun, SkillStore } from './store.js';
 import type { Result } from '../lib/result.js';
 
@@ -134,6 +136,30 @@ export class SkillCatalog {
         `  recent runs:${runs.length === 0 ? ' none' : `\n${runs.join('\n')}`}`,
       ].join('\n'),
     };
+  }
+
+  /**
+   * What activating a skill lets run, for the person to review first (the console's confirmation): the skill, the
+   * report of its files and their hash, which the confirmation must still match (`filesHash`). Undefined: no
+   * valid skill of that id.
+   */
+  review(id: string): Result<{ skill: Skill; report: SkillReport; sha256: string }> | undefined {
+    const entry = this.store.get(id);
+    if (!entry || !entry.success) return undefined;
+    const hashed = hashSkillFolder(entry.dir);
+    if (!hashed.success) return hashed;
+    return { success: true, value: { skill: entry.value, report: buildReport(entry.value, entry.dir, hashed.value.files, this.catalog.tools), sha256: hashed.value.sha256 } };
+  }
+
+  /** The hash of a skill folder's files now. */
+  filesHash(id: string): Result<string> {
+    const hashed = hashSkillFolder(this.store.folder(id));
+    return hashed.success ? { success: true, value: hashed.value.sha256 } : hashed;
+  }
+
+  /** Whether a scheduler job is a skill's schedule (changed through the skill, not as a job). */
+  ownsJob(job: Job): boolean {
+    return isSkillJob(job);
   }
 
   /** Why a skill may not run at all (tampered or quarantined hub skill, or sandbox needed but absent). */

@@ -7,8 +7,8 @@
 import type { Config } from '../config/schema.js';
 import { nearestKey } from '../config/suggest.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
-import { ALLOW_ALL, createPolicy, type ToolPolicy } from './policy.js';
-import { toolGroup } from './registry.js';
+import { ALLOW_ALL, createToolFilter, type ToolFilter } from './tool-filter.js';
+import { toolGroup } from './names.js';
 
 export interface BuiltinTool {
   name: string;
@@ -90,7 +90,7 @@ export function builtinTool(name: string): BuiltinTool | undefined {
  * pattern that matches no built-in tool (with the nearest name when one is close), so a typo is not a tool quietly
  * gone.
  */
-export function enabledBuiltins(config: Config): ToolPolicy {
+export function enabledBuiltins(config: Config): ToolFilter {
   const patterns = config.tools.enabled;
   if (patterns === undefined) return ALLOW_ALL;
   const problems: ConfigProblem[] = [];
@@ -99,7 +99,7 @@ export function enabledBuiltins(config: Config): ToolPolicy {
   patterns.forEach((raw, index) => {
     const pattern = raw.startsWith('!') ? raw.slice(1) : raw;
     if (pattern === '*') return;
-    const single = createPolicy([pattern]);
+    const single = createToolFilter([pattern]);
     if (BUILTIN_TOOLS.some((tool) => single.allows({ name: tool.name, group: tool.group, aliases: [] }))) return;
     const group = /^(.+?)(?:\.\*|:\*|_\*)$/.exec(pattern)?.[1];
     const near = group !== undefined ? nearestKey(group, groups) : nearestKey(pattern, names);
@@ -108,5 +108,5 @@ export function enabledBuiltins(config: Config): ToolPolicy {
     problems.push({ keyPath: `tools.enabled.${index}`, reason: `no built-in tool ${group !== undefined ? 'group' : 'named'} "${group ?? pattern}"; ${hint}${custom}` });
   });
   if (problems.length > 0) throw ConfigError.of(problems);
-  return createPolicy(patterns);
+  return createToolFilter(patterns);
 }

@@ -1,8 +1,8 @@
 /**
- * What a tool call can do beyond answering the model, declared by the tool (`NativeTool.effects`). The trust
- * policy reads these in a turn that holds outside content: a call that can carry data out, or change what later
- * prompts and unattended runs see, is allowed only when its inputs came from the person or from the outside content
- * itself — otherwise the person is asked (or, unattended, it is refused).
+ * What a tool call can do beyond answering the model, declared by the tool (`NativeTool.effects`). The gate
+ * (src/gate/) reads these in a turn that holds outside content: a call that can carry data out, or change what later
+ * prompts and unattended runs see, is allowed only when its inputs came from the person or from third parties' words
+ * — and then charged to the leak budget — otherwise the person is asked (or, unattended, it is refused).
  */
 export type Effect =
   /**
@@ -20,20 +20,35 @@ export type Effect =
   /** New code or instructions come in (a skill from a hub). */
   | { kind: 'install'; what?: string };
 
+/**
+ * What one tool result's third-party text vouches for: the whole addresses in it (normalised as a request would
+ * send them), less any the call's own arguments held (an echo is the model's words coming back), and the text
+ * itself (what a later search may quote). Made by the gate (`CallGate.vouched`) and kept with the message.
+ */
+export interface Vouched {
+  urls: readonly string[];
+  text: string;
+}
+
 /** Where the texts of a conversation came from, read on demand (only a tainted call that sends something needs them). */
 export interface Provenance {
   /** What the person wrote: their messages in the conversation's window (not a tainted job's prompt). */
   personTexts(): readonly string[];
-  /** Outside content the model has read: tool results from outside sources, in this turn and in the window. */
-  outsideTexts(): readonly string[];
+  /** What third parties' words read so far vouch for: in this turn and in the window. */
+  vouched(): readonly Vouched[];
 }
 
-/** The provenance policy's answer for one call in a tainted turn (see src/trust/policy.ts). */
+/** The gate's answer for one call's effects in a tainted turn (see src/gate/provenance.ts). */
 export interface ProvenanceVerdict {
   /** The person must approve the call (unattended: it is refused). */
   ask: boolean;
   /** For the approval question and the refusal: what is in play and where the call's inputs came from. */
   lines: string[];
+  /**
+   * The information, in bits, that choosing this call's destination or query among those allowed could carry: what
+   * the leak budget is charged when the call goes ahead unasked (0 when nothing was chosen from a set).
+   */
+  bits: number;
 }
 
 /** A tool that declares nothing is assumed able to send data anywhere (custom tools, MCP tools). */

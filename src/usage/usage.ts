@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
+import { formatCost, formatNumber } from '../lib/numbers.js';
 import { wallClockAt, zoneOffsetMs } from '../lib/zoned.js';
 
 export interface UsageTotals {
@@ -130,14 +131,6 @@ export function formatUsageToday(usage: UsageToday): string {
   if (usage.costUsd !== undefined) parts.push(`≈ ${formatCost(usage.costUsd)}${usage.unpricedTokens > 0 ? ` (+${formatNumber(usage.unpricedTokens)} tokens on unpriced models)` : ''}`);
   parts.push(usage.budget > 0 ? `budget ${formatNumber(usage.budget)}, ${formatNumber(usage.remaining ?? 0)} left` : 'no daily budget');
   return `${parts.join(', ')}.`;
-}
-
-export function formatNumber(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
-}
-
-export function formatCost(usd: number): string {
-  return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
 }
 
 function sumRows(rows: ModelRow[], prices: Prices): UsageTotals {

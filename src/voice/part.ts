@@ -40,7 +40,7 @@ export function createVoicePart(deps: VoicePartDeps): { part: Part; service: Voi
   const stt = engines.stt.settings ? createSttEngine(engines.stt.settings, ffmpeg) : undefined;
   const tts = engines.tts.settings ? createTtsEngine(engines.tts.settings) : undefined;
   if (!stt && !tts) {
-    log.info(`voice: off (${config.voice.stt || config.voice.tts ? [engines.stt.off, engines.tts.off].join('; ') : 'no voice.stt or voice.tts section'}); README: Voice`);
+    log.info(`voice: off (${config.voice.stt || config.voice.tts ? [engines.stt.off, engines.tts.off].join('; ') : 'no voice.stt or voice.tts section'}); see docs/voice.md`);
   } else {
     if (engines.stt.off !== undefined && config.voice.stt) log.warn(`voice: ${engines.stt.off}`);
     if (engines.tts.off !== undefined && config.voice.tts) log.warn(`voice: ${engines.tts.off}`);
@@ -109,7 +109,7 @@ function voiceCommand(deps: { stt: unknown; tts: unknown; usage: VoiceUsage; cha
         ].join('\n');
       }
       if (wanted !== 'on' && wanted !== 'off' && wanted !== 'auto') return 'Use /voice on (speak every answer), /voice auto (answer voice notes with voice), /voice off, or /voice to see the setting.';
-      if (!deps.tts && wanted !== 'off') return 'I cannot speak yet: text to speech is not set up (voice.tts in the config; see the README, Voice). Voice notes you send are still transcribed if voice.stt is set.';
+      if (!deps.tts && wanted !== 'off') return 'I cannot speak yet: text to speech is not set up (voice.tts in the config; see docs/voice.md). Voice notes you send are still transcribed if voice.stt is set.';
       chats.set(channel, chatId, wanted);
       return `Voice ${describe[wanted]}.`;
     },

@@ -55,7 +55,10 @@ export async function copyTree(source: PinnedDir, target: PinnedDir, options: Co
       }
       const { handle, stats: fileStats } = opened;
       try {
-        await target.createFile(name, (out) => copyBytes(handle, out, fileStats.size), options.ownership, fileStats.mode & 0o777);
+        // Readable (and runnable, if its owner may run it) by the sandbox user whoever owns it: the person's data,
+        // skills included, is its owner's alone (0600, 0700) outside the workspace.
+        const mode = (fileStats.mode & 0o777) | 0o444 | ((fileStats.mode & 0o100) !== 0 ? 0o111 : 0);
+        await target.createFile(name, (out) => copyBytes(handle, out, fileStats.size), options.ownership, mode);
       } finally {
         await handle.close();
       }

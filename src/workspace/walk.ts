@@ -1,3 +1,4 @@
+import { Minimatch } from 'minimatch';
 import { kindOf, type EntryKind, type PinnedDir } from './pinned-dir.js';
 
 export interface WalkEntry {
@@ -76,46 +77,11 @@ export async function walk(root: PinnedDir, options: WalkOptions = {}): Promise<
 }
 
 /**
- * A glob as a RegExp over relative paths: `**` any number of folders, `*` and `?` within one name,
- * `{a,b}` alternatives, `[abc]` classes. A pattern without `/` matches a name at any depth (as ripgrep does).
+ * A glob over relative paths (minimatch): `**` any number of folders, `*` and `?` within one name, `{a,b}`
+ * alternatives, `[abc]` and `[!abc]` classes; dot-files match like any other. A pattern without `/` matches a name
+ * at any depth (as ripgrep does). `!` and `#` at the start are literal: the model asks for files, not exclusions.
  */
-export function globToRegExp(pattern: string): RegExp {
-  let source = '';
-  let braces = 0;
-  for (let index = 0; index < pattern.length; index += 1) {
-    const char = pattern[index] ?? '';
-    if (char === '*') {
-      if (pattern[index + 1] === '*') {
-        const slashAfter = pattern[index + 2] === '/';
-        source += slashAfter ? '(?:.*/)?' : '.*';
-        index += slashAfter ? 2 : 1;
-      } else {
-        source += '[^/]*';
-      }
-    } else if (char === '?') {
-      source += '[^/]';
-    } else if (char === '{') {
-      braces += 1;
-      source += '(?:';
-    } else if (char === '}' && braces > 0) {
-      braces -= 1;
-      source += ')';
-    } else if (char === ',' && braces > 0) {
-      source += '|';
-    } else if (char === '[') {
-      const end = pattern.indexOf(']', index + 1);
-      if (end === -1) {
-        source += '\\[';
-      } else {
-        const body = pattern.slice(index + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
-        source += `[${body}]`;
-        index = end;
-      }
-    } else {
-      source += char.replace(/[.+^$()|\\/]/g, '\\$&');
-    }
-  }
-  while (braces-- > 0) source += ')';
-  const anyDepth = !pattern.includes('/');
-  return new RegExp(anyDepth ? `(?:^|/)${source}$` : `^${source}$`);
+export function globMatcher(pattern: string): { test(relative: string): boolean } {
+  const glob = new Minimatch(pattern, { dot: true, matchBase: !pattern.includes('/'), nonegate: true, nocomment: true });
+  return { test: (relative) => glob.match(relative) };
 }

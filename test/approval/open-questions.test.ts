@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Daemon as App } from '../../src/daemon.js';
 import type { ApprovalAnswer, ApprovalPrompt, ApprovalPrompter } from '../../src/approval/prompter.js';
 import { OpenQuestions } from '../../src/approval/open-questions.js';
-import type { ApprovalRequest } from '../../src/tools/registry.js';
+import type { ApprovalRequest } from '../../src/tools/call.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp } from '../helpers/app.js';
 

@@ -1,5 +1,6 @@
 // The import graph of src/: files as nodes, every import (type imports and dynamic imports included) as an edge.
-// Read with TypeScript's own pre-processor (the compiler's import scanner), not with regular expressions.
+// Read with TypeScript's own pre-processor (the compiler's import scanner), not with regular expressions; which edges
+// carry code (not only types) is read from the syntax tree.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -8,6 +9,8 @@ export interface ImportGraph {
   /** Files relative to src/, with forward slashes, e.g. `tools/registry.ts`. */
   files: string[];
   edges: Map<string, Set<string>>;
+  /** The edges that carry code: an import or export not marked `type`, or an `await import()`. */
+  valueEdges: Map<string, Set<string>>;
 }
 
 function walk(dir: string, root: string, out: string[]): void {
@@ -24,19 +27,50 @@ export function readImportGraph(srcDir: string): ImportGraph {
   files.sort();
   const known = new Set(files);
   const edges = new Map<string, Set<string>>();
+  const valueEdges = new Map<string, Set<string>>();
   for (const file of files) {
     const text = readFileSync(path.join(srcDir, file), 'utf8');
     const info = ts.preProcessFile(text, true, true);
+    const resolve = (specifier: string): string | undefined => {
+      if (!specifier.startsWith('.')) return undefined;
+      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)).replace(/\.js$/, '.ts');
+      return known.has(resolved) ? resolved : undefined;
+    };
     const targets = new Set<string>();
     for (const imported of info.importedFiles) {
-      const specifier = imported.fileName;
-      if (!specifier.startsWith('.')) continue;
-      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)).replace(/\.js$/, '.ts');
-      if (known.has(resolved)) targets.add(resolved);
+      const resolved = resolve(imported.fileName);
+      if (resolved) targets.add(resolved);
     }
     edges.set(file, targets);
+    const values = new Set<string>();
+    for (const specifier of valueSpecifiers(ts.createSourceFile(file, text, { languageVersion: ts.ScriptTarget.Latest, jsDocParsingMode: ts.JSDocParsingMode.ParseNone }))) {
+      const resolved = resolve(specifier);
+      if (resolved) values.add(resolved);
+    }
+    valueEdges.set(file, values);
   }
-  return { files, edges };
+  return { files, edges, valueEdges };
+}
+
+/**
+ * The module specifiers a file loads at run time: every import and re-export but `import type` and `export type`,
+ * and every `import()` call. (Under `verbatimModuleSyntax`, `import { type A }` still loads its module.)
+ */
+function valueSpecifiers(source: ts.SourceFile): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (!node.importClause?.isTypeOnly) found.push(node.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (!node.isTypeOnly) found.push(node.moduleSpecifier.text);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [argument] = node.arguments;
+      if (argument && ts.isStringLiteral(argument)) found.push(argument.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
 }
 
 /** Strongly connected components with more than one file (Tarjan's algorithm). */

@@ -1,96 +1,133 @@
-// The structure of src/ as rules on its import graph (type imports and dynamic imports included): no cycles, leaf
-// helpers and the tool contract depend on nothing above them, parts reach each other only through what the
-// composition root hands them. See docs/ARCHITECTURE.md.
+// The structure of src/ as the fence table (src/fences.yaml) declares it, checked on the import graph (type imports
+// and dynamic imports included): every import allowed, every declaration needed, no cycle of files or of folders,
+// and docs/ARCHITECTURE.md's picture and list of parts as the table makes them. See docs/ARCHITECTURE.md.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { stringify, parse } from 'yaml';
+import { declaredGraph, readFences, tableProblems, undeclaredEdges, unitGraph, unneededDeclarations } from './fences.js';
 import { cycles, readImportGraph, type ImportGraph } from './import-graph.js';
 
-const SRC = fileURLToPath(new URL('../../src', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SRC = path.join(ROOT, 'src');
+const TABLE = path.join(SRC, 'fences.yaml');
 const graph = readImportGraph(SRC);
+const fences = readFences(TABLE);
 
-const LEAF = (file: string) => file.startsWith('lib/') || ['errors.ts', 'log.ts'].includes(file);
-/** The tool contract: the files directly in tools/ (its subfolders are tools, i.e. parts). */
-const CONTRACT = (file: string) => /^tools\/[^/]+\.ts$/.test(file);
-const inFolder = (folder: string) => (file: string) => file.startsWith(`${folder}/`);
+// Not test/helpers/app.ts's tempDir: importing it would load the whole daemon into this test.
+const tempDir = (): string => mkdtempSync(path.join(tmpdir(), 'familiar-fences-'));
 
-/** Every edge from a file matching `from` to a file matching `to`, as "a → b". */
-function edges(g: ImportGraph, from: (file: string) => boolean, to: (file: string) => boolean): string[] {
-  const found: string[] = [];
-  for (const [file, targets] of g.edges) {
-    if (!from(file)) continue;
-    for (const target of targets) if (to(target)) found.push(`${file} → ${target}`);
+/** The graph with more edges: `edges` maps a file to the files it also imports (`code`: loading them, else types only). */
+function plant(edges: Record<string, string[]>, code = true): ImportGraph {
+  const planted: ImportGraph = { files: [...graph.files], edges: new Map(graph.edges), valueEdges: new Map(graph.valueEdges) };
+  for (const [file, targets] of Object.entries(edges)) {
+    planted.edges.set(file, new Set([...(graph.edges.get(file) ?? []), ...targets]));
+    if (code) planted.valueEdges.set(file, new Set([...(graph.valueEdges.get(file) ?? []), ...targets]));
   }
-  return found;
+  return planted;
 }
 
-describe('the import graph of src/', () => {
+/** Runs the page script; `options` point it at copies. */
+function pageScript(...options: string[]) {
+  // A clean environment: this shell's NODE_EXTRA_CA_CERTS alone costs a Node process 36 ms.
+  return spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'architecture-page.mjs'), ...options], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+}
+
+describe('the import graph of src/ against the fence table', () => {
   it('reads the graph (the rules below would pass vacuously on an empty one)', () => {
     expect(graph.files.length).toBeGreaterThan(100);
     expect(graph.edges.get('daemon.ts')?.size).toBeGreaterThan(10);
+    expect(graph.valueEdges.get('daemon.ts')?.size).toBeGreaterThan(10);
+    // `import type` is an edge, but not one that loads code.
+    expect(graph.edges.get('agent/agent.ts')).toContain('agent/conversations.ts');
+    expect(graph.valueEdges.get('agent/agent.ts')).not.toContain('agent/conversations.ts');
   });
 
-  it('has no cycle longer than one file', () => {
+  it('has an entry for every folder and file of src/, and none for what is not there', () => {
+    expect(tableProblems(fences, SRC)).toEqual([]);
+  });
+
+  it('allows every import of src/', () => {
+    expect(undeclaredEdges(graph, fences)).toEqual([]);
+  });
+
+  it('declares no import that src/ does not make', () => {
+    expect(unneededDeclarations(graph, fences)).toEqual([]);
+  });
+
+  it('has no cycle of files', () => {
     expect(cycles(graph)).toEqual([]);
   });
 
-  it('keeps leaf helpers leaves', () => {
-    expect(edges(graph, LEAF, (target) => !LEAF(target))).toEqual([]);
+  it('has no cycle of folders', () => {
+    expect(cycles(unitGraph(graph, fences))).toEqual([]);
   });
 
-  it('keeps the tool contract free of every subsystem', () => {
-    const allowed = (target: string) => LEAF(target) || CONTRACT(target) || target === 'config/schema.ts' || target.startsWith('config/');
-    expect(edges(graph, CONTRACT, (target) => !allowed(target))).toEqual([]);
-  });
-
-  it('lets no part import the composition root (only the command line builds the daemon)', () => {
-    expect(edges(graph, (file) => !file.startsWith('cli/'), (target) => target === 'daemon.ts')).toEqual([]);
-  });
-
-  it('keeps the scheduler and skills away from the agent and the channels (they get a function to start turns)', () => {
-    const startsTurns = (file: string) => inFolder('scheduler')(file) || inFolder('skills')(file);
-    expect(edges(graph, startsTurns, (target) => inFolder('agent')(target) || inFolder('channels')(target))).toEqual([]);
-  });
-
-  it('keeps the LLM client away from the tools', () => {
-    expect(edges(graph, inFolder('llm'), (target) => inFolder('tools')(target))).toEqual([]);
-  });
-
-  it('lets only the root, the turns and the command line reach the agent loop and the channels', () => {
-    const may = (file: string) => file === 'daemon.ts' || inFolder('turns')(file) || inFolder('cli')(file) || inFolder('agent')(file) || inFolder('channels')(file);
-    expect(edges(graph, (file) => !may(file), (target) => inFolder('agent')(target) || inFolder('channels')(target))).toEqual([]);
-  });
-
-  it('keeps memory, sandbox, skills and email out of each other', () => {
-    const folders = ['memory', 'sandbox', 'skills', 'tools/email'];
-    const found = folders.flatMap((from) => edges(graph, inFolder(from), (target) => folders.some((to) => to !== from && inFolder(to)(target))));
-    expect(found).toEqual([]);
-  });
-
-  it('keeps voice a part of its own: the channels get its service from the root, and it knows no channel', () => {
-    expect(edges(graph, inFolder('channels'), inFolder('voice'))).toEqual([]);
-    const reachesOut = (target: string) => ['channels', 'agent', 'turns', 'memory', 'sandbox', 'skills', 'scheduler', 'workspace'].some((folder) => inFolder(folder)(target));
-    expect(edges(graph, inFolder('voice'), reachesOut)).toEqual([]);
-  });
-
-  it('keeps the custom tools part to the tool contract (it is fenced like any part), and the SDK to the contract', () => {
-    const allowed = (target: string) => LEAF(target) || CONTRACT(target) || target.startsWith('config/') || target === 'part.ts' || inFolder('custom-tools')(target);
-    expect(edges(graph, inFolder('custom-tools'), (target) => !allowed(target))).toEqual([]);
-    // What tool modules import as 'familiar': the contract's types and nothing of the daemon's parts.
-    expect(edges(graph, (file) => file === 'sdk.ts', (target) => !CONTRACT(target))).toEqual([]);
-    expect(edges(graph, (file) => file !== 'daemon.ts' && !inFolder('cli')(file) && !inFolder('custom-tools')(file), inFolder('custom-tools'))).toEqual([]);
+  it('declares no cycle (the picture stacks the folders in rows)', () => {
+    expect(cycles(declaredGraph(fences))).toEqual([]);
   });
 
   it('keeps the command line from being a circle through its entry', () => {
-    expect(edges(graph, inFolder('cli'), (target) => target === 'cli/run.ts' || target === 'main.ts')).toEqual([]);
+    const found = [...graph.edges].filter(([file]) => file.startsWith('cli/')).flatMap(([file, targets]) => [...targets].filter((target) => target === 'cli/run.ts' || target === 'main.ts').map((target) => `${file} → ${target}`));
+    expect(found).toEqual([]);
   });
 
-  it('finds a forbidden edge when one is there (the checks can fail)', () => {
-    const planted: ImportGraph = { files: [...graph.files], edges: new Map(graph.edges) };
-    planted.edges.set('scheduler/runner.ts', new Set([...(graph.edges.get('scheduler/runner.ts') ?? []), 'agent/agent.ts']));
-    planted.edges.set('agent/agent.ts', new Set([...(graph.edges.get('agent/agent.ts') ?? []), 'daemon.ts']));
-    expect(edges(planted, inFolder('scheduler'), inFolder('agent'))).toContain('scheduler/runner.ts → agent/agent.ts');
-    expect(cycles(planted).length).toBeGreaterThan(0);
-    expect(path.basename(SRC)).toBe('src');
+  it('keeps the SDK (what tool modules import as `familiar`) to the tool contract', () => {
+    expect([...(graph.edges.get('sdk.ts') ?? [])].filter((target) => fences.unitOf(target) !== 'tools/')).toEqual([]);
+  });
+});
+
+describe('the checks can fail', () => {
+  it('refuse an undeclared import, code where only types are declared, and a leaf reaching up', () => {
+    const planted = plant({ 'scheduler/runner.ts': ['agent/agent.ts'], 'usage/part.ts': ['turns/turns.ts'], 'lib/clock.ts': ['config/schema.ts'] });
+    const found = undeclaredEdges(planted, fences);
+    expect(found).toContain('scheduler/runner.ts → agent/agent.ts: scheduler/ does not declare agent/ (add it to scheduler/\'s uses or types in src/fences.yaml, or get it from the root)');
+    expect(found.some((edge) => edge.startsWith('usage/part.ts → turns/turns.ts: usage/ declares only turns/\'s types'))).toBe(true);
+    expect(found).toContain('lib/clock.ts → config/schema.ts: lib/ is a leaf: it imports only leaves');
+  });
+
+  it('find a cycle of folders that is no cycle of files', () => {
+    // agent/ already reaches nothing of turns/; turns/turns.ts imports agent/profiles.ts.
+    const planted = plant({ 'agent/prompt.ts': ['turns/types.ts'] }, false);
+    expect(cycles(planted)).toEqual([]);
+    expect(cycles(unitGraph(planted, fences))).toEqual([['agent/', 'turns/']]);
+  });
+
+  it('find a cycle of files', () => {
+    expect(cycles(plant({ 'lib/clock.ts': ['daemon.ts'] })).length).toBeGreaterThan(0);
+  });
+
+  it('name a folder with no entry, and a declaration nothing needs', () => {
+    const dir = tempDir();
+    const table = parse(readFileSync(TABLE, 'utf8')) as Record<string, Record<string, unknown>>;
+    delete table['voice/'];
+    table['http/'] = { ...table['http/'], types: ['llm/'] };
+    writeFileSync(path.join(dir, 'fences.yaml'), stringify(table));
+    const edited = readFences(path.join(dir, 'fences.yaml'));
+    expect(tableProblems(edited, SRC)).toEqual(expect.arrayContaining(['src/voice/ has no entry: add it (kind, about, uses) to src/fences.yaml']));
+    expect(unneededDeclarations(graph, edited)).toContain('http/ declares llm/ under types, and imports nothing of it');
+  });
+});
+
+describe("docs/ARCHITECTURE.md's picture and list of parts", () => {
+  it('are what the fence table makes', () => {
+    const checked = pageScript('--check');
+    expect(checked.stderr).toBe('');
+    expect(checked.status).toBe(0);
+  });
+
+  it('are refused when the table changed and the page did not', () => {
+    const dir = tempDir();
+    const page = path.join(dir, 'ARCHITECTURE.md');
+    copyFileSync(path.join(ROOT, 'docs', 'ARCHITECTURE.md'), page);
+    const table = parse(readFileSync(TABLE, 'utf8')) as Record<string, Record<string, unknown>>;
+    table['http/'] = { ...table['http/'], about: 'something else' };
+    writeFileSync(path.join(dir, 'fences.yaml'), stringify(table));
+    const checked = pageScript('--check', '--table', path.join(dir, 'fences.yaml'), '--page', page);
+    expect(checked.status).toBe(1);
+    expect(checked.stderr).toContain('run `npm run architecture` and commit the page');
   });
 });

@@ -58,6 +58,11 @@ describe('the command line follows the conventions', () => {
     expect((await run('help', 'jbos')).err).toMatch(/did you mean jobs\?/);
   });
 
+  it('keeps an unknown command unknown with --help: exit 2 and the did-you-mean, not the general help', async () => {
+    expect(await run('jbos', '--help')).toEqual({ code: 2, out: '', err: 'familiar: unknown command \'jbos\' — did you mean jobs?\nRun "familiar help" for usage.\n' });
+    expect((await run('jobs', 'lst', '-h')).err).toMatch(/^familiar jobs: unknown command 'lst' — did you mean list\?/);
+  });
+
   it('keeps global options anywhere on the line, and treats what follows -- as text', async () => {
     const help = await run('--json', 'jobs', '--log-level', 'silent', 'add', '--help', '--config', 'x.yaml');
     expect(help.code).toBe(0);

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
+import { startTelegramServer } from '../fakes/telegram-server.js';
 import { tempDir, writeTestConfig } from '../helpers/app.js';
 import { MAIN } from '../helpers/daemon.js';
 
@@ -88,5 +89,19 @@ describe('doctor and start tell a new person what is missing', () => {
     const result = await familiar(tempDir(), ['start', '--log-level', 'warn'], {}, 'no chat channel');
     expect(result.stderr).toMatch(/llm: no API key for https:\/\/api\.openai\.com\/v1 \(llm\.api_key is \$\{OPENAI_API_KEY\}, which is not set\) — run familiar init/);
     expect(result.stderr).toMatch(/channels: no chat channel is configured, so nobody can message this daemon — run familiar init/);
+  });
+
+  it('start with a rejected bot token does not just say "ready": nobody can message it, and why', async () => {
+    const telegram = await startTelegramServer();
+    try {
+      const dir = tempDir();
+      writeTestConfig(dir, fake, { log: { level: 'info', format: 'json' }, channels: { telegram: { token: '999:WRONG', api_root: telegram.apiRoot, allowed_users: [1] } } });
+      const result = await familiar(dir, ['start'], { TEST_LLM_KEY: fake.apiKey }, 'familiar is ready');
+      const ready = result.stderr.split('\n').find((line) => line.includes('familiar is ready')) ?? '';
+      expect(JSON.parse(ready)).toMatchObject({ level: 40, msg: expect.stringMatching(/^familiar is ready, but nobody can message it: telegram failed to start/) });
+      expect(result.stderr).toContain('TELEGRAM_AUTH');
+    } finally {
+      await telegram.close();
+    }
   });
 });

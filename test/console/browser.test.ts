@@ -29,6 +29,11 @@ describeBrowser('the console in a browser, against the running daemon', () => {
   let page: Page;
   let dir: string;
   let base: string;
+  // Script errors of every page the tests open (the memory editor once threw on every save and tab click).
+  const scriptErrors: string[] = [];
+  const watchErrors = (watched: Page): void => {
+    watched.on('pageerror', (error) => scriptErrors.push(`${watched.url()}: ${error.message}`));
+  };
 
   beforeAll(async () => {
     llm = await startOpenAiServer();
@@ -51,6 +56,7 @@ describeBrowser('the console in a browser, against the running daemon', () => {
     browser = await launchChromium();
     context = await browser.newContext(VIEWS.light);
     page = await context.newPage();
+    watchErrors(page);
     page.on('dialog', (dialog) => void dialog.accept());
   }, 60_000);
 
@@ -69,6 +75,7 @@ describeBrowser('the console in a browser, against the running daemon', () => {
     for (const view of ['dark', 'phone'] as const) {
       const other = await browser.newContext({ ...VIEWS[view], storageState: state });
       const otherPage = await other.newPage();
+      watchErrors(otherPage);
       await otherPage.goto(page.url());
       await otherPage.waitForLoadState('networkidle').catch(() => undefined);
       await otherPage.screenshot({ path: path.join(SHOTS, `${name}-${view}.png`) });
@@ -207,6 +214,10 @@ describeBrowser('the console in a browser, against the running daemon', () => {
       await page.waitForLoadState('networkidle').catch(() => undefined);
     }
     expect(violations).toEqual([]);
+  });
+
+  it('ran no page into a script error, the memory editor\'s tabs and save included', () => {
+    expect(scriptErrors).toEqual([]);
   });
 });
 

@@ -180,7 +180,7 @@ describe('console', () => {
     const app = await start();
     mkdirSync(path.join(app.dir, 'memory', 'notes'), { recursive: true });
     writeFileSync(path.join(app.dir, 'memory', 'notes', 'page.md'), 'Saved from a page.\n');
-    const { ProvenanceLabels } = await import('../../src/trust/labels.js');
+    const { ProvenanceLabels } = await import('../../src/gate/labels.js');
     const labels = new ProvenanceLabels(app.app.db);
     labels.label('memory', 'notes/page.md', ['http:https://news.example/today']);
     const client = await app.login();

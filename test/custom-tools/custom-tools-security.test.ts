@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
 import { tempDir, writeTestConfig } from '../helpers/app.js';
-import type { ApprovalRequest } from '../../src/tools/registry.js';
+import type { ApprovalRequest } from '../../src/tools/call.js';
 import { auditRows, makeHarness, writeTools, type Harness } from './helpers.js';
 
 let harness: Harness | undefined;
@@ -160,7 +160,7 @@ export default defineTool({
   execute: () => { appendFileSync(${JSON.stringify(marker)}, 'ran\\n'); return 'ran ${name}'; },
 });
 `;
-  const provenance = { personTexts: () => ['summarise https://news.example/today'], outsideTexts: () => ['page text, with a link to https://news.example/more'] };
+  const provenance = { personTexts: () => ['summarise https://news.example/today'], vouched: () => [{ urls: ['https://news.example/more'], text: 'page text, with a link to https://news.example/more' }] };
 
   it('is asked about when it declares no effects (it could send data anywhere), and refused unattended', async () => {
     const marker = path.join(tempDir('familiar-ran-'), 'ran');

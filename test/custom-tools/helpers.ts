@@ -9,9 +9,10 @@ import type { Config } from '../../src/config/schema.js';
 import { createCustomToolsPart, type CustomTools } from '../../src/custom-tools/part.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { EventBus } from '../../src/tools/events.js';
-import { ToolRegistry, type CallRequest } from '../../src/tools/registry.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import type { CallRequest } from '../../src/tools/call.js';
 import type { ToolContext } from '../../src/tools/types.js';
-import { checkEffects } from '../../src/trust/policy.js';
+import { realGate } from '../helpers/gate.js';
 import { captureLogger, tempDir } from '../helpers/app.js';
 
 export interface Harness {
@@ -50,14 +51,16 @@ export async function makeHarness(files: Record<string, string> = {}, overrides:
   const secrets = options.secrets ?? [];
   const log = captureLogger(logs, secrets);
   const events = new EventBus(log);
-  // As the daemon wires it: in a tainted turn the trust policy reads each call's declared effects.
-  const registry = new ToolRegistry({ audit: createAuditWriter(db), events, provenanceGate: checkEffects });
+  // As the daemon wires it: in a tainted turn the gate reads each call's declared effects.
+  const registry = new ToolRegistry({ audit: createAuditWriter(db), events });
+  registry.setGate(realGate({ registry, config, db, log, secrets }));
   registry.setContext({ config, log, secrets, memory: {} as ToolContext['memory'], scheduler: {} as ToolContext['scheduler'] });
   options.setup?.(registry);
   const custom = await createCustomToolsPart({ config, log, registry, events, sandboxReady: options.sandboxReady ?? false, mode: options.mode ?? 'command' });
   return {
     dir, toolsDir, config, registry, events, custom, db, logs,
-    call: (name, args = {}, extra = {}) => registry.execute({ name, arguments: args, conversationId: 'c1', turnId: 't1', origin: { channel: 'cli', chatId: 'x' }, ...extra }),
+    // The person at the terminal says yes to a high-risk call unless a test brings its own answer.
+    call: (name, args = {}, extra = {}) => registry.execute({ name, arguments: args, conversationId: 'c1', turnId: 't1', origin: { channel: 'cli', chatId: 'x' }, approve: async () => ({ approved: true, by: 'the test' }), ...extra }),
     logged: (text) => logs.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => String(line.msg).includes(text)),
     async close() {
       await custom.part.stop?.();

@@ -1,6 +1,8 @@
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../../src/db/sqlite.js';
 import { describe, expect, it } from 'vitest';
+import { ConversationStore } from '../../src/agent/conversations.js';
 import { runCli } from '../../src/cli/run.js';
 import { DATABASE_FILE, openDatabase, schemaVersion } from '../../src/db/database.js';
 import { MIGRATIONS, type Migration } from '../../src/db/migrations.js';
@@ -83,6 +85,35 @@ describe('database migrations', () => {
     db.close();
   });
 
+  it("give a chat taken over by a job's or a skill's conversation its newest own conversation back (013)", () => {
+    const dir = tempDir();
+    const before = MIGRATIONS.findIndex((migration) => migration.name === '013-conversation-kind');
+    const old = openDatabase(dir, MIGRATIONS.slice(0, before));
+    const insert = old.prepare('INSERT INTO conversations (id, channel, chat_id, created_at, archived_at) VALUES (?, ?, ?, ?, ?)');
+    insert.run('telegram-42-old', 'telegram', '42', 1, 2);
+    insert.run('telegram-42-own', 'telegram', '42', 3, null);
+    // Made from the chat later, so the old shape took them for the chat's current conversation.
+    insert.run('job-digest', 'telegram', '42', 4, null);
+    insert.run('skill-greeter--telegram-0123456789abcdef', 'telegram', '42', 5, null);
+    insert.run('skill-greeter', 'cli', 'terminal', 6, null);
+    old.close();
+    const db = openDatabase(dir);
+    try {
+      expect(new ConversationStore(db).resolve('telegram', '42')).toBe('telegram-42-own');
+      expect(db.prepare('SELECT id, kind FROM conversations ORDER BY created_at').all()).toEqual([
+        { id: 'telegram-42-old', kind: 'chat' },
+        { id: 'telegram-42-own', kind: 'chat' },
+        { id: 'job-digest', kind: 'job' },
+        { id: 'skill-greeter--telegram-0123456789abcdef', kind: 'skill' },
+        { id: 'skill-greeter', kind: 'skill' },
+      ]);
+      // The terminal's chat had only the skill's: it gets a new conversation of its own.
+      expect(new ConversationStore(db).resolve('cli', 'terminal')).toMatch(/^cli-terminal-/);
+    } finally {
+      db.close();
+    }
+  });
+
   it('roll back a migration that fails half-way, leaving the version and the data as they were', () => {
     const dir = tempDir();
     const current = openDatabase(dir);
@@ -100,7 +131,7 @@ describe('database migrations', () => {
   it('refuse a database from a newer Familiar with DB_TOO_NEW and leave it untouched', () => {
     const dir = tempDir();
     openDatabase(dir).close();
-    const raw = new BetterSqlite3(path.join(dir, DATABASE_FILE));
+    const raw = new Sqlite(path.join(dir, DATABASE_FILE));
     raw.pragma(`user_version = ${LATEST + 5}`);
     raw.close();
     let caught: unknown;
@@ -111,7 +142,7 @@ describe('database migrations', () => {
     }
     expect(caught).toBeInstanceOf(AppError);
     expect((caught as AppError).code).toBe('DB_TOO_NEW');
-    const after = new BetterSqlite3(path.join(dir, DATABASE_FILE), { readonly: true });
+    const after = new Sqlite(path.join(dir, DATABASE_FILE), { readonly: true });
     expect(after.pragma('user_version', { simple: true })).toBe(LATEST + 5);
     after.close();
   });
@@ -120,7 +151,7 @@ describe('database migrations', () => {
     const dir = tempDir();
     const configPath = writeTestConfig(dir, undefined);
     openDatabase(path.join(dir, 'data')).close();
-    const raw = new BetterSqlite3(path.join(dir, 'data', DATABASE_FILE));
+    const raw = new Sqlite(path.join(dir, 'data', DATABASE_FILE));
     raw.pragma(`user_version = ${LATEST + 1}`);
     raw.close();
     const io = captureIo();

@@ -27,6 +27,11 @@ export interface FakeSearchServer {
   apiKey: string;
   requests: RecordedSearch[];
   results: FakeResult[];
+  /**
+   * An engine that repeats the query in what it returns (SearXNG only): a result whose address and snippet carry the
+   * query as sent — as real engines do with "search on this site" links and quoted snippets.
+   */
+  reflect: boolean;
   /** Fails every request until cleared; `retryAfter` is sent as the retry-after header of a 429. */
   fail(failure: FakeFailure | undefined, retryAfter?: string): void;
   close(): Promise<void>;
@@ -124,10 +129,12 @@ async function startFake(kind: FakeSearchServer['kind'], apiKey: string): Promis
     if (failure === 'json_disabled' || url.searchParams.get('format') !== 'json') return html(res, 403, '<!DOCTYPE html><title>403 Forbidden</title><h1>Forbidden</h1>');
     if (failure === 'rate_limited') return html(res, 429, 'Too Many Requests', retryHeaders());
     if (failure === 'server_error') return html(res, 500, 'Internal Server Error');
+    const query = url.searchParams.get('q') ?? '';
+    const reflected: FakeResult[] = fake.reflect ? [{ title: `Search: ${query}`, url: query.startsWith('http') ? query : `https://engine.example/search?q=${encodeURIComponent(query)}`, snippet: `You searched for ${query}` }] : [];
     json(res, 200, {
-      query: url.searchParams.get('q'),
+      query,
       number_of_results: 0,
-      results: fake.results.map((result, index) => ({
+      results: [...reflected, ...fake.results].map((result, index) => ({
         url: result.url,
         title: result.title,
         content: result.snippet,
@@ -158,6 +165,7 @@ async function startFake(kind: FakeSearchServer['kind'], apiKey: string): Promis
     apiKey,
     requests,
     results: [...SAMPLE_RESULTS],
+    reflect: false,
     fail(next, after) {
       failure = next;
       retryAfter = after;

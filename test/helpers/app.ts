@@ -37,8 +37,8 @@ export function writeTestConfig(dir: string, fake: FakeOpenAI | undefined, overr
     ...rest,
   };
   // Both folders exist, so the bundled starter memory and skills are not copied in (first use seeds only new folders).
-  mkdirSync(path.join(dir, 'memory'), { recursive: true });
-  mkdirSync(path.join(dir, 'skills'), { recursive: true });
+  mkdirSync(path.join(dir, 'memory'), { recursive: true, mode: 0o700 });
+  mkdirSync(path.join(dir, 'skills'), { recursive: true, mode: 0o700 });
   const file = path.join(dir, 'config.yaml');
   writeFileSync(file, stringify(config));
   return file;

@@ -1,5 +1,5 @@
 import type { Daemon as App } from '../../src/daemon.js';
-import type { ApprovalHandler } from '../../src/tools/registry.js';
+import type { ApprovalHandler } from '../../src/tools/call.js';
 import type { ApprovalAnswer, ApprovalPrompt, ApprovalPrompter } from '../../src/approval/prompter.js';
 
 /** A prompter that records every question and answers with `answer` (or never, for 'hang'). */

@@ -2,7 +2,7 @@
 // fields are read here, every wall-clock day in the window is tested the way Vixie cron's cron.c tests a minute
 // (DOM_STAR / DOW_STAR: a day field starting with "*" makes the day test an AND, else an OR), and each matching
 // wall time is turned into an instant by Temporal (temporal-polyfill) with disambiguation "compatible" — the rule
-// README's Scheduled jobs section states: a repeated wall time is its first occurrence, a skipped one moves forward
+// docs/scheduling.md states: a repeated wall time is its first occurrence, a skipped one moves forward
 // by the length of the jump. It is slow and obvious on purpose: a brute force over days, hours and minutes.
 import { Temporal } from 'temporal-polyfill';
 

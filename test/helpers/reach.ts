@@ -5,9 +5,10 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { loadConfig, type LoadedConfig } from '../../src/config/load.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
 import type { AnyTool, ToolContext, ToolResult } from '../../src/tools/types.js';
 import { captureLogger, tempDir } from './app.js';
+import { personSaysYes } from './gate.js';
 
 /** Loads a config through the real loader (so ${ENV} and secret collection apply). */
 export function loadTestConfig(raw: Record<string, unknown>, env: Record<string, string> = {}): LoadedConfig {
@@ -27,7 +28,7 @@ export interface Harness {
 export function toolHarness(loaded: LoadedConfig, tools: AnyTool[]): Harness {
   const logs: string[] = [];
   const log = captureLogger(logs, loaded.secrets);
-  const registry = new ToolRegistry({ outputChars: 200_000 });
+  const registry = new ToolRegistry({ outputChars: 200_000, gate: personSaysYes() });
   // db, memory and llm are never touched by web_search or http.
   registry.setContext({ config: loaded.config, log, secrets: loaded.secrets } as unknown as ToolContext);
   for (const tool of tools) registry.register(tool);

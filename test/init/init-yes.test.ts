@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
@@ -106,11 +106,11 @@ describe('familiar init --yes (for scripts)', () => {
     expect(readFileSync(path.join(dir, '.env'), 'utf8')).toBe(`# mine\nTAVILY_API_KEY=tvly-secret-123456\nLLM_API_KEY=${llm.apiKey}\n`);
   });
 
-  it('beside docker-compose.yml, writes the variables Compose reads; with the sandbox, the override and the host path', async () => {
+  it('with --compose, writes the variables Compose reads; with the sandbox, the override and the host path', async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'docker-compose.yml'), 'services: {}\n');
     const io = captureIo();
-    const code = await runCli(['init', '--config', path.join(dir, 'config.yaml'), '--yes', ...llmFlags(), '--sandbox'], io);
+    const code = await runCli(['init', '--config', path.join(dir, 'config.yaml'), '--yes', ...llmFlags(), '--sandbox', '--compose'], io);
     expect(code, io.out() + io.err()).toBe(0);
     const env = readFileSync(path.join(dir, '.env'), 'utf8');
     const uid = process.getuid?.() === 0 ? 1000 : statSync(dir).uid;
@@ -119,6 +119,25 @@ describe('familiar init --yes (for scripts)', () => {
     expect(env).toContain(`FAMILIAR_HOST_DIR=${dir}\n`);
     if (process.getuid?.() === 0) expect(statSync(path.join(dir, 'data')).uid).toBe(1000);
     expect(readFileSync(path.join(dir, 'config.yaml'), 'utf8')).toMatch(/sandbox:\n\s+image: familiar-sandbox:latest/);
+  });
+
+  it('beside docker-compose.yml without --compose, writes no Compose variables and hands no folder to another uid', async () => {
+    const dir = tempDir();
+    writeFileSync(path.join(dir, 'docker-compose.yml'), 'services: {}\n');
+    const result = await init(dir, ...llmFlags());
+    expect(result.code, result.out + result.err).toBe(0);
+    expect(readFileSync(path.join(dir, '.env'), 'utf8')).not.toContain('FAMILIAR_UID');
+    expect(existsSync(path.join(dir, 'data'))).toBe(false);
+  });
+
+  it('sends the results of terminal jobs to the Telegram user it was given, and turns the console on when asked', async () => {
+    const dir = tempDir();
+    const result = await init(dir, ...llmFlags(), '--telegram-token', telegram.token, '--telegram-api-root', telegram.apiRoot, '--telegram-user', '4242', '--console');
+    expect(result.code, result.out + result.err).toBe(0);
+    const loaded = loadConfig({ configPath: path.join(dir, 'config.yaml'), env: {} });
+    expect(loaded.config.scheduler.default_chat).toBe('telegram:4242');
+    expect(loaded.config.http).toMatchObject({ listen: '127.0.0.1:8484', console: true });
+    expect(result.out).toContain('familiar console');
   });
 
   it('refuses to ask questions without a terminal, and bad flags, with a usage line', async () => {

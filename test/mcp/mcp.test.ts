@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Daemon as App } from '../../src/daemon.js';
 import { runCli } from '../../src/cli/run.js';
 import { McpManager } from '../../src/mcp/manager.js';
-import { ToolRegistry } from '../../src/tools/registry.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import { personSaysYes } from '../helpers/gate.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { schedulerAccess } from '../../src/scheduler/access.js';
 import { captureLogger, makeTestApp, tempDir, writeTestConfig } from '../helpers/app.js';
@@ -89,7 +90,7 @@ describe('MCP client against a real stdio server', () => {
     process.env.FAMILIAR_TEST_PARENT_SECRET = 'should-not-leak';
     try {
       // A fresh server process, spawned while the variable is set in our environment.
-      const tools = new ToolRegistry();
+      const tools = new ToolRegistry({ gate: personSaysYes() });
       const scoped = new McpManager({ servers: { fake: app.config.tools.mcp.servers.fake! }, tools, log: app.log });
       tools.setContext({ config: app.config, log: app.log, secrets: app.loaded.secrets, memory: app.memory, scheduler: schedulerAccess(app.scheduler) });
       await scoped.connectNow();
@@ -132,7 +133,7 @@ describe('MCP servers that fail', () => {
   it('keeps retrying a server that cannot start, with growing waits, and the rest of the app runs', async () => {
     const logs: string[] = [];
     const log = captureLogger(logs, []);
-    const tools = new ToolRegistry();
+    const tools = new ToolRegistry({ gate: personSaysYes() });
     const manager = new McpManager({ servers: { broken: { command: '/nonexistent/mcp-server', args: [], env: {}, headers: {}, trust: 'high', timeout_s: 5, max_timeout_s: 300, sampling: true, sampling_max_tokens: 1000, roots: [] } }, tools, log, retry: { initialMs: 20, maxMs: 80 } });
     manager.start();
     await until(() => (manager.status()[0]?.failures ?? 0) >= 3, 'three failed attempts');

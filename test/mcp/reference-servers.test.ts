@@ -7,7 +7,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { McpServerConfig } from '../../src/mcp/connection.js';
 import { McpManager } from '../../src/mcp/manager.js';
 import type { SamplingDeps } from '../../src/mcp/sampling.js';
-import { ToolRegistry, type CallEvent } from '../../src/tools/registry.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import { personSaysYes } from '../helpers/gate.js';
+import type { CallEvent } from '../../src/tools/call.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import { usageToday } from '../../src/usage/usage.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
@@ -28,7 +30,7 @@ interface Rig {
 }
 
 async function connect(servers: Record<string, McpServerConfig>, options: { sampling?: SamplingDeps; maxResourceBytes?: number; outputChars?: number } = {}): Promise<Rig> {
-  const tools = new ToolRegistry({ outputChars: options.outputChars ?? 16_000 });
+  const tools = new ToolRegistry({ outputChars: options.outputChars ?? 16_000, gate: personSaysYes() });
   const logs: string[] = [];
   const log = captureLogger(logs, []);
   tools.setContext({ config: { tools: { output_chars: options.outputChars ?? 16_000 } }, log, secrets: [] } as unknown as ToolContext);

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { MemoryHistory } from '../../src/memory/history.js';
-import { MemoryStore, StaleWriteError } from '../../src/memory/store.js';
+import { StaleWriteError } from '../../src/errors.js';
+import { MemoryStore } from '../../src/memory/store.js';
 import { captureLogger, tempDir } from '../helpers/app.js';
 
 describe('MemoryStore compare-and-swap, remove, prompt filters and outside labels', () => {

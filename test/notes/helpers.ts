@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Daemon as App } from '../../src/daemon.js';
 import { dayOf } from '../../src/notes/dates.js';
-import type { ApprovalHandler } from '../../src/tools/registry.js';
+import type { ApprovalHandler } from '../../src/tools/call.js';
 import type { ToolResult } from '../../src/tools/types.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../../src/db/sqlite.js';
 import * as tar from 'tar';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Daemon as App } from '../../src/daemon.js';
@@ -55,7 +56,7 @@ describe('familiar backup', () => {
     app.db.prepare("INSERT INTO turns (id, conversation_id, source, started_at, status) VALUES ('late', 'c', 'cli', 1, 'ok')").run();
     const out = tempDir('familiar-backup-');
     const result = await createBackup({ config: app.config, outDir: out });
-    const copy = new BetterSqlite3(path.join(result.path, 'familiar.db'), { readonly: true });
+    const copy = new Sqlite(path.join(result.path, 'familiar.db'), { readonly: true });
     try {
       expect(copy.pragma('quick_check', { simple: true })).toBe('ok');
       expect(copy.pragma('user_version', { simple: true })).toBe(app.db.pragma('user_version', { simple: true }));
@@ -105,7 +106,7 @@ describe('familiar backup', () => {
     await tar.extract({ file: result.path, cwd: unpacked });
     const folder = path.join(unpacked, path.basename(result.path, '.tar.gz'));
     expect(filesOf(path.join(folder, 'memory'))).toEqual(filesOf(app.config.memory_dir));
-    const copy = new BetterSqlite3(path.join(folder, 'familiar.db'), { readonly: true });
+    const copy = new Sqlite(path.join(folder, 'familiar.db'), { readonly: true });
     expect((copy.prepare('SELECT COUNT(*) AS n FROM messages').get() as { n: number }).n).toBeGreaterThanOrEqual(4);
     copy.close();
   });

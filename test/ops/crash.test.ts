@@ -5,7 +5,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../../src/db/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAiServer, type FakeOpenAI, type RecordedRequest } from '../fakes/openai-server.js';
 import { startTelegramServer, type FakeTelegram } from '../fakes/telegram-server.js';
@@ -54,7 +55,7 @@ const answers = (fake: FakeTelegram): string[] => fake.messagesTo(OWNER).map((me
 const hasToolResult = (request: RecordedRequest): boolean => request.body.messages.at(-1)?.role === 'tool';
 
 function openDb(dir: string): BetterSqlite3.Database {
-  return new BetterSqlite3(path.join(dir, 'data', 'familiar.db'), { readonly: true });
+  return new Sqlite(path.join(dir, 'data', 'familiar.db'), { readonly: true });
 }
 
 describe('kill -9 in the middle of a turn', () => {
@@ -150,7 +151,7 @@ describe('kill -9 in the middle of a turn', () => {
     tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'hello' });
     await waitUntil(() => answers(tg).length === 1, 15_000, 'the first answer');
     await first.kill9();
-    const db = new BetterSqlite3(path.join(dir, 'data', 'familiar.db'));
+    const db = new Sqlite(path.join(dir, 'data', 'familiar.db'));
     const { conversation_id: conversationId } = db.prepare('SELECT conversation_id FROM messages LIMIT 1').get() as { conversation_id: string };
     const dangling = { role: 'assistant', content: null, tool_calls: [{ id: 'call_cut', type: 'function', function: { name: 'memory_read', arguments: '{}' } }] };
     db.prepare("INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at) VALUES (?, 'cut', 'assistant', ?, 10, ?)").run(conversationId, JSON.stringify(dangling), Date.now());

@@ -5,7 +5,7 @@ import { rmSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../../src/db/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { startTelegramServer, type FakeTelegram } from '../fakes/telegram-server.js';
@@ -127,7 +127,7 @@ describeDocker('one-shot commands beside a running daemon', () => {
     tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'take your time' });
     await waitUntil(() => fake.requests.length === 2, 15_000, 'the slow turn to be running');
 
-    const db = new BetterSqlite3(path.join(dir, 'data', 'familiar.db'), { readonly: true });
+    const db = new Sqlite(path.join(dir, 'data', 'familiar.db'), { readonly: true });
     try {
       const turnBefore = db.prepare('SELECT id, status, runner FROM turns').all();
       const jobsBefore = db.prepare('SELECT * FROM jobs ORDER BY id').all();
@@ -167,7 +167,7 @@ describeDocker('one-shot commands beside a running daemon', () => {
     await running.ready;
     telegram?.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'read my memory' });
     await waitUntil(() => fake.requests.length === 2, 15_000, 'the daemon\'s turn after its tool call');
-    const db = new BetterSqlite3(path.join(dir, 'data', 'familiar.db'), { readonly: true });
+    const db = new Sqlite(path.join(dir, 'data', 'familiar.db'), { readonly: true });
     try {
       expect(db.prepare('SELECT status, runner FROM turns').all()).toEqual([{ status: 'running', runner: 'daemon' }]);
       const asked = await familiar(dir, 'ask', 'hello from the terminal');

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { dockerOptions } from '../../src/sandbox/docker-client.js';
 import { CappedBuffer, Demuxer } from '../../src/sandbox/exec.js';
 import { formatRun, shellQuote } from '../../src/sandbox/tools.js';
-import { globToRegExp } from '../../src/workspace/walk.js';
+import { globMatcher } from '../../src/workspace/walk.js';
 import { imageBytes } from '../../src/workspace/volumes.js';
 import { fullMessage, nearlyFull, splitWorkspacePath } from '../../src/workspace/workspace-files.js';
 import { parseSandboxUser } from '../../src/workspace/workspace.js';
@@ -40,14 +40,14 @@ describe('Demuxer', () => {
   });
 });
 
-describe('globToRegExp', () => {
+describe('globMatcher', () => {
   it.each([
     ['*.py', 'a.py', true], ['*.py', 'src/deep/a.py', true], ['*.py', 'a.pyc', false],
     ['src/*.ts', 'src/a.ts', true], ['src/*.ts', 'src/x/a.ts', false], ['src/**/*.ts', 'src/a.ts', true],
     ['src/**/*.ts', 'src/x/y/a.ts', true], ['**/*.{md,txt}', 'a/b.txt', true], ['?.js', 'ab.js', false],
     ['[ab].js', 'b.js', true], ['[!ab].js', 'c.js', true], ['a.b', 'axb', false],
   ])('%s against %s is %s', (pattern, candidate, expected) => {
-    expect(globToRegExp(pattern).test(candidate)).toBe(expected);
+    expect(globMatcher(pattern).test(candidate)).toBe(expected);
   });
 });
 

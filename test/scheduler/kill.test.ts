@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import BetterSqlite3 from 'better-sqlite3';
+import { Sqlite } from '../../src/db/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpenAiServer, type FakeOpenAI, type RecordedRequest } from '../fakes/openai-server.js';
 import { tempDir, writeTestConfig } from '../helpers/app.js';
@@ -58,7 +58,9 @@ describe('kill -9 during a job run', () => {
     // The first run hangs in the LLM call, so the process is killed in the middle of it.
     llm.handle((request) => (userText(request) === 'slow job' && llm.requests.filter((r) => userText(r) === 'slow job').length === 1 ? { hang: true } : { content: 'done' }));
     const dir = tempDir();
-    const runAt = new Date(Date.now() + 3000).toISOString();
+    // Far enough ahead for a daemon that takes seconds to start on a busy machine: a run_at already past when the
+    // config is read is refused (seen at 3 s with the load at 7–10 on 2 cores).
+    const runAt = new Date(Date.now() + 6000).toISOString();
     writeTestConfig(dir, llm, { log: { level: 'info', format: 'json' }, scheduler: { jobs: [{ id: 'slow', run_at: runAt, prompt: 'slow job' }] } });
 
     const first = startDaemon(dir, llm);
@@ -76,7 +78,7 @@ describe('kill -9 during a job run', () => {
 
     expect(llm.requests.filter((request) => userText(request) === 'slow job')).toHaveLength(1);
     expect(second.stderr()).toMatch(/a job run was cut by a crash or kill; recorded as interrupted, not run again/);
-    const db = new BetterSqlite3(path.join(dir, 'data', 'familiar.db'), { readonly: true });
+    const db = new Sqlite(path.join(dir, 'data', 'familiar.db'), { readonly: true });
     try {
       const runs = db.prepare("SELECT status, scheduled_for, error FROM job_runs WHERE job_id = 'slow'").all();
       expect(runs).toEqual([{ status: 'interrupted', scheduled_for: Date.parse(runAt), error: expect.stringMatching(/crash or kill/) }]);

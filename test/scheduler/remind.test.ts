@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitReminder } from '../../src/scheduler/chat-commands.js';
-import { nextOccurrence } from '../../src/scheduler/timing.js';
-import { DEFAULT_HOUR, parseWhenText, PART_OF_DAY_HOURS } from '../../src/scheduler/when.js';
+import { nextOccurrence } from '../../src/time/timing.js';
+import { DEFAULT_HOUR, parseWhenText, PART_OF_DAY_HOURS } from '../../src/time/when.js';
 import { wallClockAt } from '../../src/lib/zoned.js';
 
 const PARIS = 'Europe/Paris';

@@ -2,7 +2,7 @@
 // rest of its host: a preset on http://127.0.0.1:PORT does not let the model reach 127.0.0.1's other ports.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpTool } from '../../src/tools/http/tool.js';
-import { checkDestination } from '../../src/tools/http/ssrf.js';
+import { checkDestination } from '../../src/net/ssrf.js';
 import { loadTestConfig, startWebServer, toolHarness, type WebServer } from '../helpers/reach.js';
 
 const servers: WebServer[] = [];
@@ -67,10 +67,10 @@ describe('http presets are pinned to scheme, host and port', () => {
   });
 
   it('an allow_hosts entry still opens a whole host (the operator chose it), a preset only its origin', () => {
-    const policy = { allowPrivate: false, allowHosts: ['nas.lan'], allowOrigins: ['http://127.0.0.1:8123'] };
-    expect(checkDestination('nas.lan', '192.168.1.5', policy, 'http://nas.lan:22').blocked).toBe(false);
-    expect(checkDestination('127.0.0.1', '127.0.0.1', policy, 'http://127.0.0.1:8123').blocked).toBe(false);
-    expect(checkDestination('127.0.0.1', '127.0.0.1', policy, 'http://127.0.0.1:22').blocked).toBe(true);
-    expect(checkDestination('127.0.0.1', '127.0.0.1', policy, 'https://127.0.0.1:8123').blocked).toBe(true);
+    const rules = { allowPrivate: false, allowHosts: ['nas.lan'], allowOrigins: ['http://127.0.0.1:8123'] };
+    expect(checkDestination('nas.lan', '192.168.1.5', rules, 'http://nas.lan:22').blocked).toBe(false);
+    expect(checkDestination('127.0.0.1', '127.0.0.1', rules, 'http://127.0.0.1:8123').blocked).toBe(false);
+    expect(checkDestination('127.0.0.1', '127.0.0.1', rules, 'http://127.0.0.1:22').blocked).toBe(true);
+    expect(checkDestination('127.0.0.1', '127.0.0.1', rules, 'https://127.0.0.1:8123').blocked).toBe(true);
   });
 });

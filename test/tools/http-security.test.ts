@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpTool } from '../../src/tools/http/tool.js';
-import { checkDestination, classifyAddress, embeddedIpv4 } from '../../src/tools/http/ssrf.js';
-import type { Resolver } from '../../src/tools/http/fetch-guarded.js';
+import { checkDestination, classifyAddress, embeddedIpv4 } from '../../src/net/ssrf.js';
+import type { Resolver } from '../../src/net/fetch-guarded.js';
 import { loadTestConfig, startWebServer, toolHarness, type WebServer } from '../helpers/reach.js';
 
 const servers: WebServer[] = [];
@@ -76,21 +76,21 @@ describe('address classification', () => {
   });
 
   it('allow_private opens private ranges but never cloud metadata', () => {
-    const policy = { allowPrivate: true, allowHosts: [] };
-    expect(checkDestination('nas.lan', '192.168.1.5', policy)).toEqual({ blocked: false });
-    expect(checkDestination('127.0.0.1', '127.0.0.1', policy)).toEqual({ blocked: false });
-    expect(checkDestination('169.254.169.254', '169.254.169.254', policy)).toMatchObject({ blocked: true, category: 'metadata' });
+    const rules = { allowPrivate: true, allowHosts: [] };
+    expect(checkDestination('nas.lan', '192.168.1.5', rules)).toEqual({ blocked: false });
+    expect(checkDestination('127.0.0.1', '127.0.0.1', rules)).toEqual({ blocked: false });
+    expect(checkDestination('169.254.169.254', '169.254.169.254', rules)).toMatchObject({ blocked: true, category: 'metadata' });
   });
 
   it('allow_hosts matches names, wildcards, addresses and CIDR ranges, and nothing else', () => {
-    const policy = { allowPrivate: false, allowHosts: ['nas.lan', '*.home.arpa', '10.1.0.0/16', 'fd00::5'] };
-    expect(checkDestination('NAS.lan', '192.168.1.5', policy).blocked).toBe(false);
-    expect(checkDestination('printer.home.arpa', '192.168.1.9', policy).blocked).toBe(false);
-    expect(checkDestination('anything', '10.1.200.3', policy).blocked).toBe(false);
-    expect(checkDestination('[fd00::5]', 'fd00::5', policy).blocked).toBe(false);
-    expect(checkDestination('other.lan', '192.168.1.5', policy).blocked).toBe(true);
-    expect(checkDestination('evilhome.arpa', '192.168.1.5', policy).blocked).toBe(true);
-    expect(checkDestination('anything', '10.2.0.1', policy).blocked).toBe(true);
+    const rules = { allowPrivate: false, allowHosts: ['nas.lan', '*.home.arpa', '10.1.0.0/16', 'fd00::5'] };
+    expect(checkDestination('NAS.lan', '192.168.1.5', rules).blocked).toBe(false);
+    expect(checkDestination('printer.home.arpa', '192.168.1.9', rules).blocked).toBe(false);
+    expect(checkDestination('anything', '10.1.200.3', rules).blocked).toBe(false);
+    expect(checkDestination('[fd00::5]', 'fd00::5', rules).blocked).toBe(false);
+    expect(checkDestination('other.lan', '192.168.1.5', rules).blocked).toBe(true);
+    expect(checkDestination('evilhome.arpa', '192.168.1.5', rules).blocked).toBe(true);
+    expect(checkDestination('anything', '10.2.0.1', rules).blocked).toBe(true);
   });
 });
 

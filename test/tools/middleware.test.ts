@@ -6,7 +6,9 @@ import { createAuditWriter } from '../../src/audit/write.js';
 import { listAudit } from '../../src/audit/query.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { EventBus, type FamiliarEvent } from '../../src/tools/events.js';
-import { ToolRegistry, type CallRequest } from '../../src/tools/registry.js';
+import { ToolRegistry } from '../../src/registry/registry.js';
+import { personSaysYes } from '../helpers/gate.js';
+import type { CallRequest } from '../../src/tools/call.js';
 import type { AnyTool, ToolContext } from '../../src/tools/types.js';
 import { captureLogger, tempDir } from '../helpers/app.js';
 
@@ -23,7 +25,7 @@ function setup(secrets: string[] = []) {
   const logs: string[] = [];
   const log = captureLogger(logs, secrets);
   const events = new EventBus(log);
-  const registry = new ToolRegistry({ audit: createAuditWriter(db), events, defaultTimeoutMs: 2000 });
+  const registry = new ToolRegistry({ audit: createAuditWriter(db), events, defaultTimeoutMs: 2000, gate: personSaysYes() });
   registry.setContext({ config: { tools: { settings: {} } }, log, secrets } as unknown as ToolContext);
   const ran: Array<Record<string, unknown>> = [];
   const send: AnyTool = {

@@ -25,7 +25,7 @@ describe('web_search with Tavily (through @tavily/core)', () => {
     const { fake, harness } = await setup('tavily');
     const result = await harness.call('web_search', { query: 'what is a familiar' });
     expect(result.success).toBe(true);
-    expect(result.output).toMatch(/^<<<EXTERNAL_CONTENT source="web_search:tavily">>>/);
+    expect(result.output).toMatch(/^Results for "what is a familiar":\n<<<EXTERNAL_CONTENT source="web_search:tavily">>>/);
     expect(result.output).toContain('1. Familiars in folklore\n   https://example.org/familiars (2024-03-01)\n   A familiar is a supernatural entity');
     expect(result.output).toContain('2. Personal assistant daemons\n   https://example.com/daemons');
     expect(result.externalSource).toBe('web_search:tavily');

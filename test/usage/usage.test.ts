@@ -100,7 +100,7 @@ describe('daily token budget', () => {
   it('stops scheduled jobs too', async () => {
     fake.script({ content: 'first', ...usage(990, 20) });
     await app.turns.start({ text: 'a', origin, source: 'cli' });
-    const conversationId = app.conversations.ensure('job-morning', 'scheduler', 'morning');
+    const conversationId = app.conversations.ensure('job-morning', 'scheduler', 'morning', 'job');
     const result = await app.agent.runTurn({ conversationId, text: 'summarise', origin: { channel: 'scheduler', chatId: 'morning' }, source: 'job', unattended: true });
     expect(result.status).toBe('blocked');
     expect(result.text).toMatch(/token budget/);

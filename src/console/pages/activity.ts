@@ -1,9 +1,9 @@
-import { auditOutcome, listAudit, type AuditFilter } from '../../audit/query.js';
+import type { AuditFilter } from '../../audit/query.js';
+import { formatNumber } from '../../lib/numbers.js';
 import { instantOfWallClock, wallClockAt } from '../../lib/zoned.js';
-import { listTurns } from '../../usage/turns.js';
 import type { ConsoleApp, RequestContext, Route } from '../app.js';
 import { html } from '../html.js';
-import { emptyState, formatDuration, formatNumber, truncate } from '../layout.js';
+import { emptyState, formatDuration, truncate } from '../layout.js';
 
 const PAGE = 50;
 
@@ -35,8 +35,8 @@ function activityPage(app: ConsoleApp, context: RequestContext) {
     ...(to !== undefined ? { until: to } : {}),
     ...(Number.isSafeInteger(before) && before > 0 ? { beforeId: before } : {}),
   };
-  const entries = listAudit(app.deps.db, filter);
-  const tools = (app.deps.db.prepare('SELECT DISTINCT tool FROM audit ORDER BY tool LIMIT 200').all() as Array<{ tool: string }>).map((row) => row.tool);
+  const entries = app.deps.records.audit(filter);
+  const tools = app.deps.records.auditedTools();
   const next = new URLSearchParams(query);
   next.set('before', String(entries.at(-1)?.id ?? 0));
   const body = html`<h1>Activity</h1>
@@ -52,7 +52,7 @@ function activityPage(app: ConsoleApp, context: RequestContext) {
   <p class="muted">Times are in ${app.deps.config.timezone}.</p>
 </form>
 ${entries.length === 0 ? emptyState('No tool calls match.') : html`<ol class="timeline">${entries.map((entry) => {
-    const state = auditOutcome(entry);
+    const state = app.deps.records.auditOutcome(entry);
     return html`<li class="call ${state}"><details>
   <summary><time>${app.formatTime(entry.createdAt)}</time> <span class="tool-name">${entry.tool}</span> <span class="tool-state">${state}</span> <span class="tool-time">${formatDuration(entry.durationMs)}</span>
     <code class="tool-args">${truncate(app.mask(entry.input), 160)}</code></summary>
@@ -73,7 +73,7 @@ function turnsPage(app: ConsoleApp, context: RequestContext) {
   const query = context.url.searchParams;
   const conversation = (query.get('conversation') ?? '').trim().slice(0, 200);
   const before = Number(query.get('before') ?? '');
-  const turns = listTurns(app.deps.db, {
+  const turns = app.deps.records.turns({
     limit: PAGE,
     ...(conversation ? { conversationId: conversation } : {}),
     ...(Number.isSafeInteger(before) && before > 0 ? { beforeStartedAt: before } : {}),

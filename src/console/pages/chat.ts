@@ -1,4 +1,4 @@
-import { listAudit, auditOutcome, type AuditEntry } from '../../audit/query.js';
+import type { AuditEntry } from '../../audit/query.js';
 import type { ChatMessage } from '../../llm/types.js';
 import { field, type ConsoleApp, type RequestContext, type Route } from '../app.js';
 import { newMessageId, type LiveTurn, type Upload } from '../chat.js';
@@ -67,7 +67,7 @@ function chatPage(app: ConsoleApp, context: RequestContext): ReturnType<ConsoleA
   const readOnly = shown !== active;
   const csrf = context.session?.csrf ?? '';
   const transcript = app.deps.conversations.transcript(shown);
-  const audit = new Map(listAudit(app.deps.db, { conversationId: shown, limit: 2000 }).map((entry) => [entry.callId, entry]));
+  const audit = new Map(app.deps.records.audit({ conversationId: shown, limit: 2000 }).map((entry) => [entry.callId, entry]));
   const live = readOnly ? [] : app.chat.current().filter((turn) => turn.conversationId === shown);
   const body = html`<div class="chat">
   <aside class="conversations" aria-label="Conversations">
@@ -129,7 +129,7 @@ function renderMessage(app: ConsoleApp, message: ChatMessage, results: ReadonlyM
     ${calls.map((call) => {
       const entry = audit.get(call.id);
       const result = results.get(call.id) ?? '';
-      const state = entry ? auditOutcome(entry) : result.startsWith('ERROR:') ? 'failed' : 'ok';
+      const state = entry ? app.deps.records.auditOutcome(entry) : result.startsWith('ERROR:') ? 'failed' : 'ok';
       return toolCard({ tool: call.function.name, arguments: truncate(app.mask(call.function.arguments), 300), state, durationMs: entry?.durationMs, output: truncate(app.redact(result), 2000), decision: entry?.decision ?? undefined });
     })}`;
 }

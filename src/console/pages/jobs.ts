@@ -1,33 +1,28 @@
-import { describeNextRun, describeSchedule } from '../../scheduler/format.js';
-import { jobToChange, scopeOf } from '../../scheduler/ownership.js';
+import { describeNextRun, describeSchedule } from '../../time/describe.js';
 import type { Job } from '../../scheduler/types.js';
-import { isSkillJob } from '../../skills/schedule.js';
 import type { ConsoleApp, RequestContext, Route } from '../app.js';
 import { html } from '../html.js';
 import { actionButton, emptyState, formatDuration, truncate } from '../layout.js';
-import { CONSOLE_CHANNEL, CONSOLE_CHAT } from '../types.js';
 import type { Result } from '../../lib/result.js';
-
-/** The console is the owner's view: every job, as at the terminal (scheduler/ownership.ts). */
-const OWNER = scopeOf({ channel: CONSOLE_CHANNEL, chatId: CONSOLE_CHAT, userId: CONSOLE_CHAT });
 
 /**
  * What runs unattended: jobs and reminders with their schedule in words, the next run in the person's zone, the
  * last result; pause, resume, run now, remove; each job's run history. Skills' own schedules are on the skills page.
  */
 export function jobRoutes(app: ConsoleApp): Route[] {
-  const { scheduler } = app.deps;
+  const { scheduler, skills } = app.deps;
   const act = (name: string, run: (job: Job) => Promise<string> | string): Route => ({
     method: 'POST', path: new RegExp(`^/console/jobs/([A-Za-z0-9_-]{1,64})/${name}$`),
     async handle({ params, session }) {
       const id = params[0] ?? '';
-      const access = jobToChange(OWNER, id, scheduler.get(id));
-      if (!access.success || isSkillJob(access.value)) {
-        app.setFlash(session, { kind: 'error', text: access.success ? `"${id}" is a skill's schedule: change it on the skills page.` : access.error });
+      // The console is the owner's view: every job, as at the terminal (scheduler/ownership.ts).
+      const job = scheduler.get(id);
+      if (!job || skills.ownsJob(job)) {
+        app.setFlash(session, { kind: 'error', text: job ? `"${id}" is a skill's schedule: change it on the skills page.` : `No job with id "${id}" in this chat; list the jobs to see the ids.` });
         return { type: 'redirect', location: '/console/jobs' };
       }
       try {
-        app.setFlash(session, { kind: 'ok', text: await run(access.value) });
+        app.setFlash(session, { kind: 'ok', text: await run(job) });
       } catch (error) {
         app.setFlash(session, { kind: 'error', text: error instanceof Error ? error.message : String(error) });
       }
@@ -63,7 +58,7 @@ export function jobRoutes(app: ConsoleApp): Route[] {
 function listPage(app: ConsoleApp, context: RequestContext) {
   const { scheduler, clock } = app.deps;
   const now = app.now();
-  const jobs = scheduler.list().filter((job) => !isSkillJob(job));
+  const jobs = scheduler.list().filter((job) => !app.deps.skills.ownsJob(job));
   const csrf = context.session?.csrf ?? '';
   const body = html`<h1>Jobs and reminders</h1>
 <p class="muted">Times are in ${app.deps.config.timezone}. Make new ones in the chat ("remind me every Monday at 9 to…") or with <code>familiar jobs add</code>.</p>
@@ -84,7 +79,7 @@ function jobPage(app: ConsoleApp, context: RequestContext) {
   const { scheduler, clock } = app.deps;
   const id = context.params[0] ?? '';
   const job = scheduler.get(id);
-  if (!job || isSkillJob(job)) return app.render(context, { title: 'Job', section: 'jobs', status: 404, body: html`<h1>No job "${id}"</h1><p><a href="/console/jobs">All jobs</a></p>` });
+  if (!job || app.deps.skills.ownsJob(job)) return app.render(context, { title: 'Job', section: 'jobs', status: 404, body: html`<h1>No job "${id}"</h1><p><a href="/console/jobs">All jobs</a></p>` });
   const runs = scheduler.runs(id, 30);
   const csrf = context.session?.csrf ?? '';
   const body = html`<p><a href="/console/jobs">← All jobs</a></p>

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { StaleWriteError } from '../../memory/store.js';
-import { errorMessage } from '../../errors.js';
+import { errorMessage, StaleWriteError } from '../../errors.js';
 import { field, type Answer, type ConsoleApp, type RequestContext, type Route } from '../app.js';
 import { html, type Html } from '../html.js';
 import { actionButton, csrfField, emptyState, formatBytes } from '../layout.js';

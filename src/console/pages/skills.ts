@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { hashSkillFolder } from '../../skills/lock.js';
-import { buildReport } from '../../skills/report.js';
 import { field, type ConsoleApp, type RequestContext, type Route } from '../app.js';
 import { html } from '../html.js';
 import { actionButton, csrfField, emptyState, formatDuration, truncate } from '../layout.js';
@@ -35,8 +33,8 @@ export function skillRoutes(app: ConsoleApp): Route[] {
       async handle({ params, form, session }) {
         const id = params[0] ?? '';
         const reviewed = field(form, 'reviewed');
-        const now = hashSkillFolder(skills.store.folder(id));
-        if (!now.success || reviewed === '' || now.value.sha256 !== reviewed) {
+        const now = skills.filesHash(id);
+        if (!now.success || reviewed === '' || now.value !== reviewed) {
           app.setFlash(session, { kind: 'error', text: 'Not activated: the skill\'s files changed since you reviewed them (or the review is missing). Review it again.' });
           return { type: 'redirect', location: `/console/skills/${id}/activate` };
         }
@@ -97,13 +95,11 @@ ${runs.length === 0 ? emptyState('It has not run yet.') : html`<ol class="runs">
 function reviewPage(app: ConsoleApp, context: RequestContext) {
   const { skills } = app.deps;
   const id = context.params[0] ?? '';
-  const entry = skills.store.get(id);
-  if (!entry || !entry.success) return app.render(context, { title: 'Skill', section: 'skills', status: 404, body: html`<h1>No valid skill "${id}"</h1><p><a href="/console/skills">All skills</a></p>` });
-  const hashed = hashSkillFolder(entry.dir);
-  if (!hashed.success) return app.render(context, { title: 'Skill', section: 'skills', status: 409, body: html`<h1>${id}</h1><p class="error">${hashed.error}</p>` });
-  const report = buildReport(entry.value, entry.dir, hashed.value.files, app.deps.tools);
+  const review = skills.review(id);
+  if (!review) return app.render(context, { title: 'Skill', section: 'skills', status: 404, body: html`<h1>No valid skill "${id}"</h1><p><a href="/console/skills">All skills</a></p>` });
+  if (!review.success) return app.render(context, { title: 'Skill', section: 'skills', status: 409, body: html`<h1>${id}</h1><p class="error">${review.error}</p>` });
+  const { skill, report, sha256 } = review.value;
   const csrf = context.session?.csrf ?? '';
-  const skill = entry.value;
   const body = html`<p><a href="/console/skills/${id}">← ${id}</a></p>
 <h1>Activate ${skill.name}?</h1>
 <article class="card approval">
@@ -119,7 +115,7 @@ function reviewPage(app: ConsoleApp, context: RequestContext) {
     <dt>Files</dt><dd>${report.files.join(', ')}</dd>
   </dl>
   <details><summary>Its instructions</summary><pre>${app.redact(skill.instructions)}</pre></details>
-  <form method="post" action="/console/skills/${id}/activate" class="actions">${csrfField(csrf)}<input type="hidden" name="reviewed" value="${hashed.value.sha256}">
+  <form method="post" action="/console/skills/${id}/activate" class="actions">${csrfField(csrf)}<input type="hidden" name="reviewed" value="${sha256}">
     <button type="submit" class="primary">Approve: activate ${id}</button> <a href="/console/skills/${id}" class="button">Deny</a></form>
 </article>`;
   return app.render(context, { title: `Activate ${id}`, section: 'skills', body });

@@ -1,8 +1,7 @@
-import { formatCost, usageByDayAndModel, usageToday } from '../../usage/usage.js';
+import { formatCost, formatNumber } from '../../lib/numbers.js';
 import type { ConsoleApp, Route } from '../app.js';
 import { usageChart } from '../chart.js';
 import { html } from '../html.js';
-import { formatNumber } from '../layout.js';
 
 const PERIODS = [7, 14, 30, 90];
 
@@ -11,12 +10,12 @@ export function usageRoutes(app: ConsoleApp): Route[] {
   return [{
     method: 'GET', path: /^\/console\/usage$/,
     async handle(context) {
-      const { config, db } = app.deps;
+      const { config, records } = app.deps;
       const asked = Number(context.url.searchParams.get('days') ?? '14');
       const days = PERIODS.includes(asked) ? asked : 14;
       const now = new Date(app.now());
-      const series = usageByDayAndModel(db, config, days, now);
-      const today = usageToday(db, config, now);
+      const series = records.usageByDayAndModel(days, now);
+      const today = records.usageToday(now);
       const byModel = new Map<string, { tokens: number; cost: number | undefined }>();
       for (const day of series) {
         for (const model of day.models) {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { errorMessage } from '../../errors.js';
-import { wrapExternal } from '../external.js';
+import { wrapOutside } from '../external.js';
 import { fail, ok, type NativeTool, type ToolCallContext, type ToolResult } from '../types.js';
 import { openWorkspace } from '../../workspace/uploads.js';
 import type { Workspaces } from '../../workspace/workspace.js';
@@ -153,11 +153,10 @@ export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
     const what = page.total === 1 ? kind : `${kind}s`;
     const shown = page.total > page.messages.length ? `newest ${page.messages.length} of ${page.total}` : `${page.total}`;
     const source = `email:${account}/${folder}`;
+    const outside = wrapOutside(source, formatPage(page, ctx.config.timezone));
     return ok(
-      `${shown} ${what} in ${folder}, newest first (uid · date · from · subject · status):\n` +
-        `${wrapExternal(source, formatPage(page, ctx.config.timezone))}\n` +
-        'Open one with {"action": "read", "uid": N}.',
-      { externalSource: source },
+      `${shown} ${what} in ${folder}, newest first (uid · date · from · subject · status):\n${outside.wrapped}\nOpen one with {"action": "read", "uid": N}.`,
+      { externalSource: source, thirdParty: [outside.shown] },
     );
   }
 
@@ -172,10 +171,9 @@ export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
     const bodyLimit = Math.max(1000, ctx.config.tools.output_chars - 3000);
     const source = `email:${account}/${folder}`;
     const status = markSeen ? 'now marked as read' : raw.flags.includes('\\Seen') ? 'read' : 'unread; left unread';
-    return ok(
-      `Message uid ${uid} in ${folder} (${status}):\n${wrapExternal(source, formatMessage({ ...message, received: raw.internalDate }, ctx.config.timezone, bodyLimit))}`,
-      { externalSource: source },
-    );
+    // The sender's headers and body are their words; the line naming the message is ours.
+    const outside = wrapOutside(source, formatMessage({ ...message, received: raw.internalDate }, ctx.config.timezone, bodyLimit));
+    return ok(`Message uid ${uid} in ${folder} (${status}):\n${outside.wrapped}`, { externalSource: source, thirdParty: [outside.shown] });
   }
 
   /** The SMTP sender when sending is allowed and configured; otherwise the refusal to return. */

@@ -1,8 +1,10 @@
-import { wrapExternal } from '../external.js';
+import { wrapOutside } from '../external.js';
 import { retryAfterSeconds } from '../../lib/retry-after.js';
 import type { NativeTool, Risk, ToolResult } from '../types.js';
-import { fetchGuarded, HttpFetchError, type Resolver } from './fetch-guarded.js';
-import { formatBody, headerText } from './format.js';
+import { fetchGuarded, HttpFetchError, type Resolver } from '../../net/fetch-guarded.js';
+import { presetOriginsOf } from '../../net/ssrf.js';
+import { headerText } from '../../net/body-text.js';
+import { formatBody } from './format.js';
 import { describePreset, resolveTarget, type HttpConfig } from './target.js';
 
 export interface HttpParams {
@@ -32,7 +34,7 @@ export function httpRisk(params: { method?: unknown }): Risk {
 
 export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams> {
   const { config } = options;
-  const presetOrigins = presetOriginsOf(config);
+  const presetOrigins = presetOriginsOf(config.presets);
   const presetNames = Object.keys(config.presets);
   const presetLines = presetNames.map((name) => `- ${describePreset(name, config.presets[name] as HttpConfig['presets'][string])}`);
   const guardNote = config.allow_private
@@ -99,7 +101,7 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
         response = await fetchGuarded(
           { method, url, headers, ...(body ? { body } : {}), ...(scoped ? { scoped } : {}) },
           {
-            policy: { allowPrivate: config.allow_private, allowHosts: config.allow_hosts, allowOrigins: presetOrigins },
+            rules: { allowPrivate: config.allow_private, allowHosts: config.allow_hosts, allowOrigins: presetOrigins },
             timeoutMs: config.timeout_s * 1000,
             maxBytes: config.max_bytes,
             maxRedirects: config.max_redirects,
@@ -125,32 +127,19 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
       if (response.truncated && formatted.kind !== 'binary') external += `\n…[cut at ${config.max_bytes} bytes]`;
       const failed = response.status >= 400;
       if (failed) lines[0] = `${lines[0]}; ${statusHint(response.status, response.headers['retry-after'], params.preset)}`;
-      const output = external.trim() ? `${lines.join('\n')}\n${wrapExternal(response.url.href, external)}` : lines.join('\n');
+      // The body (or a HEAD's headers) is the server's words; the status line and the redirects are ours.
+      const outside = external.trim() ? wrapOutside(response.url.href, external) : undefined;
+      const output = outside ? `${lines.join('\n')}\n${outside.wrapped}` : lines.join('\n');
       return {
         success: !failed,
         output,
+        ...(outside ? { thirdParty: [outside.shown] } : {}),
         // A failed call still carries outside text, so it taints the turn too.
         externalSource: `http:${response.url.origin}`,
         ...(formatted.artifact ? { artifacts: [formatted.artifact] } : {}),
       };
     },
   };
-}
-
-/**
- * The origins of preset base URLs: the operator named them, so the private-address guard lets requests to
- * exactly those origins through (scheme, host and port; not the host's other ports).
- */
-export function presetOriginsOf(config: HttpConfig): string[] {
-  const origins: string[] = [];
-  for (const preset of Object.values(config.presets)) {
-    try {
-      origins.push(new URL(preset.base_url).origin);
-    } catch {
-      // Validated by the config schema; nothing to add.
-    }
-  }
-  return origins;
 }
 
 function fetchHint(error: HttpFetchError, allowPrivate: boolean): string {

@@ -2,7 +2,7 @@ import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import type { DoctorLine, Part } from '../../part.js';
 import type { AnyTool } from '../types.js';
-import type { Resolver } from '../http/fetch-guarded.js';
+import type { Resolver } from '../../net/fetch-guarded.js';
 import { createHttpTool } from '../http/tool.js';
 import { createSearchProvider, providerProblem, type WebSearchConfig } from './providers.js';
 import { createWebSearchTool } from './web-search.js';

@@ -1,4 +1,4 @@
-import { wrapExternal } from '../external.js';
+import { wrapOutside } from '../external.js';
 import type { NativeTool, ToolResult } from '../types.js';
 import { createSearchProvider, SearchProviderError, type SearchProvider, type SearchResult, type WebSearchConfig } from './providers.js';
 
@@ -43,17 +43,21 @@ export function createWebSearchTool(config: WebSearchConfig, provider: SearchPro
       ctx.log.debug({ provider: provider.name, results: results.length }, 'web search');
       const usable = results.filter((result) => result.url).slice(0, maxResults);
       if (usable.length === 0) return { success: true, output: `No results for "${query}" (${provider.name}). Try other or fewer words.` };
+      // The results are the provider's and the pages' words; the line naming the query is ours (an echo of the
+      // model's own words must never read as a third party's, see src/gate/addresses.ts).
+      const outside = wrapOutside(`web_search:${provider.name}`, formatResults(usable));
       return {
         success: true,
-        output: wrapExternal(`web_search:${provider.name}`, formatResults(query, usable)),
+        output: `Results for "${query}":\n${outside.wrapped}`,
         externalSource: `web_search:${provider.name}`,
+        thirdParty: [outside.shown],
       };
     },
   };
 }
 
-export function formatResults(query: string, results: readonly SearchResult[]): string {
-  const lines = [`Results for "${query}":`];
+export function formatResults(results: readonly SearchResult[]): string {
+  const lines: string[] = [];
   results.forEach((result, index) => {
     lines.push(`${index + 1}. ${oneLine(result.title) || '(untitled)'}`);
     lines.push(`   ${result.url}${result.published ? ` (${result.published.slice(0, 10)})` : ''}`);

@@ -1,7 +1,7 @@
 // Shared by the email tests: config for the private mail server, raw RFC 822 messages, and waiting for delivery.
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Daemon as App } from '../../../src/daemon.js';
-import type { CallOutcome } from '../../../src/tools/registry.js';
+import type { CallOutcome } from '../../../src/tools/call.js';
 import { imapClient, type MailServer } from '../../helpers/mail-server.js';
 
 export const origin = { channel: 'cli', chatId: 'email-test', userId: 'owner' };

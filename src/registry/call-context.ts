@@ -1,0 +1,66 @@
+import { linkAbort } from '../lib/abort.js';
+import type { Logger } from '../log.js';
+import type { CallRequest, RegisteredTool } from '../tools/call.js';
+import { RESERVED_EVENTS, type EventSink, type FamiliarEvent } from '../tools/events.js';
+import type { ToolCallContext, ToolContext, ToolEvent } from '../tools/types.js';
+
+/** One call's context, the controller that cancels it, and what `run` hooks into while it runs. */
+export interface CallScope {
+  entry: RegisteredTool;
+  /** The arguments it runs with (after defaults and hooks). */
+  params: Record<string, unknown>;
+  ctx: ToolCallContext;
+  controller: AbortController;
+  /** Set while the tool runs: a progress report moves the deadline. */
+  progress: { onProgress?: (() => void) | undefined };
+  dispose(): void;
+}
+
+/**
+ * The per-call view of the shared context: this call's identity, its cancellation linked to the turn's, a logger bound
+ * to the call (made only when a line is written: a child logger costs more than the rest of a call's bookkeeping),
+ * and `emit`, which passes what a tool sends to the event sink, marked with who sent it. `dispose` unlinks the
+ * cancellation once the call is done.
+ */
+export function openCallScope(entry: RegisteredTool, request: CallRequest, context: ToolContext, callId: string, events: EventSink | undefined): CallScope {
+  const controller = new AbortController();
+  const unlink = linkAbort(controller, request.signal);
+  const progress: CallScope['progress'] = {};
+  let log: Logger | undefined;
+  const callLog = (): Logger => (log ??= context.log.child({ tool: entry.name, callId }));
+  const ctx: ToolCallContext = {
+    config: context.config,
+    get log() {
+      return callLog();
+    },
+    secrets: context.secrets,
+    memory: context.memory,
+    scheduler: context.scheduler,
+    ...(context.pool ? { pool: context.pool } : {}),
+    conversationId: request.conversationId,
+    turnId: request.turnId,
+    callId,
+    signal: controller.signal,
+    origin: request.origin,
+    unattended: request.unattended ?? false,
+    taint: request.taint ?? [],
+    emit(event: FamiliarEvent) {
+      if (event === null || typeof event !== 'object' || typeof event.type !== 'string' || RESERVED_EVENTS.has(event.type)) {
+        callLog().warn({ event: (event as { type?: unknown } | null)?.type }, 'tool emitted an event without a type of its own; dropped');
+        return;
+      }
+      if (controller.signal.aborted) return;
+      if (event.type === 'progress' && typeof event.progress === 'number') {
+        // A call that reports progress is alive: its deadline moves (see deadline.ts), and the turn's watcher shows it.
+        progress.onProgress?.();
+        try {
+          request.onEvent?.({ ...(event as ToolEvent), tool: entry.name, callId });
+        } catch (error) {
+          callLog().warn({ err: error }, 'tool event listener failed');
+        }
+      }
+      events?.emit({ ...event, tool: entry.name, callId, conversationId: request.conversationId });
+    },
+  };
+  return { entry, params: {}, ctx, controller, progress, dispose: unlink };
+}
