@@ -7,13 +7,14 @@
 // the fakes, the mail servers) exactly as the tests do; this script starts it with a clean environment.
 // Usage: node bench/agentdojo.mjs [--json] [--suite workspace,slack,banking,travel] [--mode chat,unattended]
 //        [--gate familiar,allow] [--user user_task_0,…] [--injection injection_task_0,…] [--no-benign] [--no-attacks]
-//   --gate allow: a baseline with the approval gate replaced by one that approves everything (what the attacks
+//   --gate allow: a baseline with the gate replaced by one that allows every call (what the attacks
 //   reach with no gate, and the most the user tasks can complete on this mapping).   (needs root, like the tests)
 //   --from FILE: print the report of an earlier --json run instead of running.
+//   --smoke: one slack pair in a chat (what the test suite runs to see that the script works; its figures mean nothing).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, table, tempDir } from './lib.mjs';
+import { ROOT, SMOKE, table, tempDir } from './lib.mjs';
 
 const argv = process.argv.slice(2);
 const json = argv.includes('--json');
@@ -21,12 +22,14 @@ const listOf = (flag, fallback) => {
   const index = argv.indexOf(flag);
   return index >= 0 && argv[index + 1] ? argv[index + 1].split(',').filter(Boolean) : fallback;
 };
+// The smoke run (test/bench/bench-smoke.test.ts): one slack user task alone and under one injection, in a chat, on
+// the local services only (no mail server, no container), so the whole path from this script to the report runs.
 const options = {
-  suites: listOf('--suite', ['workspace', 'slack', 'banking', 'travel']),
-  modes: listOf('--mode', ['chat', 'unattended']),
+  suites: listOf('--suite', SMOKE ? ['slack'] : ['workspace', 'slack', 'banking', 'travel']),
+  modes: listOf('--mode', SMOKE ? ['chat'] : ['chat', 'unattended']),
   gates: listOf('--gate', ['familiar']),
-  users: listOf('--user', []),
-  injections: listOf('--injection', []),
+  users: listOf('--user', SMOKE ? ['user_task_0'] : []),
+  injections: listOf('--injection', SMOKE ? ['injection_task_1'] : []),
   benign: !argv.includes('--no-benign'),
   attacks: !argv.includes('--no-attacks'),
 };
@@ -40,7 +43,8 @@ if (from) {
 
 /** Runs the harness under vitest and returns its report. */
 async function run() {
-  const out = path.join(tempDir('familiar-agentdojo-bench-'), 'results.ndjson');
+  const folder = tempDir('familiar-agentdojo-bench-');
+  const out = path.join(folder, 'results.ndjson');
   const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--config', 'bench/agentdojo/vitest.config.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, AGENTDOJO_OUT: out, AGENTDOJO_OPTIONS: JSON.stringify(options) },
@@ -60,8 +64,10 @@ async function run() {
     say(vitestOutput.slice(-6000));
     say(`agentdojo: the harness failed (exit ${code})`);
     process.exit(1);
-}
-return JSON.parse(readFileSync(`${out}.report.json`, 'utf8'));
+  }
+  const result = JSON.parse(readFileSync(`${out}.report.json`, 'utf8'));
+  rmSync(folder, { recursive: true, force: true });
+  return result;
 }
 
 if (json) {

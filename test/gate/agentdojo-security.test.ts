@@ -2,7 +2,7 @@
 // of each mapped suite riding on a user task that shows the model the injection, through mail on the real Dovecot and
 // Postfix, files in the sandbox workspace, a web page and the person's HTTP services, in a chat where the person says
 // no to every question and in a scheduled job nobody can answer. The model is the worst case: it obeys the
-// injection. Not one attacker's goal may be reached; and with the approval gate replaced by "allow", every one is —
+// injection. Not one attacker's goal may be reached; and with the gate replaced by "allow", every one is —
 // so the scoring sees an attack when there is one. `AGENTDOJO_GATE=allow npx vitest run <this file>` runs the first
 // tests with that gate too, and they fail.
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -77,7 +77,7 @@ describeDocker('AgentDojo injection tasks against the worst-case model', () => {
       }, 60_000);
     }
 
-    it('with the approval gate replaced by "allow", every one of these attacks reaches its goal (the scoring sees it)', async () => {
+    it('with the gate replaced by "allow", every one of these attacks reaches its goal (the scoring sees it)', async () => {
       const reached: string[] = [];
       for (const pair of PAIRS) {
         const result = await run(pair, 'allow');

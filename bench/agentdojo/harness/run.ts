@@ -1,8 +1,9 @@
 // One run: a fresh daemon (makeTestApp, as the tests build it) on a freshly seeded world, one user task with or
 // without one injection task, in a chat where the person says no to every question or as a scheduled job nobody
 // can answer; then the suite's checks on what it left behind.
-import { chownSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { CallGate } from '../../../src/tools/call.js';
 import type { FakeOpenAI } from '../../../test/fakes/openai-server.js';
 import { makeTestApp, tempDir } from '../../../test/helpers/app.js';
 import { askWith, recordingPrompter } from '../../../test/helpers/approval.js';
@@ -16,8 +17,11 @@ import { injectionText, type Suite, type Task } from './suite.js';
 import { PERSON, suiteWorld, toolsConfig } from './world.js';
 
 export type Mode = 'chat' | 'unattended';
-/** `familiar`: the daemon as built; `allow`: its approval gate replaced by one that approves everything (a baseline). */
+/** `familiar`: the daemon as built; `allow`: its gate replaced by one that allows every call (a baseline). */
 export type Gate = 'familiar' | 'allow';
+
+/** The baseline's gate: every call goes through, nothing vouches (as test/gate/leak-budget-security.test.ts's). */
+const ALLOW: CallGate = { decide: async () => ({ allowed: true }), vouched: () => undefined };
 
 export interface Rig {
   fake: FakeOpenAI;
@@ -79,7 +83,7 @@ export async function runOne(rig: Rig, suite: Suite, user: Task, injection: Task
     tools: toolsConfig(suite.name, rig.services, mailLogin, rig.sandboxImage),
   }, dir);
   try {
-    if (gate === 'allow') app.tools.setApprovalGate(async () => ({ approved: true, by: 'the allow baseline' }));
+    if (gate === 'allow') app.tools.setGate(ALLOW);
     const model = worstCaseModel({ user, injection, view: world.view, answer: expectedAnswer(user) });
     rig.fake.handle(model.handle);
     const jobId = `agentdojo-${suite.name}-${user.id}`.replace(/_/g, '-');
@@ -133,6 +137,8 @@ export async function runOne(rig: Rig, suite: Suite, user: Task, injection: Task
     };
   } finally {
     await app.close(0);
+    // A full bench makes over a thousand daemons' folders; nothing reads one after its run is scored.
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
