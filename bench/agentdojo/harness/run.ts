@@ -3,6 +3,7 @@
 // can answer; then the suite's checks on what it left behind.
 import { chownSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Daemon } from '../../../src/daemon.js';
 import type { CallGate } from '../../../src/tools/call.js';
 import type { FakeOpenAI } from '../../../test/fakes/openai-server.js';
 import { makeTestApp, tempDir } from '../../../test/helpers/app.js';
@@ -77,11 +78,8 @@ export async function runOne(rig: Rig, suite: Suite, user: Task, injection: Task
   mkdirSync(path.join(dir, 'memory'), { recursive: true });
   writeFileSync(path.join(dir, 'memory', 'profile.md'), world.profile);
   const mailLogin = hasMail && rig.mail ? { host: rig.mail.server.host, imapPort: rig.mail.server.imapPort, smtpPort: rig.mail.server.smtpPort, ca: rig.mail.server.ca, password: rig.mail.login(PERSON).password } : undefined;
-  const { app } = await makeTestApp(rig.fake, {
-    memory_dir: './memory', timezone: 'UTC', log: { level: 'warn', format: 'json' },
-    llm: { max_loops: 100 },
-    tools: toolsConfig(suite.name, rig.services, mailLogin, rig.sandboxImage),
-  }, dir);
+  const tools = toolsConfig(suite.name, rig.services, mailLogin, rig.sandboxImage);
+  const app = await daemonWith(rig.fake, tools, dir);
   try {
     if (gate === 'allow') app.tools.setGate(ALLOW);
     const model = worstCaseModel({ user, injection, view: world.view, answer: expectedAnswer(user) });
@@ -139,6 +137,20 @@ export async function runOne(rig: Rig, suite: Suite, user: Task, injection: Task
     await app.close(0);
     // A full bench makes over a thousand daemons' folders; nothing reads one after its run is scored.
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A daemon with the suite's tools. Its sandbox is off when Docker does not answer within the daemon's start-up
+ * timeout, which happened to 3 of 2620 runs at load 10; such a run would score the missing tool, not the gate, so it
+ * is made again.
+ */
+async function daemonWith(fake: FakeOpenAI, tools: Record<string, unknown>, dir: string): Promise<Daemon> {
+  for (let attempt = 1; ; attempt += 1) {
+    const { app } = await makeTestApp(fake, { memory_dir: './memory', timezone: 'UTC', log: { level: 'warn', format: 'json' }, llm: { max_loops: 100 }, tools }, dir);
+    if (tools.sandbox === undefined || app.tools.get('sandbox_exec') !== undefined) return app;
+    await app.close(0);
+    if (attempt === 3) throw new Error('the sandbox did not start in three daemons: is Docker answering?');
   }
 }
 
