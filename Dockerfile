@@ -1,15 +1,15 @@
 # Familiar, the daemon, in a container. Normal build (a registry reachable):
 #   docker compose up -d --build            or   docker build -t familiar .
 # Offline (no registry), with base images made from Node's own binaries by scripts/build-node-base-image.sh:
-#   docker build --build-arg BUILD_IMAGE=familiar-node-build:22 --build-arg NODE_IMAGE=familiar-node-base:22 -t familiar .
+#   docker build --build-arg BUILD_IMAGE=familiar-node-build:24 --build-arg NODE_IMAGE=familiar-node-base:24 -t familiar .
 # scripts/verify-docker-image.sh does that, then runs `familiar doctor` and waits for the healthcheck.
 #
 # The Node major version is this one argument (the official images are node:<major>-bookworm and -slim); the
-# offline base-image script reads its default from here too. Supported: 20, 22 and (with better-sqlite3 13) 24.
-ARG NODE_MAJOR=22
-# Empty = the official images for NODE_MAJOR. The build stage needs a C++ toolchain and Python for
-# better-sqlite3 when no prebuilt binary can be downloaded; node:<major>-bookworm has them, the slim run image
-# does not need them.
+# offline base-image script reads its default from here too. Supported: 20, 22 and 24 (the current LTS, the default).
+ARG NODE_MAJOR=24
+# Empty = the official images for NODE_MAJOR. On Node 22 and 24 nothing is compiled (better-sqlite3 13 ships its
+# binaries); Node 20 builds better-sqlite3 12 from source, which needs the C++ toolchain and Python that
+# node:<major>-bookworm has; the slim run image needs neither.
 ARG BUILD_IMAGE=
 ARG NODE_IMAGE=
 
@@ -19,12 +19,13 @@ WORKDIR /build
 COPY package.json package-lock.json ./
 COPY patches ./patches
 # --ignore-scripts: the root `prepare` script (tsc) cannot run before the sources are here, and no other
-# dependency's install script is wanted; better-sqlite3's native build is run explicitly just after, and the
-# patches in patches/ (cron-parser's DST and day-field rules) are applied as `postinstall` would.
+# dependency's install script is wanted; on Node 20 better-sqlite3 12's native build is run explicitly just after
+# (src/db/sqlite.ts picks the release by Node-API version, as the check below does), and the patches in patches/
+# (cron-parser's DST and day-field rules) are applied as `postinstall` would.
 RUN npm ci --ignore-scripts --no-audit --no-fund \
  && npx patch-package \
- && npm rebuild better-sqlite3 \
- && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
+ && if [ "$(node -p process.versions.napi)" -lt 10 ]; then npm rebuild better-sqlite3-node20; fi \
+ && node -e "const name = +process.versions.napi >= 10 ? 'better-sqlite3' : 'better-sqlite3-node20'; new (require(name))(':memory:').prepare('select 1').get()"
 COPY . .
 RUN npm run build \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \

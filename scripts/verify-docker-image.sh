@@ -73,8 +73,8 @@ say "built $TAG in $((SECONDS - build_started))s, $(docker image inspect -f '{{.
 phase "checking the image: user, entrypoint, no dev dependencies"
 [ "$(docker image inspect -f '{{.Config.User}}' "$TAG")" = "1000:1000" ] || die "the image does not run as 1000:1000"
 [ "$(docker image inspect -f '{{json .Config.Entrypoint}}' "$TAG")" = '["node","dist/main.js"]' ] || die "unexpected ENTRYPOINT"
-docker run --rm --entrypoint sh "$TAG" -c 'test "$(id -u)" = 1000 && test -f node_modules/better-sqlite3/build/Release/better_sqlite3.node && ! test -e node_modules/typescript && ! test -e node_modules/vitest && ! test -e src && test -f config.example.yaml && test -d skills && test -f memory/profile.md && test -w data && test "$(stat -c %a data)" = 700' \
-  || die "image layout: expected uid 1000, the native module, no typescript/vitest/src, config.example.yaml, skills/, memory/, writable private data/ (0700)"
+docker run --rm --entrypoint sh "$TAG" -c 'test "$(id -u)" = 1000 && node -e "new (require(+process.versions.napi >= 10 ? \"better-sqlite3\" : \"better-sqlite3-node20\"))(\":memory:\")" && ! test -e node_modules/typescript && ! test -e node_modules/vitest && ! test -e src && test -f config.example.yaml && test -d skills && test -f memory/profile.md && test -w data && test "$(stat -c %a data)" = 700' \
+  || die "image layout: expected uid 1000, SQLite loading (better-sqlite3 13, or 12 on Node 20), no typescript/vitest/src, config.example.yaml, skills/, memory/, writable private data/ (0700)"
 
 phase "fake LLM and a config in $work"
 docker network create "$NETWORK" >/dev/null

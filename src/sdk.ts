@@ -20,6 +20,12 @@ export interface CustomToolContext extends ToolCallContext {
   settings: Readonly<Record<string, unknown>>;
   /** Sends an event of the tool's own `type` to the listeners (`defineHook('meter:reading', …)`). */
   emit(event: FamiliarEvent): void;
+  /** The person's text of this turn, or the job's prompt ('' for a call made outside a turn, e.g. `familiar tools test`). */
+  input: string;
+  /** Shared by the tool calls of one turn or job run: leave something for a later call of the same turn. */
+  state: Map<string, unknown>;
+  /** Stops the run: this call's result is kept, calls running beside it are cancelled, no further step is made. */
+  cancel(reason?: string): void;
 }
 
 /**
@@ -53,14 +59,33 @@ export interface ToolDefinition<P = Record<string, unknown>> {
   execute(params: P, ctx: CustomToolContext): ToolReturn | Promise<ToolReturn>;
 }
 
+/**
+ * Seed 001's shape of the same definition: what the model sees under `schema`, the rest beside it. `defineTool`
+ * takes either shape and makes the same tool.
+ */
+export type SeedToolDefinition<P = Record<string, unknown>> = Omit<ToolDefinition<P>, 'name' | 'description' | 'parameters'> & {
+  schema: { name: string; description: string; parameters: JsonSchema };
+};
+
 /** Marks what `defineTool` and `defineHook` made, across copies of this file (a global symbol). */
 export const DEFINITION: unique symbol = Symbol.for('familiar.definition');
 
 export type DefinedTool<P = Record<string, unknown>> = ToolDefinition<P> & { readonly [DEFINITION]: 'tool' };
 
-/** A tool for the daemon's registry. `P` is the type of the arguments the schema describes. */
-export function defineTool<P = Record<string, unknown>>(definition: ToolDefinition<P>): DefinedTool<P> {
-  return Object.freeze({ ...definition, [DEFINITION]: 'tool' as const });
+/**
+ * A tool for the daemon's registry, flat (`{ name, description, parameters, execute }`) or as seed 001 writes it
+ * (`{ schema: { name, description, parameters }, execute }`). `P` is the type of the arguments the schema describes.
+ * The daemon checks the definition when it loads the module and says what is wrong with it.
+ */
+export function defineTool<P = Record<string, unknown>>(definition: ToolDefinition<P> | SeedToolDefinition<P>): DefinedTool<P> {
+  const record = definition as Partial<ToolDefinition<P>> & { schema?: unknown };
+  const schema = record.schema;
+  const flat = record.name === undefined && record.description === undefined && record.parameters === undefined;
+  if (schema === null || typeof schema !== 'object' || !flat) return Object.freeze({ ...definition, [DEFINITION]: 'tool' as const }) as DefinedTool<P>;
+  // Flattened here so that `defineTool(…).name` is the name in either shape; one with both is left for the loader to refuse.
+  const { schema: _schema, ...rest } = record;
+  const { name, description, parameters } = schema as Partial<ToolDefinition<P>>;
+  return Object.freeze({ ...rest, name, description, parameters, [DEFINITION]: 'tool' as const }) as DefinedTool<P>;
 }
 
 /** What each hook gets and may answer. */

@@ -12,11 +12,13 @@
 import { defineTool, fail } from 'familiar';
 
 export default defineTool({
-  name: 'electricity_meter',
-  description:
-    'Reads the home electricity meter: the power drawn now (W) and the energy used today, yesterday and in total (kWh). ' +
-    'Use it when the person asks about electricity, power or energy use.',
-  parameters: { type: 'object', properties: {}, additionalProperties: false },
+  schema: {
+    name: 'electricity_meter',
+    description:
+      'Reads the home electricity meter: the power drawn now (W) and the energy used today, yesterday and in total (kWh). ' +
+      'Use it when the person asks about electricity, power or energy use.',
+    parameters: { type: 'object', properties: {}, additionalProperties: false },
+  },
   // A call fetches one fixed address on the local network and sends nothing the model chose: no effects to declare.
   effects: [],
   timeoutMs: 10_000,

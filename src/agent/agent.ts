@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import type OpenAI from 'openai';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
@@ -61,6 +62,8 @@ export interface AgentDeps {
 }
 
 const REPEAT_LIMIT = 3;
+/** What one tool call adds to the turn's signal at most: its own cancellation, the deadline race, a hook's bound. */
+const LISTENERS_PER_CALL = 3;
 
 /**
  * The function-calling loop. Contract: `runTurn` never throws for provider or tool failures; the result
@@ -113,6 +116,10 @@ class Turn {
   private stepVouched: Array<Vouched | undefined> = [];
   private history: History | undefined;
   private readonly provenance: Provenance;
+  /** What the turn's tools share (`ctx.state`), dropped with the turn. */
+  private readonly toolState = new Map<string, unknown>();
+  /** Set when a tool called `ctx.cancel(reason)`: the turn ends after the step, saying why. */
+  private cancelledBy: string | undefined;
 
   constructor(agent: Agent, input: TurnInput) {
     this.agent = agent;
@@ -265,6 +272,9 @@ class Turn {
       tool_calls: response.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
     };
     let repeated: string | undefined;
+    // Each call listens to the turn's signal while it runs (its cancellation, its deadline race): a step of many
+    // parallel calls is not a leak, and Node's warning would be printed on the person's terminal.
+    setMaxListeners(Math.max(defaultMaxListeners, response.toolCalls.length * LISTENERS_PER_CALL + defaultMaxListeners), this.signal);
     const outcomes = await Promise.all(
       response.toolCalls.map(async (call): Promise<{ content: string; artifacts: Artifact[]; vouched?: Vouched }> => {
         if (this.countRepeat(call) >= REPEAT_LIMIT) {
@@ -307,6 +317,12 @@ class Turn {
       provenance: this.provenance,
       deferAudit: this.audit,
       ...(input.onEvent ? { onEvent: input.onEvent } : {}),
+      input: input.text,
+      state: this.toolState,
+      cancel: (reason) => {
+        this.cancelledBy ??= reason;
+        this.controller.abort(new DOMException(reason, 'AbortError'));
+      },
     });
     input.onEvent?.({
       type: 'tool_end', tool: call.name, success: outcome.result.success, durationMs: outcome.durationMs, callId: call.id, output: outcome.result.output,
@@ -345,8 +361,8 @@ class Turn {
     }
     const { config } = this.agent.deps;
     this.result.status = 'cancelled';
-    this.result.text = this.timedOut ? `I stopped: the turn took longer than ${config.agent.turn_timeout_s} s.` : 'Stopped.';
-    this.result.error = this.timedOut ? 'turn timeout' : 'cancelled';
+    this.result.text = this.timedOut ? `I stopped: the turn took longer than ${config.agent.turn_timeout_s} s.` : this.cancelledBy !== undefined ? `Stopped: ${this.cancelledBy.replace(/[.!]+$/, '')}.` : 'Stopped.';
+    this.result.error = this.timedOut ? 'turn timeout' : this.cancelledBy !== undefined ? `cancelled by a tool: ${this.cancelledBy}` : 'cancelled';
   }
 
   /**

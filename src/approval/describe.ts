@@ -1,6 +1,7 @@
 import { redactSecretValues } from '../log.js';
 import { escapeInvisible } from '../lib/invisible.js';
 import { maskSecretKeys } from '../lib/mask.js';
+import type { Result } from '../lib/result.js';
 
 /**
  * The arguments of a call as the person approving it sees them: one line per value, destination fields first and
@@ -35,7 +36,7 @@ interface Line {
   order: number;
 }
 
-export type Described = { success: true; value: string } | { success: false; error: string };
+export type Described = Result<string>;
 
 /**
  * `params` as lines for an approval question: secret values redacted, secret-looking keys masked, invisible

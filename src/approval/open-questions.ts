@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Result } from '../lib/result.js';
 import type { ApprovalAnswer } from './prompter.js';
 
 /** A question waiting for a person, as every surface may show it (the chat's buttons, the console's card). */
@@ -105,10 +106,10 @@ export class OpenQuestions {
    * A person's answer from a surface that shows every question (the console). Refused when the question has
    * already ended — the other surfaces then show how it ended.
    */
-  answer(id: string, answer: 'approve' | 'deny', from: { by?: string; surface: string }): { success: true } | { success: false; error: string } {
+  answer(id: string, answer: 'approve' | 'deny', from: { by?: string; surface: string }): Result {
     const handle = this.open.get(id);
     if (!handle || !handle.settle(answer, from)) return { success: false, error: 'This question is no longer open: it was answered elsewhere, timed out, or its turn stopped.' };
-    return { success: true };
+    return { success: true, value: undefined };
   }
 
   /** Hears every opening and closing; returns the function that stops listening. */

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { stripInvisible } from '../lib/invisible.js';
+import type { Result } from '../lib/result.js';
 import { UPLOADS, openWorkspace, storeUpload } from '../workspace/uploads.js';
 import { fullMessage } from '../workspace/workspace-files.js';
 import type { Workspaces } from '../workspace/workspace.js';
@@ -39,11 +40,6 @@ export interface DownloadedAudio {
   notSaved?: string;
 }
 
-/** Uploads live in the conversation's workspace, where the sandbox and file tools can reach them. */
-export function uploadsDir(dataDir: string, conversationId: string): string {
-  return path.join(dataDir, 'workspaces', conversationId, UPLOADS);
-}
-
 /**
  * Downloads and stores a message's files under `data_dir/workspaces/<conversation>/uploads/`, through the
  * sandbox's workspaces when it runs (the container may have put a link or a FIFO where `uploads/` or a
@@ -61,7 +57,6 @@ export async function storeAttachments(input: {
 }): Promise<StoredAttachments> {
   const result: StoredAttachments = { saved: [], skipped: [], images: [], audio: [] };
   if (input.attachments.length === 0) return result;
-  const dir = uploadsDir(input.dataDir, input.conversationId);
   for (const attachment of input.attachments) {
     const name = safeFileName(attachment.name);
     if (attachment.size > input.maxBytes) {
@@ -82,7 +77,9 @@ export async function storeAttachments(input: {
         continue;
       }
       const saved: InboundAttachment = {
-        kind: attachment.kind, ...(attachment.label !== undefined ? { label: attachment.label } : {}), name, mimeType: attachment.mimeType, size: data.length, path: path.join(dir, stored.value),
+        kind: attachment.kind, ...(attachment.label !== undefined ? { label: attachment.label } : {}), name, mimeType: attachment.mimeType, size: data.length,
+        // The path the file tools and sandbox_exec (in /workspace) take; the host's data folder is never shown.
+        path: path.posix.join(UPLOADS, stored.value),
       };
       result.saved.push(saved);
       if (attachment.kind === 'image') result.images.push({ mimeType: attachment.mimeType, data });
@@ -100,7 +97,7 @@ async function store(
   input: { dataDir: string; conversationId: string; log: Logger; workspaces?: Workspaces | undefined },
   name: string,
   data: Buffer,
-): Promise<{ success: true; value: string } | { success: false; error: string }> {
+): Promise<Result<string>> {
   const opened = await openWorkspace(input.workspaces, input.conversationId, path.join(input.dataDir, 'workspaces', input.conversationId), { create: true });
   if (!opened.success) return { success: false, error: `the workspace is not available (${opened.error.slice(0, 200)})` };
   const files = opened.value;
@@ -120,7 +117,7 @@ async function store(
 }
 
 /**
- * The note the agent reads about a message's files: path, name, type and size of each; `notes` adds a word to a
+ * The note the agent reads about a message's files: name, type, size and workspace path of each; `notes` adds a word to a
  * file's line by its path (an audio file's "transcribed above").
  */
 export function describeAttachments(saved: readonly InboundAttachment[], skipped: ReadonlyArray<{ name: string; reason: string }>, notes: ReadonlyMap<string, string> = new Map()): string {

@@ -41,15 +41,19 @@ export interface ChannelsPartDeps {
   voice?: ChannelVoice | undefined;
 }
 
+/** The router and the built-in chat commands: what every chat platform (and the console) hands its messages to. */
+export interface ChatRouting {
+  router: ChannelRouter;
+  /** A config reload changed `allowed_users`: the router's sets (read per message) follow. */
+  refreshAccess: () => void;
+}
+
 /**
- * The chat channels: the router (access, dedupe, queue), the built-in chat commands, one part per configured
- * platform, and their approval buttons. A platform without a token logs one line and stays off; one that fails to
- * start is logged by the root and the others run. Adapters are in the hub from the start; sending through one
- * that is not running throws CHANNEL_UNAVAILABLE.
+ * The chat router (access, dedupe, the chat commands, the turns) and the built-in commands (`/help`, `/reset`,
+ * `/status`, `/stop`, added where free). A service the platforms' parts and the console use; no part of its own.
  */
-export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ router: ChannelRouter; parts: Part[]; refreshAccess: () => void }> {
+export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
   const { config, hub } = deps;
-  const log = deps.log.child({ component: 'channels' });
   const { telegram, discord } = config.channels;
   const allowedUsers = new Map<string, Set<string>>([
     ['telegram', new Set(telegram?.allowed_users ?? [])],
@@ -57,9 +61,9 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
     // The console's one person is the owner behind its login (nothing but the console sends on this channel).
     ['console', new Set([CONSOLE_USER])],
   ]);
-  // A config reload changes allowed_users in place; the router's sets (read per message) follow.
   const refreshAccess = (): void => {
     for (const [name, users] of allowedUsers) {
+      if (name === 'console') continue;
       users.clear();
       for (const user of config.channels[name as 'telegram' | 'discord']?.allowed_users ?? []) users.add(user);
     }
@@ -76,32 +80,46 @@ export async function createChannelsPart(deps: ChannelsPartDeps): Promise<{ rout
     runningChannels: () => hub.names(), all: () => commands,
   }, router);
   for (const [name, command] of builtins) if (!commands.has(name)) builtinCommands.set(name, command);
-  // Replies of turns that ended during the drain are still being sent: let them go out (and be recorded) first.
-  const settled = () => router.settle(SETTLE_MS);
-  const parts: Part[] = [];
-  const buttons: { telegram?: TelegramChannel; discord?: DiscordChannel } = {};
+  return { router, refreshAccess };
+}
 
-  // Platform libraries (grammy, discord.js) are loaded only for a configured channel: they dominate start-up.
-  if (!telegram?.token) log.info('telegram: off (no channels.telegram.token)');
-  else {
-    const { TelegramChannel } = await import('./telegram.js');
-    const channel = new TelegramChannel({ commands, router, config: telegram, log: deps.log.child({ component: 'telegram' }) });
-    hub.register(channel);
-    buttons.telegram = channel;
-    parts.push({ name: 'telegram', start: () => channel.start(), stop: () => channel.stop(), close: () => settled().then(() => channel.close()), doctor: () => channel.doctor() });
+/**
+ * Telegram, when `channels.telegram.token` is set (else one log line and no part). grammy is loaded only then: the
+ * platform libraries dominate start-up. Its close lets the replies of turns that ended during the drain go out first.
+ */
+export async function createTelegramPart(deps: { config: Config; log: Logger; hub: ChannelHub; router: ChannelRouter }): Promise<{ part: Part | undefined; channel: TelegramChannel | undefined }> {
+  const telegram = deps.config.channels.telegram;
+  if (!telegram?.token) {
+    deps.log.child({ component: 'channels' }).info('telegram: off (no channels.telegram.token)');
+    return { part: undefined, channel: undefined };
   }
-  if (!discord?.token) log.info('discord: off (no channels.discord.token)');
-  else {
-    const { DiscordChannel } = await import('./discord.js');
-    const channel = new DiscordChannel({ router, config: discord, log: deps.log.child({ component: 'discord' }) });
-    hub.register(channel);
-    buttons.discord = channel;
-    parts.push({ name: 'discord', start: () => channel.start(), stop: () => channel.stop(), close: () => settled().then(() => channel.close()), doctor: () => channel.doctor() });
+  const { TelegramChannel } = await import('./telegram.js');
+  const channel = new TelegramChannel({ commands: deps.router.commands, router: deps.router, config: telegram, log: deps.log.child({ component: 'telegram' }) });
+  deps.hub.register(channel);
+  const part: Part = { name: 'telegram', start: () => channel.start(), stop: () => channel.stop(), close: () => deps.router.settle(SETTLE_MS).then(() => channel.close()), doctor: () => channel.doctor() };
+  return { part, channel };
+}
+
+/** Discord, when `channels.discord.token` is set (else one log line and no part); discord.js is loaded only then. */
+export async function createDiscordPart(deps: { config: Config; log: Logger; hub: ChannelHub; router: ChannelRouter }): Promise<{ part: Part | undefined; channel: DiscordChannel | undefined }> {
+  const discord = deps.config.channels.discord;
+  if (!discord?.token) {
+    deps.log.child({ component: 'channels' }).info('discord: off (no channels.discord.token)');
+    return { part: undefined, channel: undefined };
   }
-  // Approval questions with buttons, answered outside the chat queue (see approvals.ts).
-  if (buttons.telegram || buttons.discord) {
-    const approvals = (await import('./approvals.js')).createChatApprovals({ approvals: deps.approvals, channels: buttons, log: deps.log });
-    if (approvals) parts.push(approvals);
-  }
-  return { router, parts, refreshAccess };
+  const { DiscordChannel } = await import('./discord.js');
+  const channel = new DiscordChannel({ router: deps.router, config: discord, log: deps.log.child({ component: 'discord' }) });
+  deps.hub.register(channel);
+  const part: Part = { name: 'discord', start: () => channel.start(), stop: () => channel.stop(), close: () => deps.router.settle(SETTLE_MS).then(() => channel.close()), doctor: () => channel.doctor() };
+  return { part, channel };
+}
+
+/** Approval questions with buttons on the platforms that run, answered outside the chat queue (see approvals.ts). */
+export async function createChatApprovalsPart(deps: {
+  approvals: ChannelsPartDeps['approvals']; log: Logger; channels: { telegram?: TelegramChannel | undefined; discord?: DiscordChannel | undefined };
+}): Promise<{ part: Part | undefined }> {
+  const { telegram, discord } = deps.channels;
+  if (!telegram && !discord) return { part: undefined };
+  const { createChatApprovals } = await import('./approvals.js');
+  return { part: createChatApprovals({ approvals: deps.approvals, channels: { ...(telegram ? { telegram } : {}), ...(discord ? { discord } : {}) }, log: deps.log }) };
 }

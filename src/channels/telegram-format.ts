@@ -128,6 +128,9 @@ type EntitySpec = TelegramEntity extends infer Entity ? (Entity extends Telegram
 
 /** Appends cleaned text and records entities around what is appended between `open` and `close`. */
 class Builder {
+  /** `linksAsText`: a link is shown as "label (destination)", never linked (a table's cells are in a pre block). */
+  constructor(readonly linksAsText = false) {}
+
   private current = '';
   private readonly entities: TelegramEntity[] = [];
   private quoteDepth = 0;
@@ -244,10 +247,10 @@ function renderList(out: Builder, list: Tokens.List, indent: string): void {
   });
 }
 
-/** A table as aligned plain text (cells' Markdown reduced to their visible text). */
+/** A table as aligned plain text (cells' Markdown reduced to their visible text, links' addresses written out). */
 function tableText(table: Tokens.Table): string {
   const plain = (cell: Tokens.TableCell): string => {
-    const builder = new Builder();
+    const builder = new Builder(true);
     renderInline(builder, cell.tokens);
     return builder.text.replace(/\n/g, ' ');
   };
@@ -310,11 +313,11 @@ function renderInlineToken(out: Builder, token: Token): void {
 /**
  * A link: its label, linked when Telegram will take the URL. Telegram links only http, https and tg (it turns any
  * other href into "http://<href>") and drops a link whose host it does not accept; such a link is shown as
- * "label (destination)" so the address is not lost (mailto: shows the bare address). A label that shows
- * nothing becomes the destination itself.
+ * "label (destination)" so the address is not lost (mailto: shows the bare address); so is every link where nothing
+ * can be linked (a table cell). A label that shows nothing becomes the destination itself.
  */
 function renderLink(out: Builder, href: string, label: () => void): void {
-  const url = telegramLinkUrl(href);
+  const url = out.linksAsText ? undefined : telegramLinkUrl(href);
   const destination = href.trim().replace(/^mailto:/i, '');
   const body = (): void => {
     const start = out.text.length;

@@ -12,7 +12,7 @@ export interface InboundAttachment {
   name: string;
   mimeType: string;
   size: number;
-  /** Host path of the stored copy. */
+  /** Where the stored copy is, relative to the conversation's workspace (`uploads/<stamp>-<name>`). */
   path: string;
 }
 

@@ -68,7 +68,7 @@ export const memoryCommand: Command = async (context) => {
       context.io.stderr.write(`familiar: not reverted: ${result.error}\n`);
       return 1;
     }
-    out.write(change.previous === null ? `Removed ${change.path} (change #${change.id} had created it).\n` : `${change.path} is back to how it was before #${change.id} (recorded as #${result.restored.id}).\n`);
+    out.write(change.previous === null ? `Removed ${change.path} (change #${change.id} had created it).\n` : `${change.path} is back to how it was before #${change.id} (recorded as #${result.value.restored.id}).\n`);
     return 0;
   } finally {
     db.close();
@@ -100,8 +100,8 @@ function trust(context: CommandContext, target: string | undefined): number {
       context.io.stderr.write(`familiar: ${resolved.error}\n`);
       return 2;
     }
-    const cleared = labels.clear('memory', resolved.relative);
-    out.write(cleared ? `${resolved.relative} is yours again: it is back in the assistant's prompt.\n` : `${resolved.relative} holds no outside content.\n`);
+    const cleared = labels.clear('memory', resolved.value.relative);
+    out.write(cleared ? `${resolved.value.relative} is yours again: it is back in the assistant's prompt.\n` : `${resolved.value.relative} holds no outside content.\n`);
     return 0;
   } finally {
     db.close();

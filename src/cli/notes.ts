@@ -37,10 +37,8 @@ async function withPart<T>(context: CommandContext, run: (part: NotesPart) => Pr
       store: new JobStore(db), timeZone: config.timezone, log, runTimeoutMs: 60_000, catchUpWindowMs: 0,
       execute: async () => ({ status: 'failed', output: '', error: 'not run from the command line' }),
     });
-    const part = createNotesPart({
-      memory, db, log, timeZone: config.timezone, http: config.tools.http, scheduler,
-      ...(config.scheduler.default_chat !== undefined ? { defaultChat: config.scheduler.default_chat } : {}),
-    });
+    // Nothing is delivered from this process: a reminder's job is the running daemon's to send.
+    const part = createNotesPart({ memory, db, log, timeZone: config.timezone, http: config.tools.http, scheduler });
     return await run(part);
   } finally {
     db.close();

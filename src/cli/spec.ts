@@ -42,7 +42,7 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
   { name: 'chat', summary: 'talk to the assistant in the terminal (history kept)' },
   {
     name: 'ask', summary: 'one turn; the reply on stdout', usage: '"text"',
-    details: 'Exit 1 when the turn failed (LLM error, loop cap), 2 for bad usage or config.',
+    details: 'Exit 1 when the turn failed (LLM error, loop cap), 2 for bad usage or config. On a terminal a high-risk call\nasks approve? [y/N]; piped or redirected, it is refused with the reason.',
     options: [
       { name: 'conversation', value: 'NAME', description: 'continue this named conversation (default: "ask")' },
       { name: 'new', description: 'start that conversation afresh' },

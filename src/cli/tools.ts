@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { agentProfile } from '../agent/profiles.js';
 import type { ApprovalPrompter } from '../approval/prompter.js';
@@ -93,7 +94,9 @@ async function listBuiltins(context: CommandContext): Promise<number> {
     return { name: tool.name, group: tool.group, part: tool.part, settings: tool.settings, enabled: on, available: off === undefined, ...(off ? { off } : {}), summary: tool.summary };
   });
   if (context.options.json) {
-    context.io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    const schemas = builtinSchemas();
+    const withSchemas = rows.map((row) => ({ ...row, ...(schemas.has(row.name) ? { schema: schemas.get(row.name) } : {}) }));
+    context.io.stdout.write(`${JSON.stringify(withSchemas, null, 2)}\n`);
     return 0;
   }
   const width = Math.max(...rows.map((row) => row.name.length));
@@ -103,6 +106,16 @@ async function listBuiltins(context: CommandContext): Promise<number> {
   }
   context.io.stdout.write(`\n${config.tools.enabled === undefined ? 'tools.enabled is not set: every built-in tool whose settings are there exists.' : `tools.enabled: ${config.tools.enabled.join(', ')}`}\n`);
   return 0;
+}
+
+/**
+ * Each built-in's schema as the model sees it (seed 004's SchemaForBuiltin), from assets/builtin-tools.json: written
+ * from a daemon with every part on and checked against one by test/tools/builtins.test.ts, so nothing is built here.
+ */
+function builtinSchemas(): Map<string, { name: string; description: string; parameters: Record<string, unknown> }> {
+  const text = readFileSync(new URL('../../assets/builtin-tools.json', import.meta.url), 'utf8');
+  const list = JSON.parse(text) as Array<{ name: string; description: string; parameters: Record<string, unknown> }>;
+  return new Map(list.map((schema) => [schema.name, schema]));
 }
 
 async function newTool(context: CommandContext, name: string, script: boolean): Promise<number> {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.js';
+import type { Result } from '../lib/result.js';
 
 /** How long a printed login link works (once). */
 export const LOGIN_TTL_MS = 10 * 60_000;
@@ -29,7 +30,7 @@ export interface Session {
   expiresAt: number;
 }
 
-export type Exchanged = { success: true; session: Session } | { success: false; error: string };
+export type Exchanged = Result<Session>;
 
 /**
  * Login tokens and browser sessions. A token is exchanged once for a session; the session lives in an HttpOnly,
@@ -56,7 +57,7 @@ export class ConsoleAuth {
     this.db
       .prepare('INSERT INTO console_sessions (id_hash, created_at, seen_at, expires_at, user_agent) VALUES (?, ?, ?, ?, ?)')
       .run(digest(id), now, now, expiresAt, userAgent?.slice(0, 200) ?? null);
-    return { success: true, session: { id, csrf: csrfOf(id), expiresAt } };
+    return { success: true, value: { id, csrf: csrfOf(id), expiresAt } };
   }
 
   /** The session a cookie value names, if it is open. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import { maskJsonText } from '../lib/mask.js';
 import { redactorFor } from '../lib/redaction.js';
+import type { Result } from '../lib/result.js';
 import { StreamRedactor } from '../lib/stream-redaction.js';
 import type { Logger } from '../log.js';
 import type { Artifact } from '../tools/types.js';
@@ -85,7 +86,7 @@ export class ConsoleChat {
    * Takes a message from the page and hands it to the router; the answer arrives as events. `messageId` comes
    * from the page, so a form sent twice (a retry, a double click) is answered once.
    */
-  async submit(input: { text: string; uploads: Upload[]; messageId: string }): Promise<{ success: true } | { success: false; error: string }> {
+  async submit(input: { text: string; uploads: Upload[]; messageId: string }): Promise<Result> {
     let text = input.text.trim();
     if (text.length > MAX_MESSAGE_CHARS) return { success: false, error: `The message is ${text.length} characters; the limit is ${MAX_MESSAGE_CHARS}. Send it as a file instead.` };
     if (input.uploads.length > MAX_FILES) return { success: false, error: `At most ${MAX_FILES} files per message.` };
@@ -105,7 +106,7 @@ export class ConsoleChat {
     };
     // The router never throws; the answer (or a command's reply) comes back through the io.
     void this.deps.inbound(update, this.io(conversationId, input.messageId, shown));
-    return { success: true };
+    return { success: true, value: undefined };
   }
 
   /** What the hub calls for results delivered to `console:owner` (jobs, skills). */

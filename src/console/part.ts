@@ -10,16 +10,16 @@ export type { ConsoleDeps } from './types.js';
  * mounts its routes on the endpoint (nothing listens until the endpoint starts); `start` registers the console as
  * a chat channel and as the console's approval prompter.
  */
-export async function createConsolePart(deps: ConsoleDeps): Promise<Part | undefined> {
+export async function createConsolePart(deps: ConsoleDeps): Promise<{ part: Part | undefined }> {
   const log = deps.log.child({ component: 'console' });
   if (!deps.config.http.console) {
     log.info('console: off (http.console: false)');
-    return undefined;
+    return { part: undefined };
   }
   const { createConsoleServer } = await import('./server.js');
   const server = createConsoleServer(deps);
   deps.mount({ prefix: '/console', home: true, handle: server.handle });
-  return {
+  const part: Part = {
     name: 'console',
     async start() {
       server.start();
@@ -37,4 +37,5 @@ export async function createConsolePart(deps: ConsoleDeps): Promise<Part | undef
       }];
     },
   };
+  return { part };
 }

@@ -98,3 +98,21 @@ export function checkTimeout(timeoutMs: unknown, key = 'timeoutMs'): string | un
   if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) return `${key} must be a positive number`;
   return undefined;
 }
+
+const SCHEMA_KEYS = ['name', 'description', 'parameters'] as const;
+
+/**
+ * Seed 001's `{ schema: { name, description, parameters }, execute }` as the flat definition it means (a module that
+ * exports it without `defineTool`, or one `defineTool` could not flatten). Refused when the two shapes are mixed, so
+ * it is never a guess which name or schema counts.
+ */
+export function flattenSeedShape(record: Record<PropertyKey, unknown>): Result<Record<PropertyKey, unknown>> {
+  if (!Object.hasOwn(record, 'schema')) return succeed(record);
+  const schema = record.schema;
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return failure('schema must be an object { name, description, parameters } (or give those three beside execute, without schema)');
+  const beside = SCHEMA_KEYS.filter((key) => record[key] !== undefined);
+  if (beside.length > 0) return failure(`give name, description and parameters either inside schema (as seed 001 does) or beside execute, not both (${beside.join(', ')} found beside schema)`);
+  const inner = schema as Record<string, unknown>;
+  const { schema: _schema, ...rest } = record;
+  return succeed({ ...rest, name: inner.name, description: inner.description, parameters: inner.parameters });
+}

@@ -6,7 +6,8 @@ import { errorMessage } from '../errors.js';
 import { failure, succeed, type Result } from '../lib/result.js';
 import { fail, ok, type AnyTool, type ToolCallContext, type ToolResult } from '../tools/types.js';
 import type { FamiliarEvent } from '../tools/events.js';
-import { checkDescription, checkEffects, checkName, checkParameters, checkRisk, checkTimeout } from './check-definition.js';
+import { seedFailure } from '../tools/seed-failure.js';
+import { checkDescription, checkEffects, checkName, checkParameters, checkRisk, checkTimeout, flattenSeedShape } from './check-definition.js';
 
 const DEFINITION = Symbol.for('familiar.definition');
 
@@ -40,11 +41,17 @@ export async function readModuleDefinitions(exported: unknown): Promise<Result<M
     }
     if (kind !== 'tool') return failure(`${where} is neither defineTool(…) nor defineHook(…) (a tool needs name, description, parameters and execute)`);
     const tool = await checkTool(record);
-    if (!tool.success) return failure(`${where}${typeof record.name === 'string' ? ` (${record.name})` : ''}: ${tool.error}`);
+    if (!tool.success) return failure(`${where}${nameOf(record) !== undefined ? ` (${nameOf(record)})` : ''}: ${tool.error}`);
     if (tools.some((other) => other.name === tool.value.name)) return failure(`${where}: the module defines "${tool.value.name}" twice`);
     tools.push(tool.value);
   }
   return succeed({ tools, hooks });
+}
+
+/** The tool's name in either shape, for messages. */
+function nameOf(record: Record<PropertyKey, unknown>): string | undefined {
+  const name = record.name ?? (record.schema as { name?: unknown } | null | undefined)?.name;
+  return typeof name === 'string' ? name : undefined;
 }
 
 function checkHook(record: Record<PropertyKey, unknown>): Result<HookSpec> {
@@ -54,7 +61,10 @@ function checkHook(record: Record<PropertyKey, unknown>): Result<HookSpec> {
   return succeed({ event, handler: handler as HookSpec['handler'] });
 }
 
-async function checkTool(record: Record<PropertyKey, unknown>): Promise<Result<AnyTool>> {
+async function checkTool(given: Record<PropertyKey, unknown>): Promise<Result<AnyTool>> {
+  const flattened = flattenSeedShape(given);
+  if (!flattened.success) return flattened;
+  const record = flattened.value;
   const problem = checkName(record.name) ?? checkDescription(record.description) ?? checkRisk(record.risk) ?? checkEffects(record.effects)
     ?? checkTimeout(record.timeoutMs)
     ?? (typeof record.execute !== 'function' ? 'execute must be a function (params, ctx) => result' : undefined)
@@ -84,20 +94,25 @@ async function checkTool(record: Record<PropertyKey, unknown>): Promise<Result<A
 }
 
 /** The SDK's context: the call's, plus this tool's settings and an `emit` that is always there. */
-function customContext(name: string, ctx: ToolCallContext): ToolCallContext & { settings: Readonly<Record<string, unknown>>; emit(event: FamiliarEvent): void } {
+function customContext(name: string, ctx: ToolCallContext): ToolCallContext & { settings: Readonly<Record<string, unknown>>; emit(event: FamiliarEvent): void; input: string; state: Map<string, unknown>; cancel(reason?: string): void } {
   const settings = ctx.config.tools.settings;
   return {
     ...ctx,
+    input: ctx.input ?? '',
+    state: ctx.state ?? new Map<string, unknown>(),
+    cancel: (reason) => ctx.cancel?.(reason),
     // A copy per call: a tool that changes its settings object changes nothing for the next call.
     settings: Object.hasOwn(settings, name) ? structuredClone(settings[name] ?? {}) : {},
     emit: (event) => ctx.emit?.(event),
   };
 }
 
-/** Text is a success; a ToolResult is kept; any other value is sent as JSON. */
+/** Text is a success; a ToolResult is kept; `{ success: false, error }` is a failure; any other value is sent as JSON. */
 export function asToolResult(name: string, value: unknown): ToolResult {
   if (typeof value === 'string') return ok(value);
   if (value === undefined || value === null) return fail(`${name} returned nothing; tell the person its module should return text or { success, output }.`);
+  const failed = seedFailure(value);
+  if (failed) return failed;
   if (typeof value === 'object' && typeof (value as ToolResult).success === 'boolean' && typeof (value as ToolResult).output === 'string') return value as ToolResult;
   try {
     return ok(JSON.stringify(value) ?? String(value));

@@ -64,27 +64,31 @@ function moduleTemplate(name: string): string {
 import { defineTool } from 'familiar';
 
 export default defineTool({
-  name: '${name}',
-  // The model reads this to decide when to call the tool: say what it does and what it returns.
-  description: 'Echoes a text back, in capitals. Returns the text.',
-  parameters: {
-    type: 'object',
-    properties: {
-      text: { type: 'string', description: 'what to echo' },
+  // What the model sees (seed 001's shape; name, description and parameters beside execute work too).
+  schema: {
+    name: '${name}',
+    // The model reads this to decide when to call the tool: say what it does and what it returns.
+    description: 'Echoes a text back, in capitals. Returns the text.',
+    parameters: {
+      type: 'object',
+      properties: {
+        text: { type: 'string', description: 'what to echo' },
+      },
+      required: ['text'],
+      additionalProperties: false,
     },
-    required: ['text'],
-    additionalProperties: false,
   },
   // What a call can do beyond answering. [] says it sends nothing anywhere; leave it out if it may (a tool that
   // declares nothing is treated as able to send data anywhere). risk: 'high' would ask the person before each call.
   effects: [],
   /**
    * @param {{ text: string }} params  checked against \`parameters\` before this runs
-   * @param {import('familiar').CustomToolContext} ctx  the call: ctx.settings (tools.settings.${name}), ctx.signal, ctx.log
+   * @param {import('familiar').CustomToolContext} ctx  the call: ctx.settings (tools.settings.${name}), ctx.signal, ctx.log,
+   *   ctx.input (the person's text), ctx.state (shared by this turn's calls), ctx.cancel(reason)
    */
   async execute(params, ctx) {
     ctx.log.debug({ length: params.text.length }, '${name} called');
-    // Return text (a success), { success: false, output: 'what went wrong; what to do' }, or any JSON value.
+    // Return text (a success), { success: false, error: 'what went wrong; what to do' }, or any JSON value.
     return params.text.toUpperCase();
   },
 });

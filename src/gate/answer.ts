@@ -33,19 +33,28 @@ export async function answer(deps: AnswerDeps, request: ApprovalRequest, handler
   }
   if (!tainted && autoApproved(deps, request.tool)) return { approved: true, by: 'auto_approve' };
   const ask = handler ?? deps.approvals.handlerForChannel(request.origin.channel);
-  if (!ask) {
-    return { approved: false, reason: `nobody can be asked to approve ${request.tool} on ${request.origin.channel} (this channel has no approval prompt); the person can add it to approval.auto_approve or use a chat that can ask` };
-  }
+  if (!ask) return { approved: false, reason: tainted ? taintedRefusal(deps, request) : `nobody can be asked to approve ${request.tool} on ${request.origin.channel} (this channel has no approval prompt); the person can add it to approval.auto_approve or use a chat that can ask` };
   return deps.approvals.ask(ask, request);
 }
 
 function unattendedRefusal(deps: AnswerDeps, request: ApprovalRequest): string {
-  const sources = request.taint.map((source) => redactSecrets(source, deps.secrets)).join(', ');
+  const sources = sourcesOf(deps, request);
   if (request.reason === 'budget') {
     const why = request.provenance?.at(-1) ?? 'its leak budget is spent';
     return `this unattended run has read outside content (${sources}) and ${redactSecrets(why, deps.secrets)}; nobody can approve more here`;
   }
   return `this unattended run has read outside content (${sources}), so ${request.tool} needs a person's approval and nobody can give it here, even with the tool on the approve list`;
+}
+
+/** auto_approve is no help here (it never covers a tainted turn), so the refusal names what would be. */
+function taintedRefusal(deps: AnswerDeps, request: ApprovalRequest): string {
+  const sources = sourcesOf(deps, request);
+  return `outside content was read in this conversation (${sources}), so ${request.tool} needs a person's yes and nobody can be asked on ${request.origin.channel} here; to give one, run familiar ask on a terminal (it asks y/N) or ask in a chat; `
+    + 'or start a clean conversation (familiar ask --new, /reset in a chat) and ask again without reading that content';
+}
+
+function sourcesOf(deps: AnswerDeps, request: ApprovalRequest): string {
+  return request.taint.map((source) => redactSecrets(source, deps.secrets)).join(', ');
 }
 
 function autoApproved(deps: AnswerDeps, tool: string): boolean {

@@ -9,8 +9,9 @@ import type { Mount } from './server.js';
 import type { DaemonState } from './status.js';
 
 /** The running endpoint's part; `address()` is where it listens once started (port 0 picks one). */
-export interface HttpPart extends Part {
-  name: 'http';
+/** The HTTP endpoint: its part, where it listens once started, and how another part serves pages on it. */
+export interface HttpEndpoint {
+  part: Part;
   address(): { host: string; port: number } | undefined;
   /** Serves another part's pages under `prefix` (the console); call before start. */
   mount(mount: Mount): void;
@@ -23,12 +24,12 @@ const MIN_TOKEN_CHARS = 16;
  * Contract: throws ConfigError when `http.listen` is malformed, or not loopback and `http.token` is empty,
  * so the daemon refuses to start rather than expose its state to the network.
  */
-export async function createHttpPart(deps: { config: Config; log: Logger; state: DaemonState }): Promise<HttpPart | undefined> {
+export async function createHttpPart(deps: { config: Config; log: Logger; state: DaemonState }): Promise<HttpEndpoint | { part: undefined }> {
   const app = deps.state;
   const { listen, token } = deps.config.http;
   if (!listen) {
     deps.log.info('http: no http.listen set; /healthz, /readyz and /status are off (and familiar status cannot reach the daemon)');
-    return undefined;
+    return { part: undefined };
   }
   const address = checkHttpConfig(listen, token);
   const [{ createOpsServer }, { collectStatus }] = await Promise.all([import('./server.js'), import('./status.js')]);
@@ -38,12 +39,8 @@ export async function createHttpPart(deps: { config: Config; log: Logger; state:
   let stopping = false;
   const mounts: Mount[] = [];
 
-  return {
+  const part: Part = {
     name: 'http',
-    address: () => (bound ? { host: bound.address, port: bound.port } : undefined),
-    mount: (mount) => {
-      mounts.push(mount);
-    },
     async start() {
       server = createOpsServer({
         token,
@@ -87,6 +84,13 @@ export async function createHttpPart(deps: { config: Config; log: Logger; state:
     async doctor() {
       const scope = address.loopback ? 'loopback only' : `open to the network, token ${token ? 'set' : 'MISSING'}`;
       return [{ status: 'ok', label: `http: ${listen} (${scope})` }];
+    },
+  };
+  return {
+    part,
+    address: () => (bound ? { host: bound.address, port: bound.port } : undefined),
+    mount: (mount) => {
+      mounts.push(mount);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { toParseArgs, type OptionSpec } from '../lib/cli-options.js';
+import type { Result } from '../lib/result.js';
 
 /** Every question of `familiar init` has a flag; with --yes, what no flag says is the default (or the current value). */
 export interface SetupFlags {
@@ -114,7 +115,7 @@ changing an existing file, showing the diff. Every question has a flag; with --y
   --overwrite               replace existing files that differ (with --yes; interactively you are asked)
 `;
 
-export function parseSetupFlags(args: string[]): { success: true; value: SetupFlags } | { success: false; error: string } {
+export function parseSetupFlags(args: string[]): Result<SetupFlags> {
   let parsed;
   try {
     parsed = parseArgs({ args, allowPositionals: false, strict: true, options: toParseArgs(INIT_OPTIONS) });

@@ -1,7 +1,8 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import type { Result } from './result.js';
 
-export type ResolvedPath = { success: true; absolute: string; relative: string } | { success: false; error: string };
+export type ResolvedPath = Result<{ absolute: string; relative: string }>;
 
 /**
  * Resolves a model-supplied path inside `root`. Refuses absolute paths, `..` segments, NUL bytes and any
@@ -45,5 +46,5 @@ export function resolveInside(root: string, requested: string): ResolvedPath {
       }
     }
   }
-  return { success: true, absolute, relative: segments.join('/') };
+  return { success: true, value: { absolute, relative: segments.join('/') } };
 }

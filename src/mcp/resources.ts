@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../errors.js';
+import type { Result } from '../lib/result.js';
 import { wrapOutside } from '../tools/external.js';
 import { fail, type AnyTool, type Artifact, type Risk, type ToolCallContext, type ToolResult } from '../tools/types.js';
 import { oneLine } from './prompts.js';
@@ -151,7 +152,7 @@ function describe(item: { name: string; title?: string | undefined; description?
 }
 
 /** The server for a URI: the one named, the only one, or the one whose list or templates cover it. */
-async function resolve(servers: ResourceServer[], named: string | undefined, uri: string, ctx: ToolCallContext): Promise<{ success: true; value: ResourceServer } | { success: false; error: string }> {
+async function resolve(servers: ResourceServer[], named: string | undefined, uri: string, ctx: ToolCallContext): Promise<Result<ResourceServer>> {
   if (named !== undefined) {
     const server = servers.find((candidate) => candidate.name === named);
     return server ? { success: true, value: server } : { success: false, error: `No connected MCP server ${named}.` };

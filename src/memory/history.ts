@@ -3,6 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import type { Database } from '../db/database.js';
 import type { Logger } from '../log.js';
 import { writeFileAtomic } from '../lib/atomic-write.js';
+import type { Result } from '../lib/result.js';
 import { lineDiff } from './diff.js';
 import type { MemoryStore, WriteEvent, WriteGuardEvent } from './store.js';
 
@@ -19,7 +20,8 @@ export interface MemoryChange {
   createdAt: number;
 }
 
-export type RevertResult = { success: true; change: MemoryChange; restored: MemoryChange } | { success: false; error: string };
+/** The change as it is now (undone) and the new change that records the revert. */
+export type RevertResult = Result<{ change: MemoryChange; restored: MemoryChange }>;
 
 const MAX_TRACKED_READS = 10_000;
 
@@ -120,8 +122,8 @@ export class MemoryHistory {
     if (!options.force && current !== change.content) {
       return { success: false, error: `${change.path} changed after change #${change.id} (by hand or by a later write); look at it first (familiar memory diff ${change.id}), or revert with --force` };
     }
-    if (change.previous === null) rmSync(resolved.absolute, { force: true });
-    else await writeFileAtomic(resolved.absolute, change.previous);
+    if (change.previous === null) rmSync(resolved.value.absolute, { force: true });
+    else await writeFileAtomic(resolved.value.absolute, change.previous);
     const now = Date.now();
     const info = this.db.transaction(() => {
       this.db.prepare('UPDATE memory_history SET undone_at = ? WHERE id = ?').run(now, change.id);
@@ -133,14 +135,14 @@ export class MemoryHistory {
     this.log.info({ path: change.path, change: change.id }, 'memory change reverted');
     const restored = this.get(Number(info.lastInsertRowid));
     if (!restored) return { success: false, error: 'the revert was not recorded' };
-    return { success: true, change: { ...change, undoneAt: now }, restored };
+    return { success: true, value: { change: { ...change, undoneAt: now }, restored } };
   }
 
   private readDisk(path: string): string | null {
     const resolved = this.memory.resolve(path);
     if (!resolved.success) return null;
     try {
-      return readFileSync(resolved.absolute, 'utf8');
+      return readFileSync(resolved.value.absolute, 'utf8');
     } catch {
       return null;
     }

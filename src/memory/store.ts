@@ -150,7 +150,7 @@ export class MemoryStore implements MemoryAccess {
   outsideSource(path: string, content: string): string | undefined {
     // The folder-relative path a labeler knows the file by ("./notes//a.md" → "notes/a.md").
     const resolved = this.resolve(path);
-    const relative = resolved.success ? resolved.relative : path;
+    const relative = resolved.success ? resolved.value.relative : path;
     for (const labeler of this.outsideLabelers) {
       try {
         const source = labeler(relative, content);
@@ -233,7 +233,7 @@ export class MemoryStore implements MemoryAccess {
   read(requested: string): string {
     const resolved = this.resolve(requested);
     if (!resolved.success) throw new Error(resolved.error);
-    return this.readAbsolute(resolved.absolute, resolved.relative);
+    return this.readAbsolute(resolved.value.absolute, resolved.value.relative);
   }
 
   private readAbsolute(absolute: string, relative: string, stats: { mtimeMs: number; size: number } = statSync(absolute)): string {
@@ -249,25 +249,25 @@ export class MemoryStore implements MemoryAccess {
     if (!resolved.success) throw new Error(resolved.error);
     const mode = options.mode ?? 'overwrite';
     const checked = options.expected !== undefined;
-    return this.mutex.run(resolved.relative, async () => {
+    return this.mutex.run(resolved.value.relative, async () => {
       for (const guard of this.guards) {
-        const refusal = guard({ path: resolved.relative, mode, conversationId: options.conversationId, checked });
+        const refusal = guard({ path: resolved.value.relative, mode, conversationId: options.conversationId, checked });
         if (refusal) throw new Error(refusal);
       }
-      const previous = await readOrNull(resolved.absolute);
-      if (checked && previous !== options.expected) throw new StaleWriteError(resolved.relative);
+      const previous = await readOrNull(resolved.value.absolute);
+      if (checked && previous !== options.expected) throw new StaleWriteError(resolved.value.relative);
       let next = content;
       if (mode === 'append' && previous !== null && previous !== '') {
         next = previous.endsWith('\n') || content.startsWith('\n') ? previous + content : `${previous}\n${content}`;
       }
-      await writeFileAtomic(resolved.absolute, next);
-      this.cache.delete(resolved.relative);
-      this.folder?.touched(resolved.relative);
-      this.index(resolved.relative, next, resolved.absolute);
+      await writeFileAtomic(resolved.value.absolute, next);
+      this.cache.delete(resolved.value.relative);
+      this.folder?.touched(resolved.value.relative);
+      this.index(resolved.value.relative, next, resolved.value.absolute);
       for (const listener of this.listeners) {
-        await listener({ path: resolved.relative, previous, content: next, conversationId: options.conversationId });
+        await listener({ path: resolved.value.relative, previous, content: next, conversationId: options.conversationId });
       }
-      return { path: resolved.relative, bytes: Buffer.byteLength(next), previous };
+      return { path: resolved.value.relative, bytes: Buffer.byteLength(next), previous };
     });
   }
 
@@ -278,17 +278,17 @@ export class MemoryStore implements MemoryAccess {
   async remove(requested: string, options: { conversationId?: string; expected?: string } = {}): Promise<boolean> {
     const resolved = this.resolve(requested);
     if (!resolved.success) throw new Error(resolved.error);
-    return this.mutex.run(resolved.relative, async () => {
-      const previous = await readOrNull(resolved.absolute);
+    return this.mutex.run(resolved.value.relative, async () => {
+      const previous = await readOrNull(resolved.value.absolute);
       if (previous === null) return false;
-      if (options.expected !== undefined && previous !== options.expected) throw new StaleWriteError(resolved.relative);
-      await rm(resolved.absolute, { force: true });
-      this.cache.delete(resolved.relative);
-      this.folder?.touched(resolved.relative);
-      this.db.prepare('DELETE FROM memory_fts WHERE path = ?').run(resolved.relative);
-      this.db.prepare('DELETE FROM memory_files WHERE path = ?').run(resolved.relative);
+      if (options.expected !== undefined && previous !== options.expected) throw new StaleWriteError(resolved.value.relative);
+      await rm(resolved.value.absolute, { force: true });
+      this.cache.delete(resolved.value.relative);
+      this.folder?.touched(resolved.value.relative);
+      this.db.prepare('DELETE FROM memory_fts WHERE path = ?').run(resolved.value.relative);
+      this.db.prepare('DELETE FROM memory_files WHERE path = ?').run(resolved.value.relative);
       for (const listener of this.listeners) {
-        await listener({ path: resolved.relative, previous, content: null, conversationId: options.conversationId });
+        await listener({ path: resolved.value.relative, previous, content: null, conversationId: options.conversationId });
       }
       return true;
     });

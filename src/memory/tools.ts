@@ -9,8 +9,13 @@ export interface MemoryToolOptions {
   onRead?: (conversationId: string, path: string, content: string) => void;
 }
 
+/** The memory tools: read (or list), write, search the memory folder's files. */
 export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
-  const memoryRead: AnyTool = {
+  return [memoryReadTool(options), memoryWriteTool(), memorySearchTool()];
+}
+
+function memoryReadTool(options: MemoryToolOptions): AnyTool {
+  return {
     name: 'memory_read',
     group: 'memory',
     effects: [],
@@ -47,8 +52,10 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
       }
     },
   };
+}
 
-  const memoryWrite: AnyTool = {
+function memoryWriteTool(): AnyTool {
+  return {
     name: 'memory_write',
     group: 'memory',
     // Written while outside content is in play, the file is labelled as such (kept out of later prompts);
@@ -77,8 +84,10 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
       }
     },
   };
+}
 
-  const memorySearch: AnyTool = {
+function memorySearchTool(): AnyTool {
+  return {
     name: 'memory_search',
     group: 'memory',
     effects: [],
@@ -111,7 +120,4 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
       return ok(lines.join('\n'), outside !== undefined ? { externalSource: outside } : {});
     },
   };
-
-  return [memoryRead, memoryWrite, memorySearch];
 }
-

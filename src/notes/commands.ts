@@ -32,10 +32,20 @@ const URL_ONLY = /^https?:\/\/\S+$/i;
 
 /** `/save`, `/task`, `/tasks`, `/plan`, `/scrape`, `/email`: answered without an LLM call, except `/plan`. */
 export function createNotesCommands(services: NotesServices, access: ConversationAccess): Map<string, NotesCommand> {
-  const { tasks } = services;
-  const commands = new Map<string, NotesCommand>();
+  return new Map<string, NotesCommand>([
+    ['task', taskCommand(services)],
+    ['tasks', tasksCommand(services)],
+    ['save', saveCommand(services, access)],
+    ['scrape', scrapeCommand(services, access)],
+    ['plan', planCommand(services, access)],
+    ['email', emailCommand(services)],
+  ]);
+}
 
-  commands.set('task', {
+/** `/task <what> [when]`: a task from a line of text, with a reminder in this chat when it names a time. */
+function taskCommand(services: NotesServices): NotesCommand {
+  const { tasks } = services;
+  return {
     description: 'add a task: /task pay rent every month on the 1st, /task call Bob tomorrow at 3pm',
     async run({ channel, chatId, userId, args, conversationId }) {
       if (args.trim() === '') return 'Usage: /task <what> [when], e.g. "/task call the dentist tomorrow at 10am", "/task pay rent every month on the 1st", "/task remind me to water the plants every Monday". A time, or "remind me", adds a reminder in this chat.';
@@ -48,9 +58,13 @@ export function createNotesCommands(services: NotesServices, access: Conversatio
       const reminder = task.reminder !== undefined ? (services.reminders ? ` I will remind you here at ${task.reminder}.` : ' (Reminders are off here: no scheduler.)') : '';
       return `Added to ${task.path}:\n${taskForChat(task)}${reminder}`;
     },
-  });
+  };
+}
 
-  commands.set('tasks', {
+/** `/tasks`: open tasks by due date; `/tasks all`, `/tasks LIST`, `/tasks done REF`. */
+function tasksCommand(services: NotesServices): NotesCommand {
+  const { tasks } = services;
+  return {
     description: 'open tasks by due date (/tasks all, /tasks LIST, /tasks done REF)',
     async run({ channel, chatId, userId, args, conversationId }) {
       const [action = '', ...rest] = args.trim().split(/\s+/).filter(Boolean);
@@ -67,9 +81,12 @@ export function createNotesCommands(services: NotesServices, access: Conversatio
       if (open.length === 0 && list !== undefined) return `No open tasks in the list "${list}".`;
       return tasksByDue(open, tasks.today());
     },
-  });
+  };
+}
 
-  commands.set('save', {
+/** `/save`: the last answer, a text or a web page as a note. */
+function saveCommand(services: NotesServices, access: ConversationAccess): NotesCommand {
+  return {
     description: 'save a note: /save (my last answer), /save <text>, /save <URL> (the page)',
     async run({ args, conversationId }) {
       const text = args.trim();
@@ -95,9 +112,12 @@ export function createNotesCommands(services: NotesServices, access: Conversatio
       const note = await withCallScope({ taint: sources }, () => services.notes.create({ title, body, conversationId }));
       return note.success ? `Saved ${from} as ${note.value.path}${sources.length > 0 ? ` (it holds outside content from ${sources.join(', ')}; /trust ${note.value.path} once you have checked it)` : ''}.` : `Not saved: ${note.error}`;
     },
-  });
+  };
+}
 
-  commands.set('scrape', {
+/** `/scrape <URL>`: a page read into the conversation, as if the assistant had called web_scrape. */
+function scrapeCommand(services: NotesServices, access: ConversationAccess): NotesCommand {
+  return {
     description: 'read a web page into this conversation: /scrape <URL>',
     async run({ args, conversationId }) {
       const url = args.trim();
@@ -125,9 +145,12 @@ export function createNotesCommands(services: NotesServices, access: Conversatio
       const facts = [scraped.title, [scraped.byline, scraped.published].filter(Boolean).join(' · '), scraped.url].filter((line) => line !== '').join('\n');
       return `${facts}\n\n${preview}\n\n${access.remember ? '(The page is in our conversation now: ask me about it. /save ' + scraped.url + ' keeps it as a note.)' : ''}`.trim();
     },
-  });
+  };
+}
 
-  commands.set('plan', {
+/** `/plan`: a planning session, one agent turn over the active goals and open tasks. */
+function planCommand(services: NotesServices, access: ConversationAccess): NotesCommand {
+  return {
     description: 'a planning session: /plan (this week), /plan today, /plan month',
     async run({ channel, chatId, userId, args, conversationId }) {
       if (!access.converse) return 'Planning needs the assistant, which is not available here.';
@@ -148,9 +171,13 @@ export function createNotesCommands(services: NotesServices, access: Conversatio
         return `The planning session failed: ${errorMessage(error)}`;
       }
     },
-  });
+  };
+}
 
-  commands.set('email', {
+/** `/email`: tasks proposed from recent mail; `/email add 1 3` (or all) writes the chosen ones. */
+function emailCommand(services: NotesServices): NotesCommand {
+  const { tasks } = services;
+  return {
     description: 'find tasks in recent mail; /email add 1 3 (or all) writes the ones you choose',
     async run({ channel, chatId, userId, args, conversationId }) {
       const scanner = services.scanner;
@@ -169,7 +196,5 @@ export function createNotesCommands(services: NotesServices, access: Conversatio
       if (!scanned.success) return scanned.error;
       return formatProposals(scanned.value.proposals, scanned.value.scanned, scanner.account, services.timeZone);
     },
-  });
-
-  return commands;
+  };
 }

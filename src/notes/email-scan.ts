@@ -4,7 +4,7 @@ import { wrapExternal } from '../tools/external.js';
 import { dayOf, isDay } from './dates.js';
 import type { MailItem, MailSource } from './email-source.js';
 import { plainDescription } from './task-line.js';
-import { failure, success, type Result } from './types.js';
+import { failure, succeed, type Result } from '../lib/result.js';
 
 /** A task the scan found in a message, waiting for the person's yes. */
 export interface Proposal {
@@ -61,7 +61,7 @@ export class EmailScanner {
     }
     if (messages.length === 0) {
       this.pending.delete(chatKey);
-      return success({ proposals: [], scanned: 0 });
+      return succeed({ proposals: [], scanned: 0 });
     }
     const today = dayOf(this.now(), this.timeZone);
     const listing = messages
@@ -97,7 +97,7 @@ export class EmailScanner {
       });
     }
     this.pending.set(chatKey, { at: this.now(), proposals });
-    return success({ proposals, scanned: messages.length });
+    return succeed({ proposals, scanned: messages.length });
   }
 
   /** The proposals of a chat's last scan, if still fresh. */
@@ -136,7 +136,7 @@ function parseAnswer(text: string): Result<Array<{ message: number; task: string
     if (typeof message !== 'number' || typeof task !== 'string') continue;
     out.push({ message, task, due: typeof due === 'string' && isDay(due) ? due : undefined });
   }
-  return success(out);
+  return succeed(out);
 }
 
 /** Where a task proposed from mail came from, kept on its line: `✉ "subject" from sender, date`. */

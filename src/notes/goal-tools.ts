@@ -1,18 +1,14 @@
-import type { AnyTool, ToolResult } from '../tools/types.js';
+import { fail, type AnyTool } from '../tools/types.js';
 import { addDays, weekday } from './dates.js';
 import { outsideAware, taskForModel } from './format.js';
 import { appendListItem, withFields, type Note } from './note-files.js';
 import type { NotesServices } from './services.js';
 import type { TaskInput } from './tasks.js';
+import { DATE, PERSISTS_NOTES } from './tool-schema.js';
 
-const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 export const GOAL_STATUSES = ['active', 'paused', 'achieved', 'dropped'] as const;
 const PERIODS = ['day', 'week', 'month'] as const;
 type Period = (typeof PERIODS)[number];
-
-function fail(output: string): ToolResult {
-  return { success: false, output };
-}
 
 /** The last day a planning period covers, from today. */
 export function periodEnd(today: string, period: Period): string {
@@ -45,12 +41,13 @@ export function planningReviewOf(services: NotesServices, period: Period): { tex
 
 /** Goals, reflections and planning: notes of those types, and a plan written as a note with its tasks. */
 export function createGoalTools(services: NotesServices): AnyTool[] {
-  const { notes, tasks } = services;
+  return [goalCreateTool(services), goalUpdateTool(services), reflectionCreateTool(services), planReviewTool(services), planCreateTool(services)];
+}
 
-  const goalCreate: AnyTool = {
+function goalCreateTool({ notes }: NotesServices): AnyTool {
+  return {
     name: 'goal_create',
-    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
-    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
+    effects: PERSISTS_NOTES,
     aliases: ['goalCreate'],
     description: 'Record a goal of the person\'s as a note of type goal (status active), with why it matters and a target date. Plans and tasks can link to it as [[Title]].',
     parameters: {
@@ -75,11 +72,12 @@ export function createGoalTools(services: NotesServices): AnyTool[] {
       return { success: true, output: `Goal recorded: ${created.value.path} (status active). Link to it as [[${created.value.name}]].` };
     },
   };
+}
 
-  const goalUpdate: AnyTool = {
+function goalUpdateTool({ notes, tasks }: NotesServices): AnyTool {
+  return {
     name: 'goal_update',
-    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
-    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
+    effects: PERSISTS_NOTES,
     aliases: ['goalUpdate'],
     description: 'Update a goal: its status (active, paused, achieved, dropped), target date, title, or add a dated progress entry under "## Progress".',
     parameters: {
@@ -113,11 +111,12 @@ export function createGoalTools(services: NotesServices): AnyTool[] {
       return { success: true, output: `Goal updated: ${updated.value.path}${params.status ? ` (status ${params.status})` : ''}.` };
     },
   };
+}
 
-  const reflectionCreate: AnyTool = {
+function reflectionCreateTool({ notes, tasks }: NotesServices): AnyTool {
+  return {
     name: 'reflection_create',
-    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
-    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
+    effects: PERSISTS_NOTES,
     aliases: ['reflectionCreate'],
     description: 'Write a reflection (a note of type reflection): how a day, week or project went, what was learned, what to change.',
     parameters: {
@@ -141,8 +140,10 @@ export function createGoalTools(services: NotesServices): AnyTool[] {
       return { success: true, output: `Reflection saved: ${created.value.path}.` };
     },
   };
+}
 
-  const planReview: AnyTool = {
+function planReviewTool(services: NotesServices): AnyTool {
+  return {
     name: 'plan_review',
     effects: [],
     aliases: ['planReview'],
@@ -153,11 +154,13 @@ export function createGoalTools(services: NotesServices): AnyTool[] {
       return outsideAware(ctx, review.paths, review.text);
     },
   };
+}
 
-  const planCreate: AnyTool = {
+function planCreateTool(services: NotesServices): AnyTool {
+  const { notes, tasks } = services;
+  return {
     name: 'plan_create',
-    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
-    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
+    effects: PERSISTS_NOTES,
     aliases: ['planCreate'],
     description:
       'Save a plan as a note of type plan: the plan text, links to the goals it serves, and its new tasks as checklist lines in the note (they show up in task_search and /tasks). Existing tasks are not copied: mention them in the text.',
@@ -210,6 +213,4 @@ export function createGoalTools(services: NotesServices): AnyTool[] {
       return { success: true, output: `Plan saved: ${created.value.path} with ${written.length} task(s).${written.length > 0 ? `\n${written.map(taskForModel).join('\n')}` : ''}` };
     },
   };
-
-  return [goalCreate, goalUpdate, reflectionCreate, planReview, planCreate];
 }

@@ -2,7 +2,7 @@ import type { MemoryStore } from '../memory/store.js';
 import { errorMessage, StaleWriteError } from '../errors.js';
 import { localTimestamp } from './dates.js';
 import { frontMatterData, joinMarkdown, splitMarkdown, type MarkdownFile } from './frontmatter.js';
-import { failure, success, type Result } from './types.js';
+import { failure, succeed, type Result } from '../lib/result.js';
 
 /** Notes live here, one Markdown file each, named after their title (Obsidian links by file name). */
 export const NOTES_DIR = 'notes';
@@ -138,13 +138,13 @@ export class NoteFiles {
     const exact = paths.find((path) => path === wanted || path === `${NOTES_DIR}/${wanted}` || path === `${NOTES_DIR}/${wanted}.md`);
     if (exact) {
       const note = this.read(exact);
-      if (note) return success(note);
+      if (note) return succeed(note);
     }
     const lower = wanted.toLowerCase().replace(/\.md$/, '');
     const notes = this.all();
     const byName = notes.filter((note) => note.name.toLowerCase() === lower || note.path.toLowerCase() === lower || note.path.toLowerCase() === `${lower}.md`);
     const matches = byName.length > 0 ? byName : notes.filter((note) => note.title.toLowerCase() === lower);
-    if (matches.length === 1 && matches[0]) return success(matches[0]);
+    if (matches.length === 1 && matches[0]) return succeed(matches[0]);
     if (matches.length > 1) return failure(`"${reference}" matches ${matches.length} notes: ${matches.map((note) => note.path).join(', ')}; give the path.`);
     const near = notes.filter((note) => note.title.toLowerCase().includes(lower)).slice(0, 5);
     return failure(`No note "${reference}".${near.length > 0 ? ` Did you mean: ${near.map((note) => `"${note.title}"`).join(', ')}?` : ' Use note_search to find it.'}`);
@@ -170,7 +170,7 @@ export class NoteFiles {
       if (this.exists(path)) continue;
       try {
         await this.memory.write(path, content, { expected: null, ...(draft.conversationId !== undefined ? { conversationId: draft.conversationId } : {}) });
-        return success(parseNote(path, content));
+        return succeed(parseNote(path, content));
       } catch (error) {
         if (error instanceof StaleWriteError) continue; // created in between: take the next name
         return failure(`The note was not written: ${errorMessage(error)}`);
@@ -190,10 +190,10 @@ export class NoteFiles {
       const note = found.value;
       const next = change(note);
       if (!next.success) return next;
-      if (next.value === note.raw) return success(note);
+      if (next.value === note.raw) return succeed(note);
       try {
         await this.memory.write(note.path, next.value, { expected: note.raw, ...(conversationId !== undefined ? { conversationId } : {}) });
-        return success(parseNote(note.path, next.value));
+        return succeed(parseNote(note.path, next.value));
       } catch (error) {
         if (error instanceof StaleWriteError) continue;
         return failure(`${note.path} was not changed: ${errorMessage(error)}`);
@@ -208,7 +208,7 @@ export class NoteFiles {
     try {
       const removed = await this.memory.remove(found.value.path, { expected: found.value.raw, ...(conversationId !== undefined ? { conversationId } : {}) });
       if (!removed) return failure(`${found.value.path} is already gone.`);
-      return success(found.value);
+      return succeed(found.value);
     } catch (error) {
       if (error instanceof StaleWriteError) return failure(`${found.value.path} changed on disk just now (edited by hand?); read it again before deleting it.`);
       return failure(`${found.value.path} was not deleted: ${errorMessage(error)}`);
@@ -272,8 +272,8 @@ export function appendListItem(body: string, item: string, newline: string): str
 /** The front matter changes plus a fresh `updated`; refused when the front matter cannot be read. */
 export function withFields(note: Note, set: Readonly<Record<string, unknown>>, stamp: string, body?: string): Result<string> {
   if (note.file.invalid !== undefined) {
-    if (Object.keys(set).length === 0 && body !== undefined) return success(body); // body-only change of a file whose front matter is broken: keep it as it is
+    if (Object.keys(set).length === 0 && body !== undefined) return succeed(body); // body-only change of a file whose front matter is broken: keep it as it is
     return failure(`${note.path} has front matter I cannot read (${note.file.invalid}); fix it by hand first.`);
   }
-  return success(joinMarkdown({ ...note.file, body: body ?? note.file.body }, { ...set, updated: stamp }));
+  return succeed(joinMarkdown({ ...note.file, body: body ?? note.file.body }, { ...set, updated: stamp }));
 }

@@ -1,24 +1,32 @@
-import type { AnyTool, ToolResult } from '../tools/types.js';
+import { succeed, type Result } from '../lib/result.js';
+import { fail, type AnyTool } from '../tools/types.js';
 import { noteHeader, noteText } from './format.js';
 import { appendToBody, cleanTags, linksTo, withFields, type Note } from './note-files.js';
 import type { NotesServices } from './services.js';
-import { success } from './types.js';
+import { DATE, PERSISTS_NOTES } from './tool-schema.js';
 
-const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 const NOTE_REF = { type: 'string', minLength: 1, description: 'the note\'s title, file name or path (e.g. "Pay rent" or "notes/Pay rent.md")' };
 
-function fail(output: string): ToolResult {
-  return { success: false, output };
+interface NoteUpdateParams {
+  note: string;
+  append?: string;
+  body?: string;
+  title?: string;
+  tags?: string[];
+  add_tags?: string[];
+  remove_tags?: string[];
 }
 
 /** Note tools: create, read, update, delete, search, link. Names are contracts; camelCase aliases too. */
 export function createNoteTools(services: NotesServices): AnyTool[] {
-  const { notes, index } = services;
+  return [noteCreateTool(services), noteReadTool(services), noteUpdateTool(services), noteDeleteTool(services), noteSearchTool(services), noteLinkTool(services)];
+}
 
-  const noteCreate: AnyTool = {
+function noteCreateTool(services: NotesServices): AnyTool {
+  const { notes } = services;
+  return {
     name: 'note_create',
-    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
-    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
+    effects: PERSISTS_NOTES,
     aliases: ['noteCreate'],
     description:
       'Create a note: a Markdown file in the memory folder\'s notes/ (YAML front matter with title, tags, created, updated; [[wikilinks]] to other notes by title). Use it for things the person wants kept: ideas, facts, meeting notes, lists.',
@@ -48,8 +56,10 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
       return { success: true, output: `Created ${created.value.path}${targets.length > 0 ? `, linked with ${targets.map((note) => `[[${note.name}]]`).join(', ')}` : ''}. Link to it as [[${created.value.name}]].` };
     },
   };
+}
 
-  const noteRead: AnyTool = {
+function noteReadTool({ notes }: NotesServices): AnyTool {
+  return {
     name: 'note_read',
     effects: [],
     aliases: ['noteRead'],
@@ -62,11 +72,12 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
       return { success: true, output: `${noteHeader(found.value)}\n${shown.text}`, ...(shown.externalSource ? { externalSource: shown.externalSource } : {}) };
     },
   };
+}
 
-  const noteUpdate: AnyTool = {
+function noteUpdateTool({ notes }: NotesServices): AnyTool {
+  return {
     name: 'note_update',
-    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
-    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
+    effects: PERSISTS_NOTES,
     aliases: ['noteUpdate'],
     description:
       'Change a note: append text (keeps what is there — prefer this), replace the body, retitle, or set/add/remove tags. A change made by hand in the meantime is kept: the update is applied to the file as it is on disk.',
@@ -84,38 +95,42 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
       required: ['note'],
       additionalProperties: false,
     },
-    async execute(params: { note: string; append?: string; body?: string; title?: string; tags?: string[]; add_tags?: string[]; remove_tags?: string[] }, ctx) {
+    async execute(params: NoteUpdateParams, ctx) {
       if (params.append === undefined && params.body === undefined && params.title === undefined && params.tags === undefined && params.add_tags === undefined && params.remove_tags === undefined) {
         return fail('Nothing to change: give append, body, title, tags, add_tags or remove_tags.');
       }
       if (params.append !== undefined && params.body !== undefined) return fail('Give either append or body, not both.');
-      const updated = await notes.update(params.note, (note) => {
-        if (note.file.invalid !== undefined && params.body !== undefined) {
-          return { success: false, error: `${note.path} has front matter I cannot read (${note.file.invalid}); replacing its body would lose it. Append instead, or fix the front matter by hand first.` };
-        }
-        const set: Record<string, unknown> = {};
-        if (params.title !== undefined) set.title = params.title.replace(/\s+/g, ' ').trim();
-        if (params.tags !== undefined || params.add_tags !== undefined || params.remove_tags !== undefined) {
-          const current = Array.isArray(note.data.tags) ? note.data.tags.map(String) : typeof note.data.tags === 'string' ? note.data.tags.split(/[,\s]+/) : [];
-          const removed = new Set(cleanTags(params.remove_tags ?? []).map((tag) => tag.toLowerCase()));
-          const next = cleanTags([...(params.tags ?? current), ...(params.add_tags ?? [])]).filter((tag) => !removed.has(tag.toLowerCase()));
-          set.tags = next.length > 0 ? next : undefined;
-        }
-        let body: string | undefined;
-        if (params.body !== undefined) body = params.body.startsWith('\n') || params.body === '' ? params.body : `\n${params.body}`;
-        if (params.append !== undefined) body = appendToBody(note.file.body, params.append, note.file.newline);
-        if (body !== undefined && !body.endsWith('\n') && body !== '') body += note.file.newline;
-        return withFields(note, set, notes.stamp(), body);
-      }, ctx.conversationId);
+      const updated = await notes.update(params.note, (note) => updatedNote(note, params, notes.stamp()), ctx.conversationId);
       if (!updated.success) return fail(updated.error);
       return { success: true, output: `Updated ${updated.value.path}.` };
     },
   };
+}
 
-  const noteDelete: AnyTool = {
+/** The note's new text after a note_update: fields set, tags changed, body replaced or appended to. */
+function updatedNote(note: Note, params: NoteUpdateParams, stamp: string): Result<string> {
+  if (note.file.invalid !== undefined && params.body !== undefined) {
+    return { success: false, error: `${note.path} has front matter I cannot read (${note.file.invalid}); replacing its body would lose it. Append instead, or fix the front matter by hand first.` };
+  }
+  const set: Record<string, unknown> = {};
+  if (params.title !== undefined) set.title = params.title.replace(/\s+/g, ' ').trim();
+  if (params.tags !== undefined || params.add_tags !== undefined || params.remove_tags !== undefined) {
+    const current = Array.isArray(note.data.tags) ? note.data.tags.map(String) : typeof note.data.tags === 'string' ? note.data.tags.split(/[,\s]+/) : [];
+    const removed = new Set(cleanTags(params.remove_tags ?? []).map((tag) => tag.toLowerCase()));
+    const next = cleanTags([...(params.tags ?? current), ...(params.add_tags ?? [])]).filter((tag) => !removed.has(tag.toLowerCase()));
+    set.tags = next.length > 0 ? next : undefined;
+  }
+  let body: string | undefined;
+  if (params.body !== undefined) body = params.body.startsWith('\n') || params.body === '' ? params.body : `\n${params.body}`;
+  if (params.append !== undefined) body = appendToBody(note.file.body, params.append, note.file.newline);
+  if (body !== undefined && !body.endsWith('\n') && body !== '') body += note.file.newline;
+  return withFields(note, set, stamp, body);
+}
+
+function noteDeleteTool({ notes }: NotesServices): AnyTool {
+  return {
     name: 'note_delete',
-    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
-    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
+    effects: PERSISTS_NOTES,
     aliases: ['noteDelete'],
     description: 'Delete a note (the person can undo it with /undo; links to it from other notes are left as they are and reported).',
     parameters: { type: 'object', properties: { note: NOTE_REF }, required: ['note'], additionalProperties: false },
@@ -127,8 +142,10 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
       return { success: true, output: `Deleted ${removed.value.path}.${note} (/undo puts it back.)` };
     },
   };
+}
 
-  const noteSearch: AnyTool = {
+function noteSearchTool({ index }: NotesServices): AnyTool {
+  return {
     name: 'note_search',
     effects: [],
     aliases: ['noteSearch'],
@@ -167,11 +184,13 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
       return { success: true, output: lines.join('\n'), ...(outside !== undefined ? { externalSource: outside } : {}) };
     },
   };
+}
 
-  const noteLink: AnyTool = {
+function noteLinkTool(services: NotesServices): AnyTool {
+  const { notes } = services;
+  return {
     name: 'note_link',
-    // Saved in the memory folder; made while outside content is in play, the file is labelled as outside content.
-    effects: [{ kind: 'persist', target: 'memory', path: 'notes/' }],
+    effects: PERSISTS_NOTES,
     aliases: ['noteLink'],
     description: 'Link two notes both ways: adds [[B]] to A and [[A]] to B (under a "## Links" heading), unless the link is already there.',
     parameters: { type: 'object', properties: { from: NOTE_REF, to: NOTE_REF }, required: ['from', 'to'], additionalProperties: false },
@@ -189,15 +208,13 @@ export function createNoteTools(services: NotesServices): AnyTool[] {
       return { success: true, output: added === 0 ? 'They were already linked both ways.' : `Linked [[${from.value.name}]] ↔ [[${to.value.name}]].` };
     },
   };
-
-  return [noteCreate, noteRead, noteUpdate, noteDelete, noteSearch, noteLink];
 }
 
 /** Adds `- [[name]]` under "## Links" in a note (made at the end if missing); false when already linked. */
 export async function addLink(services: NotesServices, path: string, name: string, conversationId: string | undefined) {
   let added = false;
   const result = await services.notes.update(path, (note) => {
-    if (linksTo(note.body, name)) return success(note.raw);
+    if (linksTo(note.body, name)) return succeed(note.raw);
     added = true;
     const nl = note.file.newline;
     const heading = /^## Links[ \t]*$/m.exec(note.file.body);
@@ -214,5 +231,5 @@ export async function addLink(services: NotesServices, path: string, name: strin
     }
     return withFields(note, {}, services.notes.stamp(), body);
   }, conversationId);
-  return result.success ? success(added) : result;
+  return result.success ? succeed(added) : result;
 }

@@ -3,7 +3,7 @@ import type { Delivery } from '../delivery/types.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { MemoryStore } from '../memory/store.js';
-import type { Scheduler } from '../scheduler/scheduler.js';
+import type { JobExecutors, Scheduler } from '../scheduler/scheduler.js';
 import type { Resolver } from '../net/fetch-guarded.js';
 import type { ToolsConfig } from '../config/schema.js';
 import type { AnyTool } from '../tools/types.js';
@@ -21,7 +21,7 @@ import type { NotesServices } from './services.js';
 import { TaskFiles } from './task-files.js';
 import { createTaskTools } from './task-tools.js';
 import { TaskService } from './tasks.js';
-import type { DoctorLine } from '../part.js';
+import type { DoctorLine, Part } from '../part.js';
 import type { NotesCommand } from './types.js';
 import { createWebScrapeTool } from './web-tools.js';
 
@@ -46,14 +46,19 @@ export interface NotesPartDeps {
   now?: () => number;
 }
 
+/** What the notes part asks of the memory store, wired by the root: a saved page is labelled and kept out of prompts. */
+export interface NotesMemoryHooks {
+  outsideLabeler: (path: string, raw: string) => string | undefined;
+  promptFilter: (path: string, raw: string) => boolean;
+}
+
 export interface NotesPart {
-  name: 'notes';
-  tools: AnyTool[];
-  commands: Map<string, NotesCommand>;
+  part: Part;
+  /** What `familiar tasks|notes` use. */
   services: NotesServices;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  doctor(): Promise<DoctorLine[]>;
+  /** The task reminders' jobs, for the scheduler. */
+  executors: JobExecutors;
+  memoryHooks: NotesMemoryHooks;
 }
 
 /**
@@ -74,7 +79,6 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
       scheduler: deps.scheduler, tasks, memoryRoot: memory.root, timeZone, log, now,
       ...(deps.delivery ? { delivery: deps.delivery } : {}),
     });
-    deps.scheduler.addExecutor(isReminderJob, reminders.executor());
   }
   const scanner = deps.mail && deps.llm ? new EmailScanner({ mail: deps.mail, llm: deps.llm, timeZone, now }) : undefined;
 
@@ -89,8 +93,9 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
     sources.set(path, { raw, source });
     return source;
   };
-  memory.addOutsideLabeler(sourceOf);
-  memory.addPromptFilter((path, raw) => sourceOf(path, raw) === undefined);
+  const memoryHooks: NotesMemoryHooks = { outsideLabeler: sourceOf, promptFilter: (path, raw) => sourceOf(path, raw) === undefined };
+  // Task reminders are the scheduler's jobs, run by this part (the root hands the executor to the scheduler).
+  const executors: JobExecutors = reminders ? [{ owns: isReminderJob, execute: reminders.executor() }] : [];
 
   const services: NotesServices = {
     notes, index, tasks, reminders, scanner, timeZone, log, now,
@@ -106,11 +111,10 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   const followed = tools.map((tool): AnyTool => ({ ...tool, execute: async (params: unknown, ctx) => (await follow(), tool.execute(params, ctx)) }));
   const commands = new Map([...createNotesCommands(services, deps.conversation ?? {})].map(([name, command]) => [name, { ...command, run: async (input: Parameters<NotesCommand['run']>[0]) => (await follow(), command.run(input)) }]));
 
-  return {
+  const part: Part = {
     name: 'notes',
     tools: followed,
     commands,
-    services,
     async start() {
       reminders?.start();
     },
@@ -128,4 +132,5 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
       return lines;
     },
   };
+  return { part, services, executors, memoryHooks };
 }

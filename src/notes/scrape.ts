@@ -2,7 +2,7 @@ import { fetchGuarded, HttpFetchError, type Resolver } from '../net/fetch-guarde
 import { decode, headerText } from '../net/body-text.js';
 import { presetOriginsOf } from '../net/ssrf.js';
 import type { ToolsConfig } from '../config/schema.js';
-import { failure, success, type Result } from './types.js';
+import { failure, succeed, type Result } from '../lib/result.js';
 
 export interface ScrapedPage {
   /** The final URL, after redirects. */
@@ -100,13 +100,13 @@ export async function scrapePage(rawUrl: string, options: ScrapeOptions): Promis
   if (!html) {
     if (mime.startsWith('text/')) {
       const text = decode(response.body, contentType, false);
-      return success({ url: final, title: url.pathname.split('/').pop() || url.hostname, byline: undefined, published: undefined, siteName: undefined, excerpt: undefined, markdown: text.trim(), truncated: response.truncated, wholePage: true });
+      return succeed({ url: final, title: url.pathname.split('/').pop() || url.hostname, byline: undefined, published: undefined, siteName: undefined, excerpt: undefined, markdown: text.trim(), truncated: response.truncated, wholePage: true });
     }
     return failure(`${final} is not a web page (${mime || 'no content type'}); use the http tool with as_file for files.`);
   }
   try {
     const page = await extract(decode(response.body, contentType, true), response.url);
-    return success({ ...page, url: final, truncated: response.truncated });
+    return succeed({ ...page, url: final, truncated: response.truncated });
   } catch (error) {
     return failure(`The page at ${final} could not be read as an article: ${(error as Error).message}`);
   }

@@ -5,7 +5,7 @@ import type { NoteIndex } from './note-index.js';
 import type { TaskReminders } from './reminders.js';
 import type { ScrapedPage } from './scrape.js';
 import type { TaskService } from './tasks.js';
-import type { Result } from './types.js';
+import type { Result } from '../lib/result.js';
 
 /** What the notes part's tools and commands share (built once by `createNotesPart`). */
 export interface NotesServices {

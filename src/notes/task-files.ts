@@ -3,7 +3,7 @@ import type { MemoryStore } from '../memory/store.js';
 import { errorMessage, StaleWriteError } from '../errors.js';
 import { NOTES_DIR, parseNote } from './note-files.js';
 import { field, parseTaskLine, type ParsedTask, type Priority } from './task-line.js';
-import { failure, success, type Result } from './types.js';
+import { failure, succeed, type Result } from '../lib/result.js';
 
 /** The default task list, and the folder of the other lists (`tasks/shopping.md` is the list "shopping"). */
 export const TASKS_FILE = 'tasks.md';
@@ -157,13 +157,13 @@ export class TaskFiles {
   find(reference: string, tasks: readonly Task[] = this.all()): Result<Task> {
     const wanted = reference.trim().replace(/^🆔\s*/u, '');
     const byRef = tasks.filter((task) => task.ref === wanted || task.id === wanted);
-    if (byRef.length === 1 && byRef[0]) return success(byRef[0]);
+    if (byRef.length === 1 && byRef[0]) return succeed(byRef[0]);
     if (byRef.length > 1) return failure(`"${reference}" names ${byRef.length} tasks (the same id twice?): ${byRef.map((task) => `${task.path} line ${task.line + 1}`).join(', ')}; fix the ids by hand.`);
     const lower = wanted.toLowerCase();
     const byText = tasks.filter((task) => task.description.toLowerCase() === lower);
     const open = byText.filter((task) => task.open);
     const pick = open.length === 1 ? open : byText;
-    if (pick.length === 1 && pick[0]) return success(pick[0]);
+    if (pick.length === 1 && pick[0]) return succeed(pick[0]);
     if (pick.length > 1) return failure(`${pick.length} tasks read "${reference}"; use the ref shown by task_search: ${pick.map((task) => task.ref).join(', ')}.`);
     return failure(`No task "${reference}". Find it with task_search (refs are its 🆔 id, or ~… for tasks without one).`);
   }
@@ -184,12 +184,12 @@ export class TaskFiles {
       const result = edit(file);
       if (!result.success) return result;
       const next = joinLines(result.value.lines, result.value.breaks);
-      if (next === (content ?? '')) return success({ message: result.value.message, touched: result.value.touched });
+      if (next === (content ?? '')) return succeed({ message: result.value.message, touched: result.value.touched });
       try {
         await this.memory.write(path, next, { expected: content, ...(conversationId !== undefined ? { conversationId } : {}) });
         const written = parseTaskFile(path, next);
         const touched = result.value.touched.map((task) => written.tasks.find((entry) => entry.ref === task.ref) ?? task);
-        return success({ message: result.value.message, touched });
+        return succeed({ message: result.value.message, touched });
       } catch (error) {
         if (error instanceof StaleWriteError) continue;
         return failure(`${path} was not changed: ${errorMessage(error)}`);

@@ -1,17 +1,13 @@
-import type { AnyTool, ToolCallContext, ToolResult } from '../tools/types.js';
+import { fail, type AnyTool, type ToolCallContext } from '../tools/types.js';
 import { outsideAware, taskForModel } from './format.js';
 import type { NotesServices } from './services.js';
 import type { TaskInput, TaskPatch } from './tasks.js';
+import { DATE, PERSISTS_TASKS } from './tool-schema.js';
 
-const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 const NULLABLE_DATE = { type: ['string', 'null'], pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
 const PRIORITY = { type: 'string', enum: ['highest', 'high', 'medium', 'low', 'lowest'] };
 const TASK_REF = { type: 'string', minLength: 1, description: 'the ref task_search shows (its 🆔 id, or ~… for a task without one), or the exact description' };
 const RECURRENCE = 'Obsidian Tasks wording: "every day", "every weekday", "every week on Monday", "every 2 weeks", "every month on the 1st", "every year"; add "when done" to count from completion';
-
-function fail(output: string): ToolResult {
-  return { success: false, output };
-}
 
 function originOf(ctx: ToolCallContext) {
   return { conversationId: ctx.conversationId, ...(ctx.unattended ? {} : { chat: ctx.origin }) };
@@ -19,12 +15,14 @@ function originOf(ctx: ToolCallContext) {
 
 /** Task tools over checklist lines in the Obsidian Tasks emoji format (tasks.md, tasks/<list>.md, notes). */
 export function createTaskTools(services: NotesServices): AnyTool[] {
-  const { tasks } = services;
-  const reminderNote = services.reminders ? '' : ' (Reminders are off: the scheduler is not running here.)';
+  return [taskCreateTool(services), taskUpdateTool(services), taskCompleteTool(services), taskSearchTool(services)];
+}
 
-  const taskCreate: AnyTool = {
+function taskCreateTool({ tasks, reminders }: NotesServices): AnyTool {
+  const reminderNote = reminders ? '' : ' (Reminders are off: the scheduler is not running here.)';
+  return {
     name: 'task_create',
-    effects: [{ kind: 'persist', target: 'memory', path: 'tasks.md' }],
+    effects: PERSISTS_TASKS,
     aliases: ['taskCreate'],
     description:
       'Add a task to the person\'s task list (a "- [ ]" line in memory/tasks.md, or tasks/<list>.md for another list), with optional due date, recurrence, priority and a reminder sent to this chat. Dates are YYYY-MM-DD in the person\'s time zone.',
@@ -51,10 +49,12 @@ export function createTaskTools(services: NotesServices): AnyTool[] {
       return { success: true, output: `Added to ${task.path}: ${taskForModel(task)}${task.reminder ? reminderNote : ''}` };
     },
   };
+}
 
-  const taskUpdate: AnyTool = {
+function taskUpdateTool({ tasks }: NotesServices): AnyTool {
+  return {
     name: 'task_update',
-    effects: [{ kind: 'persist', target: 'memory', path: 'tasks.md' }],
+    effects: PERSISTS_TASKS,
     aliases: ['taskUpdate'],
     description: 'Change a task: description, dates (null clears one), recurrence, priority, reminder, or status (open, in_progress, cancelled, done). Only that task\'s line is rewritten.',
     parameters: {
@@ -81,10 +81,12 @@ export function createTaskTools(services: NotesServices): AnyTool[] {
       return { success: true, output: `Updated: ${taskForModel(updated.value)}` };
     },
   };
+}
 
-  const taskComplete: AnyTool = {
+function taskCompleteTool({ tasks }: NotesServices): AnyTool {
+  return {
     name: 'task_complete',
-    effects: [{ kind: 'persist', target: 'memory', path: 'tasks.md' }],
+    effects: PERSISTS_TASKS,
     aliases: ['taskComplete'],
     description: 'Tick a task done (✅ today; its reminder is cancelled). A recurring task gets its next occurrence as a new line.',
     parameters: { type: 'object', properties: { task: TASK_REF }, required: ['task'], additionalProperties: false },
@@ -95,8 +97,10 @@ export function createTaskTools(services: NotesServices): AnyTool[] {
       return { success: true, output: `Done: ${taskForModel(done.value)}${next ? `\nNext occurrence: ${taskForModel(next)}` : ''}` };
     },
   };
+}
 
-  const taskSearch: AnyTool = {
+function taskSearchTool({ tasks }: NotesServices): AnyTool {
+  return {
     name: 'task_search',
     effects: [],
     aliases: ['taskSearch'],
@@ -130,6 +134,4 @@ export function createTaskTools(services: NotesServices): AnyTool[] {
       return outsideAware(ctx, found.map((task) => task.path), `${today} ${found.length} task(s) (ref · line · list):\n${found.map(taskForModel).join('\n')}`);
     },
   };
-
-  return [taskCreate, taskUpdate, taskComplete, taskSearch];
 }

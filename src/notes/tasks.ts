@@ -3,7 +3,7 @@ import { fileNameFor } from './note-files.js';
 import { firstOccurrence, nextOccurrence, parseRecurrence } from './recurrence.js';
 import { TASK_LISTS_DIR, TASKS_FILE, newTaskId, parseTaskFile, type FileEdit, type Task, type TaskFile, type TaskFiles } from './task-files.js';
 import { parseTaskLine, plainDescription, setDescription, setField, setStatus, type FieldKind, type Priority } from './task-line.js';
-import { failure, success, type Result } from './types.js';
+import { failure, succeed, type Result } from '../lib/result.js';
 
 export interface TaskInput {
   description: string;
@@ -71,13 +71,13 @@ export class TaskService {
   /** The file of a list: `tasks` (or nothing) is tasks.md, another name `tasks/<name>.md`, a path stays a path. */
   pathOfList(list: string | undefined): Result<string> {
     const name = (list ?? '').trim();
-    if (name === '' || name.toLowerCase() === 'tasks' || name === TASKS_FILE) return success(TASKS_FILE);
+    if (name === '' || name.toLowerCase() === 'tasks' || name === TASKS_FILE) return succeed(TASKS_FILE);
     if (/\.md$/i.test(name)) {
-      if (this.files.paths().includes(name)) return success(name);
+      if (this.files.paths().includes(name)) return succeed(name);
       if (!name.startsWith(`${TASK_LISTS_DIR}/`)) return failure(`There is no task file ${name}; name a list (e.g. "shopping") or an existing file.`);
-      return success(name);
+      return succeed(name);
     }
-    return success(`${TASK_LISTS_DIR}/${fileNameFor(name)}.md`);
+    return succeed(`${TASK_LISTS_DIR}/${fileNameFor(name)}.md`);
   }
 
   /** The line a new task gets (fields in Obsidian Tasks' order), or what is wrong with the input. */
@@ -112,7 +112,7 @@ export class TaskService {
     set('due', due);
     set('reminder', reminder.value);
     set('id', id);
-    return success(line);
+    return succeed(line);
   }
 
   async create(input: TaskInput, origin: { conversationId?: string; chat?: { channel: string; chatId: string; userId?: string } } = {}): Promise<Result<Task>> {
@@ -125,7 +125,7 @@ export class TaskService {
     const task = result.value.touched[0];
     if (!task) return failure('The task was not written.');
     this.onChange([task], origin);
-    return success(task);
+    return succeed(task);
   }
 
   async update(reference: string, patch: TaskPatch, origin: { conversationId?: string; chat?: { channel: string; chatId: string; userId?: string } } = {}): Promise<Result<Task>> {
@@ -157,7 +157,7 @@ export class TaskService {
       if (patch.priority !== undefined) line = setField(line, 'priority', patch.priority ?? undefined);
       if (patch.reminder !== undefined) {
         const due = parseTaskLine(line)?.fields.find((entry) => entry.kind === 'due')?.value;
-        const reminder = patch.reminder === null ? success(undefined) : this.reminderValue(patch.reminder, due);
+        const reminder = patch.reminder === null ? succeed(undefined) : this.reminderValue(patch.reminder, due);
         if (!reminder.success) return reminder;
         line = setField(line, 'reminder', reminder.value);
       }
@@ -172,7 +172,7 @@ export class TaskService {
     const task = result.value.touched[0];
     if (!task) return failure('The task was not written.');
     this.onChange([task], origin);
-    return success(task);
+    return succeed(task);
   }
 
   /**
@@ -198,7 +198,7 @@ export class TaskService {
     const [completed, next] = result.value.touched;
     if (!completed) return failure('The task was not written.');
     this.onChange(result.value.touched, origin);
-    return success(next ? { ...completed, next } : completed);
+    return succeed(next ? { ...completed, next } : completed);
   }
 
   /** The next occurrence's line of a recurring task, completed on `today`. */
@@ -222,7 +222,7 @@ export class TaskService {
     }
     if (task.id !== undefined) line = setField(line, 'id', newTaskId());
     line = setField(line, 'created', undefined);
-    return success(line);
+    return succeed(line);
   }
 
   search(filter: TaskFilter = {}): Task[] {
@@ -280,7 +280,7 @@ export class TaskService {
   /** The task in the file as it is now (found again by ref after a concurrent edit). */
   private locate(file: TaskFile, ref: string, before: Task): Result<Task> {
     const task = file.tasks.find((entry) => entry.ref === ref) ?? file.tasks.find((entry) => entry.line === before.line && entry.raw === before.raw);
-    return task ? success(task) : failure(`The task "${before.description}" is no longer in ${file.path} (edited or removed by hand?); search again.`);
+    return task ? succeed(task) : failure(`The task "${before.description}" is no longer in ${file.path} (edited or removed by hand?); search again.`);
   }
 
   private checkDates(input: Partial<Record<'due' | 'scheduled' | 'start', string | null | undefined>> & { description: string }): Result<true> {
@@ -288,19 +288,19 @@ export class TaskService {
       const value = input[kind];
       if (value !== undefined && value !== null && !isDay(value)) return failure(`${kind} must be a date YYYY-MM-DD (got "${value}").`);
     }
-    return success(true);
+    return succeed(true);
   }
 
   /** `YYYY-MM-DD HH:mm`; `HH:mm` alone means on the due day; a day alone means 09:00 that day. */
   private reminderValue(value: string | undefined, due: string | undefined): Result<string | undefined> {
-    if (value === undefined || value.trim() === '') return success(undefined);
+    if (value === undefined || value.trim() === '') return succeed(undefined);
     const text = value.trim().replace(/^⏰\s*/u, '').replace('T', ' ');
     const [first = '', second] = text.split(/\s+/);
     if (isTime(first) && second === undefined) {
       if (due === undefined) return failure('A reminder time alone needs a due date; give the reminder as "YYYY-MM-DD HH:mm".');
-      return success(`${due} ${first.padStart(5, '0')}`);
+      return succeed(`${due} ${first.padStart(5, '0')}`);
     }
-    if (isDay(first) && (second === undefined || isTime(second.slice(0, 5)))) return success(`${first} ${second === undefined ? '09:00' : second.slice(0, 5).padStart(5, '0')}`);
+    if (isDay(first) && (second === undefined || isTime(second.slice(0, 5)))) return succeed(`${first} ${second === undefined ? '09:00' : second.slice(0, 5).padStart(5, '0')}`);
     return failure(`reminder must be "YYYY-MM-DD HH:mm" (or "HH:mm" on the due day); got "${value}".`);
   }
 }
@@ -365,7 +365,7 @@ function replaceLine(file: TaskFile, task: Task, line: string, above?: string): 
   const written = parseTaskFile(file.path, lines.map((entry, index) => entry + (breaks[index] ?? '')).join(''));
   const completed = written.tasks.find((entry) => entry.line === task.line + 1);
   const next = written.tasks.find((entry) => entry.line === task.line);
-  return success({ lines, breaks, message: 'completed', touched: [completed, next].filter((entry): entry is Task => entry !== undefined) });
+  return succeed({ lines, breaks, message: 'completed', touched: [completed, next].filter((entry): entry is Task => entry !== undefined) });
 }
 
 function insertAbove(file: TaskFile, task: Task, line: string): FileEdit {
@@ -379,5 +379,5 @@ function insertAbove(file: TaskFile, task: Task, line: string): FileEdit {
 function edited(path: string, lines: string[], breaks: string[], index: number, message: string): FileEdit {
   const written = parseTaskFile(path, lines.map((entry, at) => entry + (breaks[at] ?? '')).join(''));
   const task = written.tasks.find((entry) => entry.line === index);
-  return success({ lines, breaks, message, touched: task ? [task] : [] });
+  return succeed({ lines, breaks, message, touched: task ? [task] : [] });
 }

@@ -3,7 +3,7 @@ import type { AnyTool } from '../tools/types.js';
 import type { Note } from './note-files.js';
 import type { ScrapedPage } from './scrape.js';
 import type { NotesServices } from './services.js';
-import { failure, success, type Result } from './types.js';
+import { failure, succeed, type Result } from '../lib/result.js';
 
 /** How much of a page the model gets at most (the saved note keeps all of it). */
 const SHOWN_CHARS = 20_000;
@@ -34,7 +34,7 @@ export async function savePage(services: NotesServices, page: ScrapedPage, optio
     fields: { source: page.url, author: page.byline, published: page.published, site: page.siteName, description: page.excerpt?.slice(0, 300) },
     ...(options.conversationId !== undefined ? { conversationId: options.conversationId } : {}),
   });
-  return created.success ? success(created.value) : failure(created.error);
+  return created.success ? succeed(created.value) : failure(created.error);
 }
 
 export function createWebScrapeTool(services: NotesServices): AnyTool {

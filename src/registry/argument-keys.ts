@@ -1,3 +1,5 @@
+import type { Result } from '../lib/result.js';
+
 /**
  * Keys that change how JavaScript reads an object rather than being data: `__proto__` sets the prototype when
  * assigned (so a copy loses it while the original still carries it), `constructor` and `prototype` reach the
@@ -9,10 +11,8 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype', '__defi
 /** Tool arguments are small; a deeper structure is refused rather than walked without end. */
 const MAX_DEPTH = 64;
 
-export type KeyCheck = { success: true } | { success: false; error: string };
-
 /** Checks every key of `value` at any depth. Contract: never throws; iterative, so deep input cannot overflow the stack. */
-export function checkArgumentKeys(value: unknown): KeyCheck {
+export function checkArgumentKeys(value: unknown): Result {
   const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { value: current, path, depth } = stack.pop() as { value: unknown; path: string; depth: number };
@@ -34,5 +34,5 @@ export function checkArgumentKeys(value: unknown): KeyCheck {
       stack.push({ value: (current as Record<string, unknown>)[key], path: at, depth: depth + 1 });
     }
   }
-  return { success: true };
+  return { success: true, value: undefined };
 }

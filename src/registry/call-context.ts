@@ -13,14 +13,16 @@ export interface CallScope {
   controller: AbortController;
   /** Set while the tool runs: a progress report moves the deadline. */
   progress: { onProgress?: (() => void) | undefined };
+  /** Set when the tool itself called `cancel()`: its own result is still awaited and kept. */
+  cancelling: boolean;
   dispose(): void;
 }
 
 /**
  * The per-call view of the shared context: this call's identity, its cancellation linked to the turn's, a logger bound
  * to the call (made only when a line is written: a child logger costs more than the rest of a call's bookkeeping),
- * and `emit`, which passes what a tool sends to the event sink, marked with who sent it. `dispose` unlinks the
- * cancellation once the call is done.
+ * `emit`, which passes what a tool sends to the event sink, marked with who sent it, and the run's `input`, `state`
+ * and `cancel` (seed 001's ExecutionContext). `dispose` unlinks the cancellation once the call is done.
  */
 export function openCallScope(entry: RegisteredTool, request: CallRequest, context: ToolContext, callId: string, events: EventSink | undefined): CallScope {
   const controller = new AbortController();
@@ -28,6 +30,7 @@ export function openCallScope(entry: RegisteredTool, request: CallRequest, conte
   const progress: CallScope['progress'] = {};
   let log: Logger | undefined;
   const callLog = (): Logger => (log ??= context.log.child({ tool: entry.name, callId }));
+  const scope = { entry, params: {}, controller, progress, cancelling: false, dispose: unlink } as CallScope;
   const ctx: ToolCallContext = {
     config: context.config,
     get log() {
@@ -44,6 +47,14 @@ export function openCallScope(entry: RegisteredTool, request: CallRequest, conte
     origin: request.origin,
     unattended: request.unattended ?? false,
     taint: request.taint ?? [],
+    input: request.input ?? '',
+    state: request.state ?? new Map<string, unknown>(),
+    cancel(reason?: string) {
+      const why = typeof reason === 'string' && reason.trim() !== '' ? reason : `${entry.functionName} cancelled the run`;
+      scope.cancelling = true;
+      if (request.cancel) request.cancel(why);
+      else controller.abort(new DOMException(why, 'AbortError'));
+    },
     emit(event: FamiliarEvent) {
       if (event === null || typeof event !== 'object' || typeof event.type !== 'string' || RESERVED_EVENTS.has(event.type)) {
         callLog().warn({ event: (event as { type?: unknown } | null)?.type }, 'tool emitted an event without a type of its own; dropped');
@@ -62,5 +73,6 @@ export function openCallScope(entry: RegisteredTool, request: CallRequest, conte
       events?.emit({ ...event, tool: entry.name, callId, conversationId: request.conversationId });
     },
   };
-  return { entry, params: {}, ctx, controller, progress, dispose: unlink };
+  scope.ctx = ctx;
+  return scope;
 }

@@ -1,5 +1,6 @@
 import { errorMessage } from '../errors.js';
 import { withCallScope } from '../lib/call-scope.js';
+import { seedFailure } from '../tools/seed-failure.js';
 import { fail, type ToolResult } from '../tools/types.js';
 import type { CallScope } from './call-context.js';
 
@@ -48,8 +49,11 @@ export async function runWithDeadline(call: CallScope, deadline: Deadline, signa
       arm(timeoutMs);
     });
     const cancelled = new Promise<ToolResult>((resolve) => {
-      if (signal?.aborted) resolve(fail('The turn was cancelled.'));
-      onCancelled = () => resolve(fail('The turn was cancelled.'));
+      // A tool that called `cancel()` itself is still awaited: its own result is kept.
+      onCancelled = () => {
+        if (!call.cancelling) resolve(fail(cancelledMessage(signal)));
+      };
+      if (signal?.aborted) onCancelled();
       signal?.addEventListener('abort', onCancelled, { once: true });
     });
     let result: ToolResult;
@@ -62,7 +66,8 @@ export async function runWithDeadline(call: CallScope, deadline: Deadline, signa
       ctx.log.warn({ err: error }, 'tool threw');
       result = fail(`${entry.functionName} failed: ${errorMessage(error)}`);
     }
-    return isToolResult(result) ? result : fail(`${entry.functionName} returned no result.`);
+    if (isToolResult(result)) return result;
+    return seedFailure(result) ?? fail(`${entry.functionName} returned no result.`);
   } finally {
     if (timer) clearTimeout(timer);
     expire = undefined;
@@ -90,6 +95,15 @@ export function bounded<T>(promise: Promise<T>, timeoutMs: number, signal: Abort
 
 export function isToolResult(value: unknown): value is ToolResult {
   return value !== null && typeof value === 'object' && typeof (value as ToolResult).output === 'string' && typeof (value as ToolResult).success === 'boolean';
+}
+
+/** Why the turn's signal fired: a tool's `cancel(reason)` says its reason; /stop and shutdown say only that. */
+function cancelledMessage(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  if (reason instanceof DOMException && reason.name === 'AbortError' && reason.message !== '' && reason.message !== 'This operation was aborted') {
+    return `Cancelled: ${reason.message}.`;
+  }
+  return 'The turn was cancelled.';
 }
 
 function formatSeconds(ms: number): string {

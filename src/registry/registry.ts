@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { compareCodePoints } from '../lib/compare.js';
+import type { Result } from '../lib/result.js';
 import type { AfterHook, AuditRecord, BeforeHook, CallGate, CallOutcome, CallRequest, GateCall, GateDecision, RegisteredTool } from '../tools/call.js';
 import { UNKNOWN_EFFECTS, type Effect } from '../tools/effects.js';
 import type { EventSink } from '../tools/events.js';
@@ -8,6 +9,7 @@ import { ALLOW_ALL, type ToolFilter } from '../tools/tool-filter.js';
 import { fail, type AnyTool, type FunctionSchema, type Risk, type ToolContext, type ToolResult } from '../tools/types.js';
 import { ArgumentChecker } from './arguments.js';
 import { auditRecord, auditText } from './audit.js';
+import { checkCallRequest, directRequest, type DirectCallOptions } from './direct-call.js';
 import { openCallScope } from './call-context.js';
 import { runWithDeadline } from './deadline.js';
 import { Hooks } from './hooks.js';
@@ -71,6 +73,22 @@ export class ToolRegistry {
     for (const alias of aliases) this.byAlias.set(alias, entry);
   }
 
+  /**
+   * Makes `alias` call the registered tool `target` (by its name or one of its aliases), as seed 002's later alias.
+   * The model still sees the tool under its own name; the alias answers calls and agents' tool patterns. Contract:
+   * throws when the target is unknown or the alias is taken, so a typo is not a quietly missing name.
+   */
+  alias(alias: string, target: string): void {
+    if (typeof alias !== 'string' || !FUNCTION_NAME.test(alias)) throw new TypeError(`alias must be 1-64 letters, digits, _ or - (got ${JSON.stringify(alias) ?? 'nothing'})`);
+    const entry = this.get(target);
+    if (!entry) throw new Error(`cannot alias ${alias} to ${target}: no tool named ${target}`);
+    const taken = this.get(alias);
+    if (taken === entry) return;
+    if (taken) throw new Error(`cannot alias ${alias} to ${entry.name}: ${alias} already names ${taken.name}`);
+    entry.aliases = [...entry.aliases, alias];
+    this.byAlias.set(alias, entry);
+  }
+
   unregister(name: string): void {
     const entry = this.byName.get(name);
     if (!entry) return;
@@ -125,8 +143,23 @@ export class ToolRegistry {
     }
   }
 
-  /** One call through the pipeline (see the class). Contract: never throws. */
-  async execute(request: CallRequest): Promise<CallOutcome> {
+  /**
+   * One call through the pipeline (see the class): a whole call, answered with its outcome; or seed 000's
+   * `execute(name, params, options?)`, answered with the tool's result, for code that calls a tool directly (it
+   * runs as a call from nowhere: no chat, no one to approve, the same checks and audit).
+   * Contract: never throws for anything a tool or the model did; a TypeError (a rejected promise) for a call shape no
+   * model could have made — no name, arguments that are neither JSON text nor an object.
+   */
+  // The whole call first: an inline `approve` is typed from it (the first overload tried fixes a callback's type).
+  execute(request: CallRequest): Promise<CallOutcome>;
+  execute(name: string, params?: Record<string, unknown>, options?: DirectCallOptions): Promise<ToolResult>;
+  async execute(first: CallRequest | string, params?: Record<string, unknown>, options?: DirectCallOptions): Promise<CallOutcome | ToolResult> {
+    if (typeof first === 'string' || first === null || typeof first !== 'object') return (await this.run(directRequest(first, params, options))).result;
+    checkCallRequest(first);
+    return this.run(first);
+  }
+
+  private async run(request: CallRequest): Promise<CallOutcome> {
     const started = performance.now();
     const callId = request.callId ?? randomUUID();
     const secrets = () => this.context?.secrets ?? [];
@@ -200,7 +233,7 @@ export class ToolRegistry {
   }
 
   /** The tool by name or alias, if the call's filter allows it; else a failure listing the valid names. */
-  private lookUp(request: CallRequest): { success: true; value: RegisteredTool } | { success: false; error: ToolResult } {
+  private lookUp(request: CallRequest): Result<RegisteredTool, ToolResult> {
     const filter = request.filter ?? ALLOW_ALL;
     const entry = this.get(request.name);
     if (entry && filter.allows(entry)) return { success: true, value: entry };

@@ -1,32 +1,16 @@
-import vm from 'node:vm';
-import { errorMessage } from '../errors.js';
-import { fail, ok, type AnyTool, type ToolCallContext, type ToolResult } from '../tools/types.js';
-import { RefusedError, type PinnedDir } from '../workspace/pinned-dir.js';
+import { fail, ok, type AnyTool, type ToolResult } from '../tools/types.js';
+import { RefusedError } from '../workspace/pinned-dir.js';
 import type { SandboxConfig } from './pool.js';
-import { globMatcher, walk, type WalkEntry } from '../workspace/walk.js';
-import { fullMessage, splitWorkspacePath, type WorkspaceFiles } from '../workspace/workspace-files.js';
+import { globMatcher, walk } from '../workspace/walk.js';
 import type { Workspaces } from '../workspace/workspace.js';
+import { PARTIAL, WORKSPACE_TOOL, workspaceRunner, type InWorkspace } from './file-workspace.js';
+import { createGrepTool } from './grep-tool.js';
 
 const READ_MAX_BYTES = 10_000_000;
 const READ_DEFAULT_LINES = 2000;
 const LINE_CHARS = 2000;
 const MAX_RESULTS = 200;
 const LIST_MAX = 1000;
-const GREP_FILE_BYTES = 5_000_000;
-const GREP_FILE_MS = 1000;
-// The model's regular expression runs in a vm context with a timeout: a catastrophic pattern such as
-// (a+)+$ would otherwise block the daemon's event loop, and no deadline can interrupt synchronous code.
-const MATCH_LINES = new vm.Script('(() => { const hits = []; for (let i = 0; i < lines.length; i += 1) if (re.test(lines[i])) hits.push(i); return hits; })()');
-const EMPTY = 'The workspace is empty (no files yet). Create files with write or sandbox_exec.';
-const PARTIAL = '(only part of the workspace was searched: it has too many files, or folders nested too deep; narrow the path)';
-const PATH_HINT = 'Use a path relative to the workspace (the folder sandbox_exec sees as /workspace), e.g. "src/main.py".';
-
-/** One call's workspace and path: the open workspace, the path's names, and the path as the model should see it. */
-interface Target {
-  files: WorkspaceFiles;
-  names: string[];
-  relative: string;
-}
 
 /**
  * The file tools work on the host side of the conversation's workspace (no container needed), only through
@@ -35,35 +19,21 @@ interface Target {
  * lead out of the workspace.
  */
 export function createFileTools(workspaces: Workspaces, config: SandboxConfig): AnyTool[] {
-  /** Opens the workspace for one call and runs `task`; errors become the message the model can act on. */
-  async function inWorkspace(ctx: ToolCallContext, requested: string, verb: string, create: boolean, task: (target: Target) => Promise<ToolResult>): Promise<ToolResult> {
-    const split = splitWorkspacePath(requested);
-    if (!split.success) return fail(`Refused: ${split.error}. ${PATH_HINT}`);
-    let exists: boolean;
-    try {
-      exists = workspaces.exists(ctx.conversationId);
-    } catch (error) {
-      return fail(`Refused: ${errorMessage(error)}.`);
-    }
-    if (!exists && !create) return fail(EMPTY);
-    const opened = await workspaces.open(ctx.conversationId, { create });
-    if (!opened.success) return fail(`The workspace is not available: ${opened.error}.`);
-    const files = opened.value;
-    try {
-      return await task({ files, names: split.value, relative: split.value.length === 0 ? '.' : split.value.join('/') });
-    } catch (error) {
-      return fail(await describeFsError(error, requested, verb, files));
-    } finally {
-      await files.close();
-    }
-  }
+  const inWorkspace = workspaceRunner(workspaces);
+  return [
+    createReadTool(inWorkspace),
+    createWriteTool(inWorkspace, config),
+    createEditTool(inWorkspace, config),
+    createGlobTool(inWorkspace),
+    createGrepTool(inWorkspace),
+    createListdirTool(inWorkspace),
+  ];
+}
 
-  const read: AnyTool = {
+function createReadTool(inWorkspace: InWorkspace): AnyTool {
+  return {
     name: 'read',
-    group: 'files',
-    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
-    effects: [],
-    external: true,
+    ...WORKSPACE_TOOL,
     description: 'Read a text file from the conversation\'s workspace (the folder sandbox_exec sees as /workspace), with line numbers. Use offset/limit for long files.',
     parameters: {
       type: 'object',
@@ -82,13 +52,12 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
       });
     },
   };
+}
 
-  const write: AnyTool = {
+function createWriteTool(inWorkspace: InWorkspace, config: SandboxConfig): AnyTool {
+  return {
     name: 'write',
-    group: 'files',
-    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
-    effects: [],
-    external: true,
+    ...WORKSPACE_TOOL,
     description: `Create or overwrite a file in the conversation's workspace (/workspace in sandbox_exec). Parent folders are created. At most ${config.write_max_bytes} bytes.`,
     parameters: {
       type: 'object',
@@ -108,13 +77,12 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
       });
     },
   };
+}
 
-  const edit: AnyTool = {
+function createEditTool(inWorkspace: InWorkspace, config: SandboxConfig): AnyTool {
+  return {
     name: 'edit',
-    group: 'files',
-    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
-    effects: [],
-    external: true,
+    ...WORKSPACE_TOOL,
     description: 'Replace one exact piece of text in a workspace file. `old` must appear exactly once (include surrounding lines to make it unique); whitespace counts.',
     parameters: {
       type: 'object',
@@ -141,13 +109,12 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
       });
     },
   };
+}
 
-  const glob: AnyTool = {
+function createGlobTool(inWorkspace: InWorkspace): AnyTool {
+  return {
     name: 'glob',
-    group: 'files',
-    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
-    effects: [],
-    external: true,
+    ...WORKSPACE_TOOL,
     description: 'Find workspace files by name pattern, newest first. `**` spans folders, `*` and `?` stay within a name, `{a,b}` alternatives; a pattern without "/" matches names at any depth (e.g. "*.py").',
     parameters: {
       type: 'object',
@@ -171,88 +138,12 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
       });
     },
   };
+}
 
-  const grep: AnyTool = {
-    name: 'grep',
-    group: 'files',
-    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
-    effects: [],
-    external: true,
-    description: 'Search workspace files for a regular expression (JavaScript syntax). Returns "file:line: text". `include` limits the files by glob, e.g. "*.py".',
-    parameters: {
-      type: 'object',
-      properties: {
-        pattern: { type: 'string', minLength: 1 },
-        path: { type: 'string', description: 'file or folder relative to the workspace; default the whole workspace' },
-        include: { type: 'string', description: 'glob for the files to search, e.g. "*.{ts,js}"' },
-      },
-      required: ['pattern'],
-      additionalProperties: false,
-    },
-    async execute(params: { pattern: string; path?: string; include?: string }, ctx) {
-      let regex: RegExp;
-      try {
-        regex = new RegExp(params.pattern);
-      } catch (error) {
-        return fail(`The pattern is not a valid regular expression (${errorMessage(error)}); escape special characters such as ( [ . * with a backslash.`);
-      }
-      return inWorkspace(ctx, params.path ?? '.', 'search', false, async ({ files, names, relative }) => {
-        const include = params.include ? globMatcher(params.include) : undefined;
-        const info = await files.lstat(names);
-        if (!info) return fail(`${relative} does not exist.`);
-        const lines: string[] = [];
-        let more = 0;
-        let slow: string | undefined;
-        /** Searches one file; FIFOs, links, hard-linked and oversized files are skipped, as unreadable ones. */
-        const search = async (dir: PinnedDir, name: string, shownAs: string): Promise<void> => {
-          if (slow !== undefined || (include && !include.test(shownAs))) return;
-          let data: Buffer;
-          try {
-            data = await dir.readFile(name, GREP_FILE_BYTES);
-          } catch {
-            return;
-          }
-          if (data.subarray(0, 8000).includes(0)) return;
-          const text = data.toString('utf8').split('\n');
-          let hits: number[];
-          try {
-            hits = MATCH_LINES.runInContext(vm.createContext({ lines: text, re: regex }), { timeout: GREP_FILE_MS }) as number[];
-          } catch {
-            slow = shownAs;
-            return;
-          }
-          for (const index of hits) {
-            const line = text[index] ?? '';
-            if (lines.length >= MAX_RESULTS) {
-              more += 1;
-              continue;
-            }
-            lines.push(`${shownAs}:${index + 1}: ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`);
-          }
-        };
-        let truncated = false;
-        if (info.isDirectory()) {
-          const prefix = relative === '.' ? '' : `${relative}/`;
-          const walked = await files.withFolder(names, (dir) => walk(dir, { onFile: (parent, name, entry: WalkEntry) => search(parent, name, `${prefix}${entry.relative}`) }));
-          truncated = walked.truncated;
-        } else {
-          await files.inParent(names, false, (dir, name) => search(dir, name, relative));
-        }
-        if (slow !== undefined) return fail(`The pattern took too long on ${slow} (it backtracks too much); simplify it, e.g. avoid nested quantifiers like (a+)+.`);
-        if (lines.length === 0) return ok(`No line matches /${params.pattern}/.${truncated ? ` ${PARTIAL}` : ''}`);
-        if (more > 0) lines.push(`(${more} more matching lines not shown; narrow the pattern, path or include)`);
-        if (truncated) lines.push(PARTIAL);
-        return ok(lines.join('\n'));
-      });
-    },
-  };
-
-  const listdir: AnyTool = {
+function createListdirTool(inWorkspace: InWorkspace): AnyTool {
+  return {
     name: 'listdir',
-    group: 'files',
-    // The workspace is shared with the container: what is read there is outside content; nothing leaves the machine.
-    effects: [],
-    external: true,
+    ...WORKSPACE_TOOL,
     aliases: ['list'],
     description: 'List a workspace folder: names (folders end in "/"), sizes and modification times.',
     parameters: {
@@ -277,8 +168,6 @@ export function createFileTools(workspaces: Workspaces, config: SandboxConfig): 
       });
     },
   };
-
-  return [read, write, edit, glob, grep, listdir];
 }
 
 function formatRead(data: Buffer, relative: string, first: number, limit: number): ToolResult {
@@ -295,38 +184,4 @@ function formatRead(data: Buffer, relative: string, first: number, limit: number
     .join('\n');
   const more = last < lines.length ? `\n(lines ${first}-${last} of ${lines.length}; call read with offset ${last + 1} for more)` : '';
   return ok(`${body}${more}`);
-}
-
-
-/** What the model reads when a file operation fails: what happened and what to do next. */
-async function describeFsError(error: unknown, requested: string, verb: string, files: WorkspaceFiles): Promise<string> {
-  if (error instanceof RefusedError) {
-    switch (error.refusal) {
-      case 'link':
-        return `Refused: ${error.message}; the file tools never follow links (one could lead out of the workspace). Use sandbox_exec for links (e.g. readlink, cat).`;
-      case 'folder':
-        return `${requested} is a folder; ${verb === 'write' ? 'choose a file path inside it' : 'use listdir'}.`;
-      case 'not_file':
-        return `Refused: ${error.message}; ${verb} works on regular files only.`;
-      case 'not_dir':
-        return `${error.message}; check the path with listdir.`;
-      case 'hard_link':
-        return `Refused: ${error.message}; the file tools do not read hard-linked files (another name could be a file outside the workspace). Copy it with sandbox_exec (cp FILE FILE.copy) and read the copy.`;
-      case 'too_large':
-        return `${error.message}; look at parts of it with sandbox_exec (head, sed -n, grep).`;
-      case 'bad_name':
-        return `Refused: ${error.message}. ${PATH_HINT}`;
-    }
-  }
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return `${requested} does not exist. Use glob or listdir to find the right path.`;
-  if (code === 'ENOTDIR') return `${requested}: a part of the path is a file, not a folder. Use listdir to check.`;
-  if (code === 'ELOOP') return `Refused: ${requested} is a symbolic link; the file tools never follow links. Use sandbox_exec for links.`;
-  if (code === 'EISDIR') return `${requested} is a folder; use listdir.`;
-  if (code === 'ENOSPC' || code === 'EDQUOT') {
-    const usage = await files.usage().catch(() => undefined);
-    return `Cannot ${verb} ${requested}: ${usage ? fullMessage(usage) : 'the disk is full'}. Nothing was changed.`;
-  }
-  if (code === 'EACCES' || code === 'EPERM') return `Cannot ${verb} ${requested}: permission denied.`;
-  return `Cannot ${verb} ${requested}: ${errorMessage(error)}`;
 }

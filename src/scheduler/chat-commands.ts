@@ -1,4 +1,5 @@
 import type { ZonedClock } from '../lib/clock.js';
+import type { Result } from '../lib/result.js';
 import type { ChatCommand } from '../part.js';
 import { describeNextRun, describeSchedule } from '../time/describe.js';
 import { formatJob, formatJobs } from './format.js';
@@ -12,7 +13,8 @@ const REMIND_USAGE =
   '"/remind every 2 hours between 9 and 17 stretch", "/remind every first Monday at 10 pay the rent". ' +
   'The reminder is sent to this chat as written, without asking the assistant.';
 
-export type ReminderSplit = { success: true; value: { when: { cron: string } | { at: number }; spec: string; text: string } } | { success: false; error: string };
+/** A reminder's time (a cron expression or an instant), the words that said it, and its text. */
+export type ReminderSplit = Result<{ when: { cron: string } | { at: number }; spec: string; text: string }>;
 
 /**
  * Splits "/remind" arguments into a time and the text, with the same parser as the schedule tool's `when`; the

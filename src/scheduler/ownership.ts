@@ -1,4 +1,5 @@
 import { OWNER_CHANNELS } from '../lib/owner.js';
+import type { Result } from '../lib/result.js';
 import type { CallOrigin } from '../tools/types.js';
 import type { Job } from './types.js';
 
@@ -10,8 +11,6 @@ import type { Job } from './types.js';
  * change them.
  */
 export type JobScope = { kind: 'owner' } | { kind: 'chat'; channel: string; chatId: string; userId: string | undefined };
-
-export type JobAccess = { success: true; value: Job } | { success: false; error: string };
 
 export function scopeOf(origin: CallOrigin): JobScope {
   if (OWNER_CHANNELS.has(origin.channel)) return { kind: 'owner' };
@@ -32,7 +31,7 @@ export function canSee(scope: JobScope, job: Job): boolean {
  * The job `id` if `scope` may change it. Another chat's job is reported exactly like a missing one, so a chat
  * cannot even learn which ids exist elsewhere; in a group, a job made by another member is named as such.
  */
-export function jobToChange(scope: JobScope, id: string, job: Job | undefined): JobAccess {
+export function jobToChange(scope: JobScope, id: string, job: Job | undefined): Result<Job> {
   const missing = `No job with id "${id}" in this chat; list the jobs to see the ids.`;
   if (!job || !canSee(scope, job)) return { success: false, error: missing };
   if (scope.kind === 'chat' && job.origin?.userId !== undefined && scope.userId !== undefined && job.origin.userId !== scope.userId) {

@@ -5,11 +5,15 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CallOrigin } from '../tools/types.js';
 import type { JobStore, ListJobsOptions } from './store.js';
-import { latestOccurrence, nextOccurrence, resolveSchedule, type Schedule, type ScheduleInput } from '../time/timing.js';
+import { nextOccurrence, resolveSchedule, type Schedule, type ScheduleInput } from '../time/timing.js';
+import { iso, processDue, type DueContext } from './due.js';
 import type { CatchUp, Job, JobKind, JobRun, JobSource, RunOutcome, RunTrigger } from './types.js';
 
 /** Runs one claimed run of a job (an agent turn or a reminder) and delivers it. Contract: never throws. */
 export type JobExecutor = (job: Job, run: { id: number; scheduledFor: number; trigger: RunTrigger }, signal: AbortSignal) => Promise<RunOutcome>;
+
+/** What a part that owns some jobs (a skill's, a task reminder's) gives the root to hand to the scheduler. */
+export type JobExecutors = ReadonlyArray<{ owns: (job: Job) => boolean; execute: JobExecutor }>;
 
 export interface SchedulerOptions {
   store: JobStore;
@@ -49,8 +53,6 @@ export interface UpdateJobInput extends ScheduleInput {
 
 /** The one timer never sleeps longer: far-off jobs are re-checked, and edits made by `familiar jobs` in another process are seen. */
 export const MAX_TIMER_MS = 30_000;
-/** A run this late (or later) counts as missed and follows the job's catch-up policy. */
-export const LATE_GRACE_MS = 120_000;
 
 const JOB_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -70,6 +72,7 @@ export class Scheduler {
   private readonly running = new Map<string, Promise<void>>();
   private readonly controllers = new Set<AbortController>();
   private readonly executors: Array<{ owns: (job: Job) => boolean; execute: JobExecutor }> = [];
+  private readonly dueContext: DueContext;
 
   constructor(options: SchedulerOptions) {
     this.options = options;
@@ -77,6 +80,11 @@ export class Scheduler {
     this.timeZone = options.timeZone;
     this.log = options.log;
     this.now = options.now ?? Date.now;
+    this.dueContext = {
+      store: options.store, log: options.log, timeZone: options.timeZone, catchUpWindowMs: options.catchUpWindowMs,
+      isRunning: (id) => this.running.has(id) || this.store.isRunning(id),
+      launch: (job, runId, scheduledFor, trigger) => void this.launch(job, runId, scheduledFor, trigger),
+    };
   }
 
   /**
@@ -284,7 +292,7 @@ export class Scheduler {
     try {
       for (const job of this.store.due(now)) {
         try {
-          this.process(job, now);
+          processDue(this.dueContext, job, now);
         } catch (error) {
           this.log.error({ err: error, jobId: job.id }, 'could not process a due job');
         }
@@ -307,60 +315,6 @@ export class Scheduler {
     const delay = earliest === undefined ? MAX_TIMER_MS : Math.min(Math.max(earliest - now, 0), MAX_TIMER_MS);
     this.armedFor = now + delay;
     this.timer = setTimeout(() => this.tick(), delay);
-  }
-
-  /** Decides what a due job does now: run, catch up, skip (still running) or record a miss. */
-  private process(job: Job, now: number): void {
-    const due = job.nextRunAt;
-    if (due === undefined) return;
-    if (job.cron === undefined) {
-      const late = now - due > LATE_GRACE_MS;
-      if (late && job.catchUp === 'skip') {
-        this.recordMiss(job, due, { nextRunAt: undefined, done: true }, now, `missed while the daemon was down; catch_up is "skip"`);
-        return;
-      }
-      const runId = this.store.claim(job, due, late ? 'catch_up' : 'schedule', 'running', { nextRunAt: undefined, done: true }, now);
-      if (runId !== undefined) void this.launch(job, runId, due, late ? 'catch_up' : 'schedule');
-      return;
-    }
-    // The usual case costs one cron step: the occurrence after `due` is still ahead, so nothing was missed.
-    const following = nextOccurrence(job.cron, due, this.timeZone);
-    const missedSome = following !== undefined && following <= now;
-    const latest = missedSome ? (latestOccurrence(job.cron, now, this.timeZone) ?? due) : due;
-    const scheduledFor = Math.max(latest, due);
-    const advance = { nextRunAt: missedSome ? nextOccurrence(job.cron, Math.max(scheduledFor, now), this.timeZone) : following, done: false };
-    // The latest occurrence is recent: it runs as scheduled (earlier ones, if any, were lost to a lag or a restart).
-    const onTime = now - latest <= LATE_GRACE_MS;
-    if (this.running.has(job.id) || this.store.isRunning(job.id)) {
-      const claimed = this.store.claim(job, scheduledFor, onTime ? 'schedule' : 'catch_up', 'skipped', advance, now, 'the previous run was still running');
-      if (claimed !== undefined) this.log.warn({ jobId: job.id, scheduledFor: iso(scheduledFor) }, 'job skipped: its previous run is still running');
-      return;
-    }
-    if (onTime) {
-      const runId = this.store.claim(job, scheduledFor, 'schedule', 'running', advance, now);
-      if (runId !== undefined) {
-        if (missedSome) this.log.warn({ jobId: job.id, from: iso(due), to: iso(latest) }, 'earlier runs were missed (the daemon was down or busy); running the latest one');
-        void this.launch(job, runId, scheduledFor, 'schedule');
-      }
-      return;
-    }
-    const window = this.options.catchUpWindowMs;
-    const missedFrom = `missed runs from ${iso(due)} to ${iso(latest)}`;
-    if (job.catchUp === 'once' && now - latest <= window) {
-      const runId = this.store.claim(job, scheduledFor, 'catch_up', 'running', advance, now);
-      if (runId !== undefined) {
-        this.log.info({ jobId: job.id, from: iso(due), to: iso(latest) }, 'catching up once for missed runs');
-        void this.launch(job, runId, scheduledFor, 'catch_up');
-      }
-      return;
-    }
-    const why = job.catchUp === 'skip' ? 'catch_up is "skip"' : `the latest was more than ${Math.round(window / 3600_000)} h ago (scheduler.catch_up_window)`;
-    this.recordMiss(job, scheduledFor, advance, now, `${missedFrom}; ${why}`);
-  }
-
-  private recordMiss(job: Job, scheduledFor: number, advance: { nextRunAt: number | undefined; done: boolean }, now: number, note: string): void {
-    const claimed = this.store.claim(job, scheduledFor, 'catch_up', 'missed', advance, now, note);
-    if (claimed !== undefined) this.log.warn({ jobId: job.id, scheduledFor: iso(scheduledFor) }, `job not run: ${note}`);
   }
 
   /** Runs a claimed run with the per-run timeout and records its outcome. Contract: never rejects. */
@@ -429,10 +383,6 @@ function scheduleColumns(schedule: Schedule, spec: string): Pick<Job, 'cron' | '
 
 function specOf(input: ScheduleInput): string {
   return (input.when ?? input.cron ?? input.run_at ?? '').trim();
-}
-
-function iso(at: number | undefined): string | undefined {
-  return at === undefined ? undefined : new Date(at).toISOString();
 }
 
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {

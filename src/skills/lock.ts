@@ -96,26 +96,35 @@ export function lockEntry(lock: SkillLock, id: string): LockEntry | undefined {
   return Object.hasOwn(lock.skills, id) ? lock.skills[id] : undefined;
 }
 
+/** Why a skill may not run; `tampered`: its files no longer hash to the pinned value (a repin can accept them). */
+export interface PinRefusal {
+  reason: string;
+  tampered: boolean;
+}
+
 /**
  * Whether a hub skill may run: its folder must still hash to the pinned value, and it must have been
  * activated once. Skills made locally (no lock entry) always pass. Contract: never throws.
  */
-export function checkPinned(skillsDir: string, id: string): { success: true; value: LockEntry | undefined } | { success: false; error: string; tampered: boolean } {
+export function checkPinned(skillsDir: string, id: string): Result<LockEntry | undefined, PinRefusal> {
   let lock: SkillLock;
   try {
     lock = readLock(skillsDir);
   } catch (error) {
-    return { success: false, tampered: false, error: `${LOCK_FILE} cannot be read (${(error as Error).message}); fix or remove it` };
+    return { success: false, error: { tampered: false, reason: `${LOCK_FILE} cannot be read (${(error as Error).message}); fix or remove it` } };
   }
   const entry = lockEntry(lock, id);
   if (!entry) return { success: true, value: undefined };
   const hashed = hashSkillFolder(path.join(skillsDir, id));
-  if (!hashed.success) return { success: false, tampered: true, error: `skill "${id}" cannot be verified: ${hashed.error}` };
+  if (!hashed.success) return { success: false, error: { tampered: true, reason: `skill "${id}" cannot be verified: ${hashed.error}` } };
   if (hashed.value.sha256 !== entry.sha256) {
     return {
-      success: false, tampered: true,
-      error: `skill "${id}" was installed from ${entry.source} but its files changed since (sha256 ${hashed.value.sha256.slice(0, 12)}… ≠ pinned ${entry.sha256.slice(0, 12)}…); ` +
-        'it is refused. Reinstall it from its hub, or, if you changed it yourself, run `familiar skills activate ' + id + ' --repin`',
+      success: false,
+      error: {
+        tampered: true,
+        reason: `skill "${id}" was installed from ${entry.source} but its files changed since (sha256 ${hashed.value.sha256.slice(0, 12)}… ≠ pinned ${entry.sha256.slice(0, 12)}…); ` +
+          'it is refused. Reinstall it from its hub, or, if you changed it yourself, run `familiar skills activate ' + id + ' --repin`',
+      },
     };
   }
   return { success: true, value: entry };

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { DoctorLine, Part } from '../part.js';
-import type { Scheduler } from '../scheduler/scheduler.js';
+import type { JobExecutors, Scheduler } from '../scheduler/scheduler.js';
 import { seedFolder } from '../config/seed-folders.js';
 import { createSkillJobExecutor, isSkillJob, SkillScheduling } from './schedule.js';
 import { SkillService, type SkillsDeps } from './service.js';
@@ -24,14 +24,15 @@ export interface SkillsPartDeps extends SkillsDeps {
  * listed with its reason; it never stops the daemon. Making it changes nothing: the jobs of skills are brought in
  * line with the folder at start and by the commands that change a skill.
  */
-export function createSkillsPart(deps: SkillsPartDeps): { service: SkillService; part: Part } {
+export function createSkillsPart(deps: SkillsPartDeps): { part: Part; service: SkillService; executors: JobExecutors } {
   const log = deps.log.child({ component: 'skills' });
   seedFolder('skills', deps.config.skills_dir, log);
   const store = new SkillStore({ dir: deps.config.skills_dir, db: deps.db, timeZone: deps.config.timezone });
   const scheduling = new SkillScheduling({ scheduler: deps.scheduler, store, log });
   const service = new SkillService(deps, store, scheduling);
-  // The scheduler keeps timing, ledger and exactly-once claims for `skill-*` jobs; their runs are the skill's.
-  deps.scheduler?.addExecutor(isSkillJob, createSkillJobExecutor({ log: deps.log, delivery: deps.delivery, store, runner: service.runner, scheduling }));
+  // The scheduler keeps timing, ledger and exactly-once claims for `skill-*` jobs; their runs are the skill's (the
+  // root hands the executor to the scheduler).
+  const executors: JobExecutors = [{ owns: isSkillJob, execute: createSkillJobExecutor({ log: deps.log, delivery: deps.delivery, store, runner: service.runner, scheduling }) }];
 
   let timer: NodeJS.Timeout | undefined;
   const part: Part = {
@@ -63,5 +64,5 @@ export function createSkillsPart(deps: SkillsPartDeps): { service: SkillService;
       return lines;
     },
   };
-  return { service, part };
+  return { part, service, executors };
 }

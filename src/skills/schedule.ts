@@ -54,7 +54,7 @@ export class SkillScheduling {
       return { schedule: false, pause: false, reason: `trigger.timezone ${skill.trigger.timezone} differs from the daemon's timezone ${zone}, and the scheduler runs every job in one zone; remove trigger.timezone or change timezone in config.yaml` };
     }
     const pinned = checkPinned(this.store.dir, skill.id);
-    if (!pinned.success) return { schedule: false, pause: false, reason: pinned.error };
+    if (!pinned.success) return { schedule: false, pause: false, reason: pinned.error.reason };
     if (pinned.value?.quarantined) return { schedule: false, pause: false, reason: 'it was installed from a hub and has not been activated' };
     return { schedule: true, cron: skill.trigger.cron };
   }

@@ -84,7 +84,7 @@ export class SkillCatalog {
       const next = this.scheduling.nextRun(skill.id);
       if (next !== undefined) summary.nextRunAt = next;
       const pinned = checkPinned(this.store.dir, skill.id);
-      if (!pinned.success) summary.problem = pinned.error;
+      if (!pinned.success) summary.problem = pinned.error.reason;
       else if (lock && lockEntry(lock, skill.id)?.quarantined) summary.quarantined = true;
       const want = this.scheduling.desired(entry);
       if (summary.problem === undefined && skill.status === 'active' && skill.trigger.type === 'cron' && !want.schedule) summary.problem = `not scheduled: ${want.reason}`;
@@ -119,7 +119,7 @@ export class SkillCatalog {
     const report = hashed.success ? formatReport(buildReport(skill, entry.dir, hashed.value.files, this.catalog.tools)) : `  files: ${hashed.error}`;
     let pin = 'made locally (not from a hub)';
     const pinned = checkPinned(this.store.dir, id);
-    if (!pinned.success) pin = pinned.error;
+    if (!pinned.success) pin = pinned.error.reason;
     else if (pinned.value) pin = `installed from ${pinned.value.source}, version ${pinned.value.version}, sha256 ${pinned.value.sha256}${pinned.value.quarantined ? ' (quarantined until activated)' : ''}`;
     const runs = this.store.runs(id, 5).map((run) => `  #${run.id} ${this.catalog.clock.format(new Date(run.startedAt))} ${run.trigger} ${run.status}${run.durationMs !== undefined ? ` ${(run.durationMs / 1000).toFixed(1)} s` : ''}${run.error ? ` — ${run.error.slice(0, 160)}` : ''}`);
     const next = this.scheduling.nextRun(id);
@@ -165,7 +165,7 @@ export class SkillCatalog {
   /** Why a skill may not run at all (tampered or quarantined hub skill, or sandbox needed but absent). */
   refusal(skill: Skill): string | undefined {
     const pinned = checkPinned(this.store.dir, skill.id);
-    if (!pinned.success) return `Refused: ${pinned.error}.`;
+    if (!pinned.success) return `Refused: ${pinned.error.reason}.`;
     if (pinned.value?.quarantined) {
       return `Skill "${skill.id}" was installed from ${pinned.value.source} and is quarantined: it runs only after the person reviews it (familiar skills show ${skill.id}) and activates it.`;
     }
@@ -259,7 +259,7 @@ export class SkillService extends SkillCatalog {
     const dir = this.store.folder(skill.id);
     const pinned = checkPinned(this.store.dir, skill.id);
     if (!pinned.success) {
-      if (!(options.repin && pinned.tampered)) return { success: false, error: `Not activated: ${pinned.error}.` };
+      if (!(options.repin && pinned.error.tampered)) return { success: false, error: `Not activated: ${pinned.error.reason}.` };
       const repinned = await this.repin(skill.id);
       if (!repinned.success) return repinned;
     }

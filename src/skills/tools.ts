@@ -6,7 +6,11 @@ import type { ManageAction, SkillService } from './service.js';
 /** The five skill tools, with the parameters the seed names: create, list, run, manage, install. */
 export function createSkillTools(service: SkillService, options: { baseDir: string }): AnyTool[] {
   const turnTimeoutMs = service.deps.config.agent.turn_timeout_s * 1000;
-  const createTool: NativeTool<CreateSkillParams> = {
+  return [createTool(service, turnTimeoutMs), listTool(service), runTool(service, turnTimeoutMs), manageTool(service, turnTimeoutMs), installTool(service, options.baseDir)];
+}
+
+function createTool(service: SkillService, turnTimeoutMs: number): NativeTool<CreateSkillParams> {
+  return {
     name: 'create_skill',
     group: 'skills',
     description:
@@ -40,8 +44,10 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
       return created.success ? ok(created.value) : fail(created.error);
     },
   };
+}
 
-  const listTool: NativeTool<Record<string, never>> = {
+function listTool(service: SkillService): NativeTool<Record<string, never>> {
+  return {
     name: 'list_skills',
     group: 'skills',
     description: 'List the skills: id, name, status (active, paused, draft), trigger with the next run time for cron skills, last run and its outcome; invalid skills with the reason.',
@@ -51,8 +57,10 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
       return ok(service.formatList(service.list()));
     },
   };
+}
 
-  const runTool: NativeTool<{ id: string; input?: string }> = {
+function runTool(service: SkillService, turnTimeoutMs: number): NativeTool<{ id: string; input?: string }> {
+  return {
     name: 'run_skill',
     group: 'skills',
     description:
@@ -80,8 +88,10 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
       return result.status === 'ok' ? ok(text, extra) : { success: false, output: text, ...extra };
     },
   };
+}
 
-  const manageTool: NativeTool<{ id: string; action: ManageAction }> = {
+function manageTool(service: SkillService, turnTimeoutMs: number): NativeTool<{ id: string; action: ManageAction }> {
+  return {
     name: 'manage_skill',
     group: 'skills',
     description:
@@ -107,8 +117,10 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
       return outcome.success ? ok(outcome.value) : fail(outcome.error);
     },
   };
+}
 
-  const installTool: NativeTool<{ source: string; id?: string }> = {
+function installTool(service: SkillService, baseDir: string): NativeTool<{ source: string; id?: string }> {
+  return {
     name: 'install_skill',
     group: 'skills',
     description:
@@ -129,12 +141,10 @@ export function createSkillTools(service: SkillService, options: { baseDir: stri
     effects: (params) => [{ kind: 'install', what: `a skill from ${params.source}` }],
     timeoutMs: 180_000,
     async execute(params) {
-      const outcome = await installFromHub(service, params.source, params.id, { baseDir: options.baseDir });
+      const outcome = await installFromHub(service, params.source, params.id, { baseDir });
       return outcome.success ? ok(outcome.value) : fail(outcome.error);
     },
   };
-
-  return [createTool, listTool, runTool, manageTool, installTool];
 }
 
 /** What activating a skill grants, for the approval question: its tools, its approve list, its trigger and scripts. */

@@ -3,7 +3,7 @@ import type { CronExpressionParser as CronParser } from 'cron-parser';
 import type Cronstrue from 'cronstrue';
 import { errorMessage } from '../errors.js';
 import { parseWhenText, WHEN_FORMS } from './when.js';
-import { instantOfWallClock } from '../lib/zoned.js';
+import { instantOfWallClock, zoneOffsetMs } from '../lib/zoned.js';
 import type { Result } from '../lib/result.js';
 
 /** A job's schedule once resolved: a cron expression, or one instant. */
@@ -40,11 +40,40 @@ export function cronShape(expression: string): Result<string> {
   return { success: true, value: cron };
 }
 
+/** Each field's name and range, seconds first (a 5-field expression starts at minutes). */
+const FIELDS = [
+  { name: 'seconds', min: 0, max: 59 }, { name: 'minutes', min: 0, max: 59 }, { name: 'hours', min: 0, max: 23 },
+  { name: 'day-of-month', min: 1, max: 31 }, { name: 'month', min: 1, max: 12 }, { name: 'day-of-week', min: 0, max: 7 },
+] as const;
+
+/**
+ * A step larger than its field's range: cron-parser accepts a step of 90 in the seconds field and then runs at second
+ * 0 only (every 60 s, though it reads "every 90 seconds"). A step up to the field's size is what cron can keep.
+ */
+function stepProblem(cron: string): string | undefined {
+  const fields = cron.split(' ');
+  const ranges = fields.length === 6 ? FIELDS : FIELDS.slice(1);
+  for (const [index, text] of fields.entries()) {
+    const range = ranges[index];
+    if (!range) continue;
+    const size = range.name === 'day-of-week' ? 7 : range.max - range.min + 1;
+    for (const item of text.split(',')) {
+      const step = /\/(\d+)$/.exec(item)?.[1];
+      if (step !== undefined && Number(step) > size) {
+        return `step ${step} in the ${range.name} field is larger than the field's range (${range.min}-${range.max}): it would fire once per pass of the field, not every ${step}; use a step up to ${size} (one that divides ${size} keeps the intervals even)`;
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Validates a 5- or 6-field cron expression. Contract: never throws. */
 export function validateCron(expression: string, timeZone: string): Result<string> {
   const shape = cronShape(expression);
   if (!shape.success) return shape;
   const cron = shape.value;
+  const step = stepProblem(cron);
+  if (step !== undefined) return { success: false, error: `"${expression}" is not a valid cron expression (${step}); ${CRON_FORMS}.` };
   try {
     const parsed = cronParser().parse(cron, { tz: timeZone, currentDate: new Date() });
     parsed.next();
@@ -67,27 +96,83 @@ function memoised(key: string, compute: () => number | undefined): number | unde
   return value;
 }
 
-/** The first occurrence strictly after `after`. Undefined when the expression never fires again. */
+/**
+ * The first occurrence strictly after `after`. Undefined when the expression never fires again. When clocks go back,
+ * a job whose hour field is a wildcard or a step also runs in the repeated hour's second pass (Vixie cron's and
+ * croniter's rule); a job at fixed hours runs once, in the first pass (docs/scheduling.md).
+ */
 export function nextOccurrence(cron: string, after: number, timeZone: string): number | undefined {
   return memoised(`n\u0000${timeZone}\u0000${cron}\u0000${after}`, () => {
-    try {
-      return cronParser().parse(cron, { tz: timeZone, currentDate: new Date(after) }).next().getTime();
-    } catch {
-      return undefined;
-    }
+    const first = firstPassAfter(cron, after, timeZone);
+    if (!runsInBothPasses(cron)) return first;
+    const back = clocksGoBack(after - LOOK_MS, after + LOOK_MS, timeZone);
+    if (!back) return first;
+    // A first-pass run f in the hour before the change repeats at f + delta; the earliest one after `after`.
+    const start = Math.max(back.at - back.deltaMs, after - back.deltaMs + 1);
+    const repeated = firstPassAfter(cron, start - 1, timeZone);
+    if (repeated === undefined || repeated >= back.at) return first;
+    const second = repeated + back.deltaMs;
+    return first === undefined || second < first ? second : first;
   });
 }
 
-/** The last occurrence at or before `at`. */
+/** The last occurrence at or before `at`, with the same rule for a repeated hour as nextOccurrence. */
 export function latestOccurrence(cron: string, at: number, timeZone: string): number | undefined {
   return memoised(`p\u0000${timeZone}\u0000${cron}\u0000${at}`, () => {
-    try {
-      // prev() is strictly before its reference: start one millisecond later to include `at` itself.
-      return cronParser().parse(cron, { tz: timeZone, currentDate: new Date(at + 1) }).prev().getTime();
-    } catch {
-      return undefined;
-    }
+    const first = firstPassAtOrBefore(cron, at, timeZone);
+    if (!runsInBothPasses(cron)) return first;
+    const back = clocksGoBack(first !== undefined ? Math.max(first, at - DAY_MS) : at - LOOK_MS, at, timeZone);
+    if (!back) return first;
+    const repeated = firstPassAtOrBefore(cron, Math.min(back.at - 1, at - back.deltaMs), timeZone);
+    if (repeated === undefined || repeated < back.at - back.deltaMs) return first;
+    const second = repeated + back.deltaMs;
+    return first === undefined || second > first ? second : first;
   });
+}
+
+const LOOK_MS = 3 * 3_600_000;
+const DAY_MS = 24 * 3_600_000;
+
+/** The hour field is a wildcard or a step ("0 * * * *", "*\u002f15 * * * *", "0 1-5/2 * * *"): it runs in both passes. */
+function runsInBothPasses(cron: string): boolean {
+  const fields = cron.split(' ');
+  const hour = fields[fields.length === 6 ? 2 : 1] ?? '';
+  return hour.startsWith('*') || hour.includes('/');
+}
+
+/**
+ * Where the zone's clocks go back between two instants: the instant of the change and how far they go back; undefined
+ * when they do not (one change at most is looked for: zones change at most twice a year).
+ */
+function clocksGoBack(from: number, to: number, timeZone: string): { at: number; deltaMs: number } | undefined {
+  const before = zoneOffsetMs(from, timeZone);
+  if (zoneOffsetMs(to, timeZone) >= before) return undefined;
+  let low = from;
+  let high = to;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (zoneOffsetMs(middle, timeZone) === before) low = middle;
+    else high = middle;
+  }
+  return { at: high, deltaMs: before - zoneOffsetMs(high, timeZone) };
+}
+
+/** cron-parser's next run: the first occurrence of a repeated wall time only. */
+function firstPassAfter(cron: string, after: number, timeZone: string): number | undefined {
+  try {
+    return cronParser().parse(cron, { tz: timeZone, currentDate: new Date(after) }).next().getTime();
+  } catch {
+    return undefined;
+  }
+}
+
+function firstPassAtOrBefore(cron: string, at: number, timeZone: string): number | undefined {
+  try {
+    // prev() is strictly before its reference: start one millisecond later to include `at` itself.
+    return cronParser().parse(cron, { tz: timeZone, currentDate: new Date(at + 1) }).prev().getTime();
+  } catch {
+    return undefined;
+  }
 }
 
 const ISO_LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/;

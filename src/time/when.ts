@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Chrono from 'chrono-node';
+import type { Result } from '../lib/result.js';
 import { instantOfWallClock, wallClockAsUtc } from '../lib/zoned.js';
 
 // chrono-node is the largest module the daemon would load at start; it is needed only to parse a `when`.
@@ -29,7 +30,7 @@ export const DEFAULT_HOUR = 9;
 export type WhenSchedule = { type: 'cron'; cron: string } | { type: 'once'; at: number };
 /** A time found in a text: the schedule, the words that said it, and the rest of the text. */
 export type WhenFound = { schedule: WhenSchedule; spec: string; rest: string };
-export type WhenResult = { success: true; value: WhenFound } | { success: false; error: string };
+export type WhenResult = Result<WhenFound>;
 
 /** A natural-language time: a one-shot instant, or a recurrence turned into cron (kept for older callers). */
 export type ParsedWhen = { type: 'once'; at: number; text: string } | { type: 'cron'; cron: string; text: string };
@@ -222,6 +223,10 @@ export function parseRecurrence(text: string): { cron: string; matched: string }
 
 interface OneShot { at: number; index: number; matched: string; isRange: boolean }
 
+/** A counted calendar duration: "2 days", "a week", "one month" (not "next week", a day named without a time). */
+const COUNTED_DAYS = /\b(?:\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple of)\s+(?:days?|weeks?|fortnights?|months?|years?)\b/i;
+const PART_OF_DAY = /\b(?:morning|afternoon|evening|tonight|night)\b/i;
+
 /**
  * Every one-shot time chrono finds in `text`, in `timeZone`, relative to `now`. Durations ("in 2 hours") are
  * added to the instant; calendar times ("tomorrow at 9am") are read on the zone's wall clock, so they stay right
@@ -239,9 +244,12 @@ function findOneShots(text: string, now: number, timeZone: string): OneShot[] {
     if (result.start.isCertain('timezoneOffset')) return { ...base, at: result.start.date().getTime() };
     let hour = result.start.get('hour') ?? DEFAULT_HOUR;
     let minute = result.start.get('minute') ?? 0;
-    if (!result.start.isCertain('hour')) {
+    // "in 2 weeks", "3 days from now": a duration in days, weeks or months keeps the time of day it was said at (on
+    // the wall clock, so across a DST change too), as "in 48 hours" does; only a day named without one gets 09:00.
+    const counted = result.tags().has('result/relativeDate') && COUNTED_DAYS.test(result.text) && !PART_OF_DAY.test(result.text);
+    if (!result.start.isCertain('hour') && !counted) {
       // chrono's own guesses (06:00 for "morning", 12:00 for a bare day) give way to the one set of defaults.
-      const part = /\b(morning|afternoon|evening|tonight|night)\b/i.exec(result.text)?.[1]?.toLowerCase();
+      const part = PART_OF_DAY.exec(result.text)?.[0].toLowerCase();
       hour = part !== undefined ? (PART_OF_DAY_HOURS.get(part) ?? DEFAULT_HOUR) : DEFAULT_HOUR;
       minute = 0;
     }

@@ -13,6 +13,7 @@ export interface RegisteredTool {
   name: string;
   /** The name the model sees (the canonical name when it is function-safe). */
   functionName: string;
+  /** Grows when `registry.alias` adds one. */
   aliases: readonly string[];
   group: string;
 }
@@ -51,6 +52,15 @@ export interface CallRequest {
   deferAudit?: AuditRecord[];
   /** Receives the events the tool emits while it runs (progress), named with the tool and the call. */
   onEvent?: (event: CallEvent) => void;
+  /** The person's text of this turn, or the job's prompt (`ctx.input`); default empty. */
+  input?: string;
+  /** Shared by the calls of one turn or run (`ctx.state`); default a new one for this call. */
+  state?: Map<string, unknown>;
+  /**
+   * Stops the run (`ctx.cancel()`): the calls still running are cancelled, no further call or model step is made.
+   * Absent: a tool's `cancel()` cancels only its own call.
+   */
+  cancel?: (reason: string) => void;
 }
 
 /** A tool's event as the caller sees it: which call it came from. */

@@ -84,6 +84,18 @@ export interface ToolCallContext extends ToolContext {
    * runs) need not fake it.
    */
   emit?(event: FamiliarEvent | ToolEvent): void;
+  /** The person's text of this turn, or the job's prompt ('' when the call was made outside a turn). */
+  input?: string;
+  /**
+   * Shared by the tool calls of one turn or run (seed 001's per-run state): one call leaves something, a later call
+   * of the same turn finds it. Dropped when the turn ends. Set by the registry on every call.
+   */
+  state?: Map<string, unknown>;
+  /**
+   * Stops the run cleanly (seed 001's `cancel()`): this call's own result is kept, the calls running beside it are
+   * cancelled, and no further tool call or model step is made; the person is told `reason`. Set by the registry.
+   */
+  cancel?(reason?: string): void;
 }
 
 export interface NativeTool<P = Record<string, unknown>> {

@@ -47,60 +47,16 @@ export interface Turns {
  * and can be approved high-risk calls only by its approve list; the refusals are noted in its answer.
  */
 export function createTurns(deps: TurnsDeps): Turns {
-  const { config, agent, conversations, queue } = deps;
+  const { conversations, queue } = deps;
   const inFlight = new Set<AbortController>();
   const lines = new ChatLines((channel, chatId) => conversations.resolve(channel, chatId));
-
-  const run = async (request: TurnRequest, conversationId: string, signal: AbortSignal | undefined): Promise<TurnOutcome> => {
-    const unattended = request.unattended;
-    const filter = unattended ? intersectFilters(request.filter, unattendedFilter(config, deps.riskOf, unattended)) : request.filter;
-    const approve = unattended ? approveList(unattended) : request.approve;
-    const input = applyAgent(config, {
-      conversationId, text: request.text, origin: request.origin, source: request.source,
-      ...(filter ? { filter } : {}),
-      ...(approve ? { approve } : {}),
-      ...(unattended ? { unattended: true, run: { owner: unattended.owner, id: unattended.id } } : {}),
-      ...(request.systemExtra !== undefined ? { systemExtra: request.systemExtra } : {}),
-      ...(request.images ? { images: request.images } : {}),
-      ...(request.onEvent ? { onEvent: request.onEvent } : {}),
-      ...(request.stream && request.onEvent ? { stream: true } : {}),
-      ...(signal ? { signal } : {}),
-      ...(request.taint && request.taint.length > 0 ? { taint: request.taint } : {}),
-    }, request.route);
-    const result = await observed(request, conversationId, () => agent.runTurn(input));
-    if (result.denied.length === 0 || !unattended) return result;
-    const names = result.denied.join(', ');
-    const why = result.taint.length > 0
-      ? `this run holds outside content (${result.taint.join(', ')}), and nobody can approve in a scheduled run`
-      : `nobody can approve in a scheduled run; add it to the ${unattended.owner}'s approve list to allow it`;
-    return { ...result, text: `${result.text}\n\n(Not done: ${names} needs approval, and ${why}.)` };
-  };
-
-  /** The turn between its `turn:start` and `turn:end` events (`error` when the agent threw: a bug, the database). */
-  const observed = async (request: TurnRequest, conversationId: string, runTurn: () => Promise<TurnResult>): Promise<TurnResult> => {
-    const { events } = deps;
-    if (!events) return runTurn();
-    const common = { conversationId, origin: request.origin, source: request.source };
-    const started = performance.now();
-    events.emit({ type: 'turn:start', ...common, text: request.text });
-    let result: TurnResult | undefined;
-    try {
-      result = await runTurn();
-      return result;
-    } finally {
-      events.emit({
-        type: 'turn:end', ...common, turnId: result?.turnId ?? '', status: result?.status ?? 'error',
-        toolCalls: result?.toolCalls ?? 0, durationMs: performance.now() - started,
-      });
-    }
-  };
 
   const start: StartTurn = (request) => {
     if (request.conversationId !== undefined) {
       // A job's or a skill's conversation is filed under the chat that made it but stays theirs, never the chat's.
       const kind = request.source === 'job' || request.source === 'skill' ? request.source : 'chat';
       conversations.ensure(request.conversationId, request.origin.channel, request.origin.chatId, kind);
-      return run(request, request.conversationId, request.signal);
+      return runTurn(deps, request, request.conversationId, request.signal);
     }
     const conversationId = request.chat?.conversation() ?? conversations.resolve(request.origin.channel, request.origin.chatId);
     const queued = queue.run(conversationId, async () => {
@@ -108,7 +64,7 @@ export function createTurns(deps: TurnsDeps): Turns {
       inFlight.add(controller);
       const unlink = linkAbort(controller, request.signal);
       try {
-        return await run(request, conversationId, controller.signal);
+        return await runTurn(deps, request, conversationId, controller.signal);
       } finally {
         inFlight.delete(controller);
         unlink();
@@ -132,4 +88,55 @@ export function createTurns(deps: TurnsDeps): Turns {
       await queue.idle(AbortSignal.timeout(2000));
     },
   };
+}
+
+/** One turn with its chat's agent; an unattended run's answer notes the calls it was refused for want of approval. */
+async function runTurn(deps: TurnsDeps, request: TurnRequest, conversationId: string, signal: AbortSignal | undefined): Promise<TurnOutcome> {
+  const input = agentInput(deps, request, conversationId, signal);
+  const result = await observed(deps.events, request, conversationId, () => deps.agent.runTurn(input));
+  const unattended = request.unattended;
+  if (result.denied.length === 0 || !unattended) return result;
+  const names = result.denied.join(', ');
+  const why = result.taint.length > 0
+    ? `this run holds outside content (${result.taint.join(', ')}), and nobody can approve in a scheduled run`
+    : `nobody can approve in a scheduled run; add it to the ${unattended.owner}'s approve list to allow it`;
+  return { ...result, text: `${result.text}\n\n(Not done: ${names} needs approval, and ${why}.)` };
+}
+
+/** The agent's input: the route's agent applied, and an unattended run's tools and approvals narrowed to its own. */
+function agentInput(deps: TurnsDeps, request: TurnRequest, conversationId: string, signal: AbortSignal | undefined): TurnInput {
+  const { config } = deps;
+  const unattended = request.unattended;
+  const filter = unattended ? intersectFilters(request.filter, unattendedFilter(config, deps.riskOf, unattended)) : request.filter;
+  const approve = unattended ? approveList(unattended) : request.approve;
+  return applyAgent(config, {
+    conversationId, text: request.text, origin: request.origin, source: request.source,
+    ...(filter ? { filter } : {}),
+    ...(approve ? { approve } : {}),
+    ...(unattended ? { unattended: true, run: { owner: unattended.owner, id: unattended.id } } : {}),
+    ...(request.systemExtra !== undefined ? { systemExtra: request.systemExtra } : {}),
+    ...(request.images ? { images: request.images } : {}),
+    ...(request.onEvent ? { onEvent: request.onEvent } : {}),
+    ...(request.stream && request.onEvent ? { stream: true } : {}),
+    ...(signal ? { signal } : {}),
+    ...(request.taint && request.taint.length > 0 ? { taint: request.taint } : {}),
+  }, request.route);
+}
+
+/** The turn between its `turn:start` and `turn:end` events (`error` when the agent threw: a bug, the database). */
+async function observed(events: EventSink | undefined, request: TurnRequest, conversationId: string, runTurn: () => Promise<TurnResult>): Promise<TurnResult> {
+  if (!events) return runTurn();
+  const common = { conversationId, origin: request.origin, source: request.source };
+  const started = performance.now();
+  events.emit({ type: 'turn:start', ...common, text: request.text });
+  let result: TurnResult | undefined;
+  try {
+    result = await runTurn();
+    return result;
+  } finally {
+    events.emit({
+      type: 'turn:end', ...common, turnId: result?.turnId ?? '', status: result?.status ?? 'error',
+      toolCalls: result?.toolCalls ?? 0, durationMs: performance.now() - started,
+    });
+  }
 }

@@ -52,97 +52,12 @@ export class SpeechRequests {
  * private temporary folder (0700), removed afterwards. Nothing here logs what was said.
  */
 export function createVoiceService(deps: VoiceServiceDeps, requests: SpeechRequests): VoiceService {
-  const { voice, ffmpeg, stt, tts, usage, chats } = deps;
-  const log = deps.log;
-  const maxFileBytes = Math.floor(voice.max_file_mb * 1024 * 1024);
-
-  async function inJobFolder<T>(work: (dir: string) => Promise<Result<T>>): Promise<Result<T>> {
-    let dir: string | undefined;
-    try {
-      dir = await mkdtemp(path.join(deps.tempRoot ?? tmpdir(), 'familiar-voice-'));
-      return await work(dir);
-    } catch (error) {
-      log.error({ err: error }, 'voice: job failed');
-      return failure(`something went wrong on my side (${errorMessage(error).slice(0, 200)})`);
-    } finally {
-      if (dir !== undefined) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-    }
-  }
-
-  async function transcribe(file: AudioFile, options: TranscribeOptions = {}): Promise<Result<Transcript>> {
-    if (!stt) return failure('speech to text is not set up here (voice.stt in the config)');
-    if (file.data.length > maxFileBytes) {
-      return failure(`it is ${(file.data.length / 1048576).toFixed(1)} MB; I transcribe files of at most ${voice.max_file_mb} MB (voice.max_file_mb)`);
-    }
-    const started = performance.now();
-    return inJobFolder(async (dir) => {
-      const input = path.join(dir, `input${extensionOf(file.name)}`);
-      await writeFile(input, file.data);
-      const decoded = await ffmpeg.decode(input, { workDir: dir, maxSeconds: voice.max_duration_s, signal: options.signal });
-      if (!decoded.success) return decoded;
-      const pcm = decoded.value;
-      const seconds = secondsOf(pcm);
-      if (seconds > voice.max_duration_s) return failure(`it is longer than ${formatSeconds(voice.max_duration_s)}, the longest I transcribe (voice.max_duration_s)`);
-      if (seconds < 0.1) return failure('it has no sound');
-      const reserved = usage.reserve({ direction: 'in', seconds, engine: stt.kind, conversationId: options.conversationId });
-      if (!reserved.success) return reserved;
-      const bounds = pieceBounds(pcm, stt.maxPieceSeconds);
-      const texts: string[] = [];
-      for (let index = 0; index + 1 < bounds.length; index += 1) {
-        const wav = wavFile(pcm.subarray(bounds[index], bounds[index + 1]));
-        const wavPath = path.join(dir, `piece-${String(index + 1).padStart(3, '0')}.wav`);
-        await writeFile(wavPath, wav);
-        const heard = await stt.transcribe({ wav, wavPath, index }, { workDir: dir, signal: options.signal });
-        if (!heard.success) {
-          usage.release(reserved.value);
-          const where = bounds.length > 2 ? ` (piece ${index + 1} of ${bounds.length - 1})` : '';
-          return failure(`the speech-to-text engine failed${where}: ${heard.error}`);
-        }
-        texts.push(heard.value);
-      }
-      usage.commit(reserved.value, seconds);
-      const text = texts.map((piece) => piece.replace(/\s+/g, ' ').trim()).filter((piece) => piece !== '').join(' ');
-      log.info({ seconds: Math.round(seconds * 10) / 10, pieces: bounds.length - 1, engine: stt.kind, ms: Math.round(performance.now() - started) }, 'voice: transcribed');
-      if (text === '') return failure('no words were recognised in it');
-      return succeed({ text, seconds, pieces: bounds.length - 1, engine: stt.kind });
-    });
-  }
-
-  async function speak(markdown: string, options: SpeakOptions): Promise<Result<SpokenAudio>> {
-    if (!tts || !voice.tts) return failure('text to speech is not set up here (voice.tts in the config)');
-    // marked is loaded on the first answer spoken, not at start.
-    const { speakableText } = await import('./speech-text.js');
-    const { text, truncated } = speakableText(markdown, voice.tts.max_chars);
-    if (text === '') return failure('there are no words to say in this answer');
-    const started = performance.now();
-    return inJobFolder(async (dir) => {
-      const reserved = usage.reserve({ direction: 'out', seconds: text.length / CHARS_PER_SECOND, engine: tts.kind, conversationId: options.conversationId });
-      if (!reserved.success) return reserved;
-      const made = await tts.synthesize(text, { workDir: dir, signal: options.signal });
-      if (!made.success) {
-        usage.release(reserved.value);
-        return failure(`the text-to-speech engine failed: ${made.error}`);
-      }
-      const encoded = await ffmpeg.encode(made.value, options.format, { workDir: dir, name: 'reply', signal: options.signal });
-      if (!encoded.success) {
-        usage.release(reserved.value);
-        return failure(`the spoken answer could not be encoded: ${encoded.error}`);
-      }
-      usage.commit(reserved.value, encoded.value.seconds);
-      log.info({ seconds: Math.round(encoded.value.seconds * 10) / 10, chars: text.length, engine: tts.kind, ms: Math.round(performance.now() - started) }, 'voice: spoke');
-      const ogg = options.format === 'ogg_opus';
-      return succeed({
-        data: encoded.value.data, format: options.format, mimeType: ogg ? 'audio/ogg' : 'audio/mpeg', fileName: ogg ? 'answer.ogg' : 'answer.mp3',
-        seconds: encoded.value.seconds, truncated,
-      });
-    });
-  }
-
+  const { stt, tts, chats } = deps;
   return {
     hears: stt !== undefined,
     speaks: tts !== undefined,
-    transcribe,
-    speak,
+    transcribe: (file, options = {}) => transcribe(deps, file, options),
+    speak: (markdown, options) => speak(deps, markdown, options),
     speechFor({ channel, chatId, turnId, heardVoice }) {
       const asked = requests.take(turnId);
       if (!tts) return undefined;
@@ -151,6 +66,94 @@ export function createVoiceService(deps: VoiceServiceDeps, requests: SpeechReque
       return mode === 'on' || (mode === 'auto' && heardVoice) ? {} : undefined;
     },
   };
+}
+
+/** Runs `work` in a private temporary folder (0700), removed afterwards; a throw is logged and said plainly. */
+async function inJobFolder<T>(deps: VoiceServiceDeps, work: (dir: string) => Promise<Result<T>>): Promise<Result<T>> {
+  let dir: string | undefined;
+  try {
+    dir = await mkdtemp(path.join(deps.tempRoot ?? tmpdir(), 'familiar-voice-'));
+    return await work(dir);
+  } catch (error) {
+    deps.log.error({ err: error }, 'voice: job failed');
+    return failure(`something went wrong on my side (${errorMessage(error).slice(0, 200)})`);
+  } finally {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** Audio decoded, checked against the limits, cut into pieces within the engine's limit, their words joined in order. */
+async function transcribe(deps: VoiceServiceDeps, file: AudioFile, options: TranscribeOptions): Promise<Result<Transcript>> {
+  const { voice, ffmpeg, stt, usage, log } = deps;
+  const maxFileBytes = Math.floor(voice.max_file_mb * 1024 * 1024);
+  if (!stt) return failure('speech to text is not set up here (voice.stt in the config)');
+  if (file.data.length > maxFileBytes) {
+    return failure(`it is ${(file.data.length / 1048576).toFixed(1)} MB; I transcribe files of at most ${voice.max_file_mb} MB (voice.max_file_mb)`);
+  }
+  const started = performance.now();
+  return inJobFolder(deps, async (dir) => {
+    const input = path.join(dir, `input${extensionOf(file.name)}`);
+    await writeFile(input, file.data);
+    const decoded = await ffmpeg.decode(input, { workDir: dir, maxSeconds: voice.max_duration_s, signal: options.signal });
+    if (!decoded.success) return decoded;
+    const pcm = decoded.value;
+    const seconds = secondsOf(pcm);
+    if (seconds > voice.max_duration_s) return failure(`it is longer than ${formatSeconds(voice.max_duration_s)}, the longest I transcribe (voice.max_duration_s)`);
+    if (seconds < 0.1) return failure('it has no sound');
+    const reserved = usage.reserve({ direction: 'in', seconds, engine: stt.kind, conversationId: options.conversationId });
+    if (!reserved.success) return reserved;
+    const bounds = pieceBounds(pcm, stt.maxPieceSeconds);
+    const texts: string[] = [];
+    for (let index = 0; index + 1 < bounds.length; index += 1) {
+      const wav = wavFile(pcm.subarray(bounds[index], bounds[index + 1]));
+      const wavPath = path.join(dir, `piece-${String(index + 1).padStart(3, '0')}.wav`);
+      await writeFile(wavPath, wav);
+      const heard = await stt.transcribe({ wav, wavPath, index }, { workDir: dir, signal: options.signal });
+      if (!heard.success) {
+        usage.release(reserved.value);
+        const where = bounds.length > 2 ? ` (piece ${index + 1} of ${bounds.length - 1})` : '';
+        return failure(`the speech-to-text engine failed${where}: ${heard.error}`);
+      }
+      texts.push(heard.value);
+    }
+    usage.commit(reserved.value, seconds);
+    const text = texts.map((piece) => piece.replace(/\s+/g, ' ').trim()).filter((piece) => piece !== '').join(' ');
+    log.info({ seconds: Math.round(seconds * 10) / 10, pieces: bounds.length - 1, engine: stt.kind, ms: Math.round(performance.now() - started) }, 'voice: transcribed');
+    if (text === '') return failure('no words were recognised in it');
+    return succeed({ text, seconds, pieces: bounds.length - 1, engine: stt.kind });
+  });
+}
+
+/** An answer made speakable, synthesised and encoded for the platform, within the daily limit. */
+async function speak(deps: VoiceServiceDeps, markdown: string, options: SpeakOptions): Promise<Result<SpokenAudio>> {
+  const { voice, ffmpeg, tts, usage, log } = deps;
+  if (!tts || !voice.tts) return failure('text to speech is not set up here (voice.tts in the config)');
+  // marked is loaded on the first answer spoken, not at start.
+  const { speakableText } = await import('./speech-text.js');
+  const { text, truncated } = speakableText(markdown, voice.tts.max_chars);
+  if (text === '') return failure('there are no words to say in this answer');
+  const started = performance.now();
+  return inJobFolder(deps, async (dir) => {
+    const reserved = usage.reserve({ direction: 'out', seconds: text.length / CHARS_PER_SECOND, engine: tts.kind, conversationId: options.conversationId });
+    if (!reserved.success) return reserved;
+    const made = await tts.synthesize(text, { workDir: dir, signal: options.signal });
+    if (!made.success) {
+      usage.release(reserved.value);
+      return failure(`the text-to-speech engine failed: ${made.error}`);
+    }
+    const encoded = await ffmpeg.encode(made.value, options.format, { workDir: dir, name: 'reply', signal: options.signal });
+    if (!encoded.success) {
+      usage.release(reserved.value);
+      return failure(`the spoken answer could not be encoded: ${encoded.error}`);
+    }
+    usage.commit(reserved.value, encoded.value.seconds);
+    log.info({ seconds: Math.round(encoded.value.seconds * 10) / 10, chars: text.length, engine: tts.kind, ms: Math.round(performance.now() - started) }, 'voice: spoke');
+    const ogg = options.format === 'ogg_opus';
+    return succeed({
+      data: encoded.value.data, format: options.format, mimeType: ogg ? 'audio/ogg' : 'audio/mpeg', fileName: ogg ? 'answer.ogg' : 'answer.mp3',
+      seconds: encoded.value.seconds, truncated,
+    });
+  });
 }
 
 /** A short, safe extension for ffmpeg's format guess (the name itself is never used). */

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import type { Result } from '../lib/result.js';
 import { PinnedDir, RefusedError, using } from './pinned-dir.js';
-import { WorkspaceFiles, type Checked } from './workspace-files.js';
+import { WorkspaceFiles } from './workspace-files.js';
 import type { Workspaces } from './workspace.js';
 
 export const UPLOADS = 'uploads';
@@ -13,7 +14,7 @@ const NAME_ATTEMPTS = 5;
  * attachments): through `workspaces` when the sandbox runs (mounted, size-limited, files handed to its
  * user), else the plain folder `workspaceDir` (no container exists then). Contract: never throws.
  */
-export async function openWorkspace(workspaces: Workspaces | undefined, conversationId: string, workspaceDir: string, options: { create: boolean }): Promise<Checked<WorkspaceFiles>> {
+export async function openWorkspace(workspaces: Workspaces | undefined, conversationId: string, workspaceDir: string, options: { create: boolean }): Promise<Result<WorkspaceFiles>> {
   try {
     if (workspaces) {
       if (!options.create && !workspaces.exists(conversationId)) return { success: false, error: 'this conversation has no workspace files yet' };

@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
+import type { Result } from '../lib/result.js';
 import { RefusedError, using, type Ownership, type PinnedDir } from './pinned-dir.js';
 
-export type Checked<T> = { success: true; value: T } | { success: false; error: string };
 
 /** A workspace's space, when it has a size limit (`tools.sandbox.workspace_mb`). */
 export interface Usage {
@@ -27,7 +27,7 @@ export function nearlyFull(usage: Usage): boolean {
  * Splits a model-supplied path relative to the workspace into names. Refuses absolute paths, `~`, drive
  * letters, NUL bytes and `..`; `""`, `"."` and `"./"` name the workspace itself (no names).
  */
-export function splitWorkspacePath(requested: string): Checked<string[]> {
+export function splitWorkspacePath(requested: string): Result<string[]> {
   const cleaned = requested.trim().replace(/\\/g, '/');
   if (cleaned.includes('\0')) return { success: false, error: 'the path contains a NUL byte' };
   if (cleaned.startsWith('/') || /^[a-zA-Z]:/.test(cleaned) || cleaned.startsWith('~')) {
@@ -42,7 +42,7 @@ export function splitWorkspacePath(requested: string): Checked<string[]> {
  * One operation's view of a conversation's workspace, rooted at a pinned folder (the workspace's own
  * filesystem when it has a size limit). Every path is walked name by name from that root with PinnedDir,
  * so no link is followed and no folder swapped in by the container can lead out. Close it when done.
- * Contract: methods throw errno errors (ENOENT, ENOSPC, …) and RefusedError; file-tools.ts words them.
+ * Contract: methods throw errno errors (ENOENT, ENOSPC, …) and RefusedError; file-workspace.ts words them.
  */
 export class WorkspaceFiles {
   constructor(

@@ -5,10 +5,11 @@ import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { KeyedMutex } from '../lib/atomic-write.js';
+import type { Result } from '../lib/result.js';
 import { PinnedDir, pinningAvailable, using, type Ownership } from './pinned-dir.js';
 import { copyTree, removeTree } from './tree.js';
 import { createImage, growImage, isMountPoint, mountImage, mountsUnder, moveMount, probeVolumes, unmount, type VolumeSupport } from './volumes.js';
-import { WorkspaceFiles, type Checked, type Usage } from './workspace-files.js';
+import { WorkspaceFiles, type Usage } from './workspace-files.js';
 
 /** The uid/gid the sandbox runs as, when `tools.sandbox.user` is numeric ("1000" or "1000:1000"). */
 export interface SandboxOwner {
@@ -121,7 +122,7 @@ export class Workspaces {
    * Opens the workspace for one operation (mounting it first if needed; creating it with `create`).
    * Contract: never throws; a failure says what is wrong.
    */
-  async open(conversationId: string, options: { create: boolean }): Promise<Checked<WorkspaceFiles>> {
+  async open(conversationId: string, options: { create: boolean }): Promise<Result<WorkspaceFiles>> {
     if (!pinningAvailable()) return { success: false, error: 'the workspace cannot be opened safely here (/proc is not mounted)' };
     let dir: string;
     try {
@@ -243,7 +244,7 @@ export class Workspaces {
    * Makes sure the workspace exists (with `create`) and is mounted when the limit is enforced. The value
    * says whether the limit applies to it. Contract: never throws.
    */
-  private async prepare(conversationId: string, create: boolean): Promise<Checked<boolean>> {
+  private async prepare(conversationId: string, create: boolean): Promise<Result<boolean>> {
     const dir = this.dir(conversationId);
     const support = await this.volumeSupport();
     // Fast path, no lock: already there in the expected shape.
@@ -252,7 +253,7 @@ export class Workspaces {
     return this.locked(conversationId, () => this.prepareUnlocked(conversationId, create));
   }
 
-  private async prepareUnlocked(conversationId: string, create: boolean): Promise<Checked<boolean>> {
+  private async prepareUnlocked(conversationId: string, create: boolean): Promise<Result<boolean>> {
     const dir = this.dir(conversationId);
     const image = this.image(conversationId);
     const support = await this.volumeSupport();

@@ -116,6 +116,17 @@ describe('approvals for high-risk calls', () => {
     expect(lastToolMessage(fake)).toMatch(/nobody can be asked to approve send_message on cli/);
   });
 
+  it('says outside content is the reason, not auto_approve, when a tainted conversation cannot ask', async () => {
+    await build({ approval: { auto_approve: ['send_message'] } });
+    sendScript();
+    await app.turns.start({ text: 'tell Anna what the page says', origin, source: 'cli', taint: ['a web page at example.org'] });
+    expect(sent).toEqual([]);
+    const refusal = lastToolMessage(fake);
+    expect(refusal).toContain('outside content was read in this conversation (a web page at example.org), so send_message needs a person\'s yes');
+    expect(refusal).toMatch(/familiar ask on a terminal.*--new.*\/reset/s);
+    expect(refusal).not.toContain('auto_approve');
+  });
+
   it('skips the question for auto-approved tools in an untainted turn', async () => {
     await build({ approval: { auto_approve: ['send_message'] } });
     const prompter = recordingPrompter('deny');

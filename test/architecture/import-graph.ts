@@ -6,7 +6,7 @@ import path from 'node:path';
 import ts from 'typescript';
 
 export interface ImportGraph {
-  /** Files relative to src/, with forward slashes, e.g. `tools/registry.ts`. */
+  /** Files relative to src/, with forward slashes, e.g. `registry/registry.ts`. */
   files: string[];
   edges: Map<string, Set<string>>;
   /** The edges that carry code: an import or export not marked `type`, or an `await import()`. */

@@ -40,7 +40,9 @@ describe('the import graph of src/ against the fence table', () => {
   it('reads the graph (the rules below would pass vacuously on an empty one)', () => {
     expect(graph.files.length).toBeGreaterThan(100);
     expect(graph.edges.get('daemon.ts')?.size).toBeGreaterThan(10);
-    expect(graph.valueEdges.get('daemon.ts')?.size).toBeGreaterThan(10);
+    // The root's steps live in root/: together with daemon.ts they load most of the parts.
+    const rootEdges = new Set([...graph.valueEdges].filter(([file]) => file === 'daemon.ts' || file.startsWith('root/')).flatMap(([, targets]) => [...targets]));
+    expect(rootEdges.size).toBeGreaterThan(10);
     // `import type` is an edge, but not one that loads code.
     expect(graph.edges.get('agent/agent.ts')).toContain('agent/conversations.ts');
     expect(graph.valueEdges.get('agent/agent.ts')).not.toContain('agent/conversations.ts');

@@ -4,6 +4,7 @@ import { cleanForTelegram } from '../../src/channels/telegram-clean.js';
 import type { TelegramEntity } from '../../src/channels/telegram-format.js';
 import { markdownToFormatted } from '../../src/channels/telegram-format.js';
 import { renderTelegramParts, TELEGRAM_TEXT_LIMIT, type TelegramPart } from '../../src/channels/telegram-text.js';
+import { renderOutside } from '../../src/delivery/outside.js';
 import { tdCleanPlain, tdParseHtml, type TdEntity } from '../helpers/tdlib.js';
 
 // Every assertion here is made against Telegram's own parser (TDLib), not against a reimplementation.
@@ -119,6 +120,19 @@ describe('Telegram text, checked with TDLib: hand-written cases', () => {
 
   it('renders a table as aligned text in a pre block', () => {
     expect(shown('| a | **b** |\n|---|---|\n| 1 | `x&y` |').text).toBe('a │ b\n──┼────\n1 │ x&y');
+  });
+
+  it('keeps the address of a link inside a table cell visible, since a pre block cannot link', () => {
+    const table = shown('| site | note |\n|---|---|\n| [l](https://x.org) | [https://y.org](https://y.org) and [](https://z.org/p) |');
+    const [first, second] = ['l (https://x.org)', 'https://y.org and https://z.org/p'];
+    expect(table.text).toBe(`${'site'.padEnd(first.length)} │ note\n${'─'.repeat(first.length)}─┼─${'─'.repeat(second.length)}\n${first} │ ${second}`);
+    expect(table.entities).toEqual([`pre@0+${table.text.length}`]);
+  });
+
+  it('keeps a link inert in a table made from outside content', () => {
+    const table = shown(renderOutside('| site |\n|---|\n| [l](https://evil.example/x) |', ['http:https://evil.example']));
+    expect(table.text.split('\n').at(-1)).toBe('l (hxxps://evil[.]example/x)');
+    expect(table.entities.filter((entity) => entity.startsWith('text_link'))).toEqual([]);
   });
 
   it('turns controls, tabs, separators and bidi overrides into what Telegram shows', () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyTool } from '../../src/tools/types.js';
 import { parseHtml } from '../fakes/telegram-server.js';
@@ -230,8 +231,8 @@ describe('Telegram channel (grammy against the fake Bot API)', () => {
     const line = /- input\.csv \(text\/csv, 14 B\): (\S+)/.exec(prompt);
     expect(line).not.toBeNull();
     const stored = line?.[1] ?? '';
-    expect(stored).toContain(`${rig.app.conversations.resolve('telegram', String(OWNER_TG))}/uploads/`);
-    expect(readFileSync(stored, 'utf8')).toBe('col1,col2\n3,4\n');
+    expect(stored).toMatch(/^uploads\/[a-z0-9]+-input\.csv$/);
+    expect(readFileSync(path.join(rig.app.config.data_dir, 'workspaces', rig.app.conversations.resolve('telegram', String(OWNER_TG)), stored), 'utf8')).toBe('col1,col2\n3,4\n');
     const documents = rig.telegram.sent.filter((message) => message.method === 'sendDocument');
     expect(documents.map((message) => message.file?.fileName)).toEqual(['report.csv', 'data.json']);
     expect(documents[0]?.file?.bytes?.toString()).toBe('a,b\n1,2\n');

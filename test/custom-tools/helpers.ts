@@ -10,7 +10,7 @@ import { createCustomToolsPart, type CustomTools } from '../../src/custom-tools/
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { EventBus } from '../../src/tools/events.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
-import type { CallRequest } from '../../src/tools/call.js';
+import type { CallOutcome, CallRequest } from '../../src/tools/call.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import { realGate } from '../helpers/gate.js';
 import { captureLogger, tempDir } from '../helpers/app.js';
@@ -24,7 +24,7 @@ export interface Harness {
   custom: CustomTools;
   db: Database;
   logs: string[];
-  call(name: string, args?: CallRequest['arguments'], extra?: Partial<CallRequest>): ReturnType<ToolRegistry['execute']>;
+  call(name: string, args?: CallRequest['arguments'], extra?: Partial<CallRequest>): Promise<CallOutcome>;
   /** Log lines (parsed) whose message contains `text`. */
   logged(text: string): Array<Record<string, unknown>>;
   close(): Promise<void>;

@@ -3,7 +3,6 @@
 // like the console's own pages do.
 import type { Daemon } from '../../src/daemon.js';
 import { createLoginToken, SESSION_COOKIE } from '../../src/console/auth.js';
-import type { HttpPart } from '../../src/http/part.js';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, type TestApp } from './app.js';
 
@@ -32,7 +31,7 @@ export async function startConsoleApp(fake: FakeOpenAI, overrides: Record<string
 }
 
 export function baseOf(app: Daemon): string {
-  const address = (app.parts.find((part) => part.name === 'http') as HttpPart | undefined)?.address();
+  const address = app.httpAddress();
   if (!address) throw new Error('the http part is not listening');
   return `http://127.0.0.1:${address.port}`;
 }

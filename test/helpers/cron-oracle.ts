@@ -2,8 +2,9 @@
 // fields are read here, every wall-clock day in the window is tested the way Vixie cron's cron.c tests a minute
 // (DOM_STAR / DOW_STAR: a day field starting with "*" makes the day test an AND, else an OR), and each matching
 // wall time is turned into an instant by Temporal (temporal-polyfill) with disambiguation "compatible" — the rule
-// docs/scheduling.md states: a repeated wall time is its first occurrence, a skipped one moves forward
-// by the length of the jump. It is slow and obvious on purpose: a brute force over days, hours and minutes.
+// docs/scheduling.md states: a skipped wall time moves forward by the length of the jump; a repeated wall time is its
+// first occurrence for a job at fixed hours, and both occurrences for one whose hour field is a wildcard or a step
+// (Vixie cron's "wildcard jobs", croniter). It is slow and obvious on purpose: a brute force over days, hours, minutes.
 import { Temporal } from 'temporal-polyfill';
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -37,6 +38,8 @@ function field(text: string, min: number, max: number, names: readonly string[] 
 export interface OracleCron {
   minutes: Set<number>; hours: Set<number>; days: Set<number>; months: Set<number>; weekdays: Set<number>;
   dayStar: boolean; weekdayStar: boolean;
+  /** The hour field is a wildcard or a step: a repeated wall time runs twice. */
+  bothPasses: boolean;
 }
 
 export function parseOracleCron(expression: string): OracleCron {
@@ -46,6 +49,7 @@ export function parseOracleCron(expression: string): OracleCron {
   return {
     minutes: field(minute, 0, 59), hours: field(hour, 0, 23), days: field(day, 1, 31), months: field(month, 1, 12, MONTHS, 1), weekdays,
     dayStar: day.startsWith('*') || day === '?', weekdayStar: weekday.startsWith('*') || weekday === '?',
+    bothPasses: hour.startsWith('*') || hour.includes('/'),
   };
 }
 
@@ -68,8 +72,11 @@ export function oracleRuns(expression: string, timeZone: string, from: number, t
     for (const hour of cron.hours) {
       for (const minute of cron.minutes) {
         const wall = date.toPlainDateTime({ hour, minute });
-        const instant = wall.toZonedDateTime(timeZone, { disambiguation: 'compatible' }).epochMilliseconds;
-        if (instant > from && instant <= to) runs.add(instant);
+        const instants = [wall.toZonedDateTime(timeZone, { disambiguation: 'compatible' })];
+        const later = wall.toZonedDateTime(timeZone, { disambiguation: 'later' });
+        // Repeated (not skipped): the later instant shows the same wall time.
+        if (cron.bothPasses && later.toPlainDateTime().equals(wall)) instants.push(later);
+        for (const { epochMilliseconds: instant } of instants) if (instant > from && instant <= to) runs.add(instant);
       }
     }
   }

@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Daemon as App } from '../../src/daemon.js';
 import { ConfigError } from '../../src/errors.js';
-import type { HttpPart as HttpModule } from '../../src/http/part.js';
 import { parseListenAddress } from '../../src/http/listen-address.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp } from '../helpers/app.js';
@@ -26,7 +25,7 @@ describe('operations endpoint security', () => {
     const { app } = await makeTestApp(fake, { http });
     apps.push(app);
     await app.start();
-    const address = (app.parts.find((module) => module.name === 'http') as HttpModule).address();
+    const address = app.httpAddress();
     if (!address) throw new Error('not listening');
     return { app, base: `http://127.0.0.1:${address.port}` };
   }

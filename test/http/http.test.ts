@@ -1,21 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Daemon as App } from '../../src/daemon.js';
 import type { Part } from '../../src/part.js';
-import type { HttpPart as HttpModule } from '../../src/http/part.js';
 import { startOfDay } from '../../src/usage/usage.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp } from '../helpers/app.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 
-function httpModule(app: App): HttpModule {
-  const module = app.parts.find((candidate) => candidate.name === 'http');
-  if (!module) throw new Error('http module not installed');
-  return module as HttpModule;
-}
-
 function urlOf(app: App, path: string): string {
-  const address = httpModule(app).address();
+  if (!app.parts.some((candidate) => candidate.name === 'http')) throw new Error('http module not installed');
+  const address = app.httpAddress();
   if (!address) throw new Error('http module not listening');
   return `http://${address.host}:${address.port}${path}`;
 }
@@ -61,7 +55,7 @@ describe('operations HTTP endpoint', () => {
     const app = await build(undefined, [slow]);
     const starting = app.start();
     // The http module starts first; poll until it listens while `slow` holds the start.
-    while (!httpModule(app).address()) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!app.httpAddress()) await new Promise((resolve) => setTimeout(resolve, 5));
     const before = await fetch(urlOf(app, '/readyz'));
     expect(before.status).toBe(503);
     expect(await before.json()).toEqual({ status: 'not ready', reasons: ['modules still starting'] });
@@ -141,7 +135,7 @@ describe('operations HTTP endpoint', () => {
   it('reports a port already in use as a failed module, not a crash', async () => {
     const first = await build();
     await first.start();
-    const port = httpModule(first).address()?.port;
+    const port = first.httpAddress()?.port;
     const second = await build({ listen: `127.0.0.1:${port}` });
     await second.start();
     expect(second.failedParts()).toEqual(['http']);

@@ -9,7 +9,7 @@ import { McpManager } from '../../src/mcp/manager.js';
 import type { SamplingDeps } from '../../src/mcp/sampling.js';
 import { ToolRegistry } from '../../src/registry/registry.js';
 import { personSaysYes } from '../helpers/gate.js';
-import type { CallEvent } from '../../src/tools/call.js';
+import type { CallEvent, CallOutcome } from '../../src/tools/call.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import { usageToday } from '../../src/usage/usage.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
@@ -26,7 +26,7 @@ interface Rig {
   tools: ToolRegistry;
   manager: McpManager;
   logs: string[];
-  call(name: string, args: Record<string, unknown>, onEvent?: (event: CallEvent) => void): ReturnType<ToolRegistry['execute']>;
+  call(name: string, args: Record<string, unknown>, onEvent?: (event: CallEvent) => void): Promise<CallOutcome>;
 }
 
 async function connect(servers: Record<string, McpServerConfig>, options: { sampling?: SamplingDeps; maxResourceBytes?: number; outputChars?: number } = {}): Promise<Rig> {

@@ -78,13 +78,14 @@ describe('cron runs, checked against an independent oracle', () => {
     expect(iso(runs)).toEqual(['2026-10-02T15:45:00.000Z', '2026-10-03T15:45:00.000Z', '2026-10-04T15:15:00.000Z', '2026-10-05T15:15:00.000Z']);
   });
 
-  it('treats the repeated autumn hour the same for 0 */2 * * * and 0 * * * * (each wall time once, at its first)', () => {
+  it('treats the repeated autumn hour the same for 0 */2 * * * and 0 * * * * (a wildcard or stepped hour runs in both passes)', () => {
     const from = Date.UTC(2026, 9, 24, 21);
     const to = Date.UTC(2026, 9, 25, 4);
     expect(iso(implementationRuns('0 * * * *', 'Europe/Paris', from, to))).toEqual([
-      '2026-10-24T22:00:00.000Z', '2026-10-24T23:00:00.000Z', '2026-10-25T00:00:00.000Z', '2026-10-25T02:00:00.000Z', '2026-10-25T03:00:00.000Z', '2026-10-25T04:00:00.000Z',
+      '2026-10-24T22:00:00.000Z', '2026-10-24T23:00:00.000Z', '2026-10-25T00:00:00.000Z', '2026-10-25T01:00:00.000Z', '2026-10-25T02:00:00.000Z',
+      '2026-10-25T03:00:00.000Z', '2026-10-25T04:00:00.000Z',
     ]);
-    expect(iso(implementationRuns('0 */2 * * *', 'Europe/Paris', from, to))).toEqual(['2026-10-24T22:00:00.000Z', '2026-10-25T00:00:00.000Z', '2026-10-25T03:00:00.000Z']);
+    expect(iso(implementationRuns('0 */2 * * *', 'Europe/Paris', from, to))).toEqual(['2026-10-24T22:00:00.000Z', '2026-10-25T00:00:00.000Z', '2026-10-25T01:00:00.000Z', '2026-10-25T03:00:00.000Z']);
   });
 
   it('runs a time skipped in spring once, shifted by the jump, and every-15-minutes once per instant', () => {

@@ -40,6 +40,12 @@ describe('the catalogue of built-in tools', () => {
     for (const entry of app.tools.list()) expect(BUILTIN_TOOLS.find((tool) => tool.name === entry.name)?.group).toBe(entry.group);
   });
 
+  it('keeps each one\'s schema in assets/builtin-tools.json, as the parts make it (npx vitest -u rewrites it)', async () => {
+    app = (await makeTestApp(fake, EVERYTHING, undefined, { mode: 'command' })).app;
+    const schemas = app.tools.list().map((entry) => ({ name: entry.name, description: entry.tool.description, parameters: entry.tool.parameters }));
+    await expect(`${JSON.stringify(schemas, null, 2)}\n`).toMatchFileSnapshot('../../assets/builtin-tools.json');
+  });
+
   it('says which tools a config leaves off, and why', () => {
     const bare = { tools: { sandbox: undefined, email: undefined, web_search: undefined } } as never;
     const off = BUILTIN_TOOLS.filter((tool) => tool.off?.(bare) !== undefined).map((tool) => tool.name);
@@ -104,5 +110,18 @@ describe('familiar tools list --builtins', () => {
     const rows = JSON.parse(io.out()) as Array<{ name: string; enabled: boolean; available: boolean }>;
     expect(rows).toHaveLength(BUILTIN_TOOLS.length);
     expect(rows.find((row) => row.name === 'email')).toMatchObject({ enabled: true, available: false, off: 'needs tools.email' });
+  });
+
+  it('lists each built-in\'s schema (seed 004\'s SchemaForBuiltin) with --json, from the kept file', async () => {
+    const dir = tempDir();
+    writeTestConfig(dir, fake, {});
+    const io = captureIo();
+    expect(await runCli(['tools', 'list', '--builtins', '--json', '--config', path.join(dir, 'config.yaml')], io)).toBe(0);
+    const rows = JSON.parse(io.out()) as Array<{ name: string; schema?: { name: string; description: string; parameters: { type?: string } } }>;
+    expect(rows.map((row) => row.schema?.name)).toEqual(BUILTIN_TOOLS.map((tool) => tool.name));
+    const read = rows.find((row) => row.name === 'memory_read')?.schema;
+    expect(read?.description).toMatch(/\S/);
+    expect(read?.parameters.type).toBe('object');
+    expect(existsSync(path.join(dir, 'data', 'familiar.db'))).toBe(false);
   });
 });

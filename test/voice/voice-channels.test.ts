@@ -38,7 +38,7 @@ describeVoice('voice on Telegram (grammy against the fake Bot API)', () => {
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, voice: { content: note, duration: 3 } });
     await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG)[0], 60_000);
     const [text] = userTexts(rig.llm);
-    expect(text).toMatch(new RegExp(`^🎤 \\(transcribed voice note\\) ${PHRASES[0]}\\n\\n\\[The person sent these files; they are saved in this conversation's workspace:\\]\\n- voice-\\d+\\.ogg \\(audio/ogg, [\\d.]+ KB, the voice note transcribed above\\): .*/uploads/[a-z0-9]+-voice-\\d+\\.ogg$`));
+    expect(text).toMatch(new RegExp(`^🎤 \\(transcribed voice note\\) ${PHRASES[0]}\\n\\n\\[The person sent these files; they are saved in this conversation's workspace:\\]\\n- voice-\\d+\\.ogg \\(audio/ogg, [\\d.]+ KB, the voice note transcribed above\\): uploads/[a-z0-9]+-voice-\\d+\\.ogg$`));
     // The audio is kept, byte for byte, in the conversation's workspace.
     const kept = uploads(rig);
     expect(kept).toHaveLength(1);

@@ -42,7 +42,7 @@ export function loginRoutes(app: ConsoleApp): Route[] {
           app.deps.log.warn({ component: 'console' }, 'console: a login with an unknown, used or expired token was refused');
           return wantsJson(request.headers.accept) ? { type: 'json', status: 401, body: { error: exchanged.error } } : loginPage(401, exchanged.error);
         }
-        response.setHeader('Set-Cookie', sessionCookie(SESSION_COOKIE, exchanged.session.id, { maxAgeS: Math.floor(SESSION_TTL_MS / 1000), secure }));
+        response.setHeader('Set-Cookie', sessionCookie(SESSION_COOKIE, exchanged.value.id, { maxAgeS: Math.floor(SESSION_TTL_MS / 1000), secure }));
         app.deps.log.info({ component: 'console' }, 'console: logged in');
         return wantsJson(request.headers.accept) ? { type: 'json', body: { next: '/console/chat' } } : { type: 'redirect', location: '/console/chat' };
       },

@@ -30,10 +30,10 @@ export function memoryRoutes(app: ConsoleApp): Route[] {
       async handle({ form, session }) {
         const resolved = app.deps.memory.resolve(field(form, 'path'));
         if (!resolved.success) return { type: 'redirect', location: '/console/memory' };
-        const cleared = app.deps.labels?.clear('memory', resolved.relative) ?? false;
-        app.deps.log.info({ component: 'console', path: resolved.relative, cleared }, 'console: memory file trusted');
-        app.setFlash(session, { kind: 'ok', text: cleared ? `${resolved.relative} is yours again: it is back in the assistant's prompt.` : `${resolved.relative} holds no outside content.` });
-        return { type: 'redirect', location: `/console/memory/file?path=${encodeURIComponent(resolved.relative)}` };
+        const cleared = app.deps.labels?.clear('memory', resolved.value.relative) ?? false;
+        app.deps.log.info({ component: 'console', path: resolved.value.relative, cleared }, 'console: memory file trusted');
+        app.setFlash(session, { kind: 'ok', text: cleared ? `${resolved.value.relative} is yours again: it is back in the assistant's prompt.` : `${resolved.value.relative} holds no outside content.` });
+        return { type: 'redirect', location: `/console/memory/file?path=${encodeURIComponent(resolved.value.relative)}` };
       },
     },
     {
@@ -93,13 +93,13 @@ interface EditorState {
 
 function editPage(app: ConsoleApp, context: RequestContext, requested: string, state?: EditorState): Answer {
   const resolved = app.deps.memory.resolve(requested);
-  if (!resolved.success || !EDITABLE.test(resolved.relative)) {
+  if (!resolved.success || !EDITABLE.test(resolved.value.relative)) {
     return app.render(context, {
       title: 'Memory', section: 'memory', status: 400,
       body: html`<h1>Memory</h1><p class="error">${resolved.success ? 'Only .md, .markdown and .txt files are edited here.' : resolved.error}</p><p><a href="/console/memory">All files</a></p>`,
     });
   }
-  const path = resolved.relative;
+  const path = resolved.value.relative;
   const current = readOrNull(app, path);
   const content = state?.content ?? current ?? '';
   const secret = app.holdsSecret(current ?? '') && !state;
@@ -135,8 +135,8 @@ async function save(app: ConsoleApp, context: RequestContext): Promise<Answer> {
   const expected = field(form, 'expected');
   const action = field(form, 'action') || 'save';
   const resolved = app.deps.memory.resolve(requested);
-  if (!resolved.success || !EDITABLE.test(resolved.relative)) return editPage(app, context, requested);
-  const path = resolved.relative;
+  if (!resolved.success || !EDITABLE.test(resolved.value.relative)) return editPage(app, context, requested);
+  const path = resolved.value.relative;
   const current = readOrNull(app, path);
   let content = textOf(form);
   // A form sends its lines with CRLF: a file written with LF keeps LF.

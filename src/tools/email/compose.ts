@@ -1,3 +1,4 @@
+import type { Result } from '../../lib/result.js';
 import { RefusedError } from '../../workspace/pinned-dir.js';
 import { splitWorkspacePath, type WorkspaceFiles } from '../../workspace/workspace-files.js';
 import type { ParsedMessage } from './read.js';
@@ -8,13 +9,11 @@ const MAX_QUOTED_CHARS = 20_000;
 // Deliberately plain: one @, no spaces or angle brackets, a dot in the domain (or a bare host name for LANs).
 const ADDRESS = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+$/;
 
-export type Checked<T> = { success: true; value: T } | { success: false; error: string };
-
 /**
  * Recipients from the model: one string ("a@x, Bob <b@y>") or a list of them. Returns `Name <addr>` strings.
  * Refuses line breaks (header injection) and anything that is not an address, naming the bad one.
  */
-export async function parseRecipients(field: string, value: string | string[] | undefined): Promise<Checked<string[]>> {
+export async function parseRecipients(field: string, value: string | string[] | undefined): Promise<Result<string[]>> {
   if (value === undefined) return { success: true, value: [] };
   const items = Array.isArray(value) ? value : [value];
   // Loaded with the first send: the parser ships with nodemailer.
@@ -39,7 +38,7 @@ export async function parseRecipients(field: string, value: string | string[] | 
  * the files are read through pinned folders (src/sandbox/workspace-files.ts), so no link is followed and a
  * FIFO or device named like an attachment is refused without being opened.
  */
-export async function loadAttachments(open: () => Promise<Checked<WorkspaceFiles>>, paths: readonly string[]): Promise<Checked<Array<{ filename: string; content: Buffer }>>> {
+export async function loadAttachments(open: () => Promise<Result<WorkspaceFiles>>, paths: readonly string[]): Promise<Result<Array<{ filename: string; content: Buffer }>>> {
   if (paths.length === 0) return { success: true, value: [] };
   const opened = await open();
   if (!opened.success) return { success: false, error: `attachment "${paths[0] ?? ''}": ${opened.error}` };

@@ -1,7 +1,8 @@
 import { wrapOutside } from '../external.js';
 import { retryAfterSeconds } from '../../lib/retry-after.js';
-import type { NativeTool, Risk, ToolResult } from '../types.js';
-import { fetchGuarded, HttpFetchError, type Resolver } from '../../net/fetch-guarded.js';
+import type { Result } from '../../lib/result.js';
+import { fail, type NativeTool, type Risk, type ToolCallContext, type ToolResult } from '../types.js';
+import { fetchGuarded, HttpFetchError, type GuardedRequest, type GuardedResponse, type Resolver } from '../../net/fetch-guarded.js';
 import { presetOriginsOf } from '../../net/ssrf.js';
 import { headerText } from '../../net/body-text.js';
 import { formatBody } from './format.js';
@@ -34,23 +35,11 @@ export function httpRisk(params: { method?: unknown }): Risk {
 
 export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams> {
   const { config } = options;
-  const presetOrigins = presetOriginsOf(config.presets);
   const presetNames = Object.keys(config.presets);
-  const presetLines = presetNames.map((name) => `- ${describePreset(name, config.presets[name] as HttpConfig['presets'][string])}`);
-  const guardNote = config.allow_private
-    ? 'Private and loopback addresses are allowed (tools.http.allow_private).'
-    : 'Private, loopback, link-local and cloud metadata addresses are refused.';
-  const description = [
-    'Make an HTTP request and read the answer. JSON comes back pretty-printed, HTML as readable text, binary content as a summary (or a file with as_file: true).',
-    `GET is read-only; other methods change things on the other side and may need the person's approval. ${guardNote}`,
-    presetNames.length > 0
-      ? `Presets add stored credentials for one site; give the preset name and a path as url (e.g. "/items"):\n${presetLines.join('\n')}`
-      : 'No presets are configured.',
-  ].join('\n');
-
+  const presetOrigins = presetOriginsOf(config.presets);
   return {
     name: 'http',
-    description,
+    description: describeHttp(config),
     parameters: {
       type: 'object',
       properties: {
@@ -78,67 +67,99 @@ export function createHttpTool(options: HttpToolOptions): NativeTool<HttpParams>
     timeoutMs: (config.timeout_s + 5) * 1000,
     async execute(params, ctx): Promise<ToolResult> {
       const method = (params.method ?? 'GET').toUpperCase();
-      const resolved = resolveTarget({ url: params.url, preset: params.preset, query: params.query }, config.presets);
-      if (!resolved.success) return { success: false, output: resolved.error };
-      const { url, scoped } = resolved.value;
-      if ((method === 'GET' || method === 'HEAD') && params.body !== undefined) {
-        return { success: false, output: `${method} requests cannot carry a body; use POST, PUT or PATCH, or put the data in query.` };
-      }
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(params.headers ?? {})) headers[name.toLowerCase()] = value;
-      let body: Buffer | undefined;
-      if (typeof params.body === 'string') {
-        body = Buffer.from(params.body, 'utf8');
-        headers['content-type'] ??= 'text/plain; charset=utf-8';
-      } else if (params.body !== undefined) {
-        body = Buffer.from(JSON.stringify(params.body), 'utf8');
-        headers['content-type'] ??= 'application/json';
-      }
-      headers.accept ??= 'application/json, text/html;q=0.9, text/*;q=0.8, */*;q=0.5';
-
-      let response;
-      try {
-        response = await fetchGuarded(
-          { method, url, headers, ...(body ? { body } : {}), ...(scoped ? { scoped } : {}) },
-          {
-            rules: { allowPrivate: config.allow_private, allowHosts: config.allow_hosts, allowOrigins: presetOrigins },
-            timeoutMs: config.timeout_s * 1000,
-            maxBytes: config.max_bytes,
-            maxRedirects: config.max_redirects,
-            signal: ctx.signal,
-            ...(options.resolve ? { resolve: options.resolve } : {}),
-          },
-        );
-      } catch (error) {
-        if (!(error instanceof HttpFetchError)) throw error;
-        ctx.log.info({ method, url: url.origin + url.pathname, kind: error.kind }, 'http request failed');
-        return { success: false, output: `${method} ${url.href} failed: ${error.message}.${fetchHint(error, config.allow_private)}` };
-      }
-      ctx.log.debug({ method, url: response.url.origin + response.url.pathname, status: response.status, bytes: response.body.length, redirects: response.redirects.length }, 'http request');
-
-      const formatted = await formatBody(response, { asFile: params.as_file === true, maxBytes: config.max_bytes });
-      const lines = [`${method} ${response.url.href} → ${response.status} ${response.statusText}`.trim()];
-      if (response.redirects.length > 0) lines.push(`(redirected from ${response.redirects.map((hop) => hop.href).join(' → ')})`);
-      lines.push(formatted.summary);
-      let external = formatted.text;
-      if (method === 'HEAD') {
-        external = HEAD_HEADERS.filter((name) => response.headers[name] !== undefined).map((name) => `${name}: ${headerText(response.headers[name])}`).join('\n');
-      }
-      if (response.truncated && formatted.kind !== 'binary') external += `\n…[cut at ${config.max_bytes} bytes]`;
-      const failed = response.status >= 400;
-      if (failed) lines[0] = `${lines[0]}; ${statusHint(response.status, response.headers['retry-after'], params.preset)}`;
-      // The body (or a HEAD's headers) is the server's words; the status line and the redirects are ours.
-      const outside = external.trim() ? wrapOutside(response.url.href, external) : undefined;
-      const output = outside ? `${lines.join('\n')}\n${outside.wrapped}` : lines.join('\n');
-      return {
-        success: !failed,
-        output,
-        ...(outside ? { thirdParty: [outside.shown] } : {}),
-        // A failed call still carries outside text, so it taints the turn too.
-        externalSource: `http:${response.url.origin}`,
-        ...(formatted.artifact ? { artifacts: [formatted.artifact] } : {}),
-      };
+      const request = requestOf(method, params, config);
+      if (!request.success) return fail(request.error);
+      const response = await send(request.value, options, presetOrigins, ctx);
+      if (!response.success) return fail(response.error);
+      return answerOf(method, params, response.value, config);
     },
+  };
+}
+
+/** What the model reads about the tool: what it does, how the address guard is set, and the presets. */
+function describeHttp(config: HttpConfig): string {
+  const presetNames = Object.keys(config.presets);
+  const presetLines = presetNames.map((name) => `- ${describePreset(name, config.presets[name] as HttpConfig['presets'][string])}`);
+  const guardNote = config.allow_private
+    ? 'Private and loopback addresses are allowed (tools.http.allow_private).'
+    : 'Private, loopback, link-local and cloud metadata addresses are refused.';
+  return [
+    'Make an HTTP request and read the answer. JSON comes back pretty-printed, HTML as readable text, binary content as a summary (or a file with as_file: true).',
+    `GET is read-only; other methods change things on the other side and may need the person's approval. ${guardNote}`,
+    presetNames.length > 0
+      ? `Presets add stored credentials for one site; give the preset name and a path as url (e.g. "/items"):\n${presetLines.join('\n')}`
+      : 'No presets are configured.',
+  ].join('\n');
+}
+
+/** The request the call asks for: the address (a preset's joined and scoped), its headers and its body. */
+function requestOf(method: string, params: HttpParams, config: HttpConfig): Result<GuardedRequest> {
+  const resolved = resolveTarget({ url: params.url, preset: params.preset, query: params.query }, config.presets);
+  if (!resolved.success) return resolved;
+  const { url, scoped } = resolved.value;
+  if ((method === 'GET' || method === 'HEAD') && params.body !== undefined) {
+    return { success: false, error: `${method} requests cannot carry a body; use POST, PUT or PATCH, or put the data in query.` };
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(params.headers ?? {})) headers[name.toLowerCase()] = value;
+  let body: Buffer | undefined;
+  if (typeof params.body === 'string') {
+    body = Buffer.from(params.body, 'utf8');
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+  } else if (params.body !== undefined) {
+    body = Buffer.from(JSON.stringify(params.body), 'utf8');
+    headers['content-type'] ??= 'application/json';
+  }
+  headers.accept ??= 'application/json, text/html;q=0.9, text/*;q=0.8, */*;q=0.5';
+  return { success: true, value: { method, url, headers, ...(body ? { body } : {}), ...(scoped ? { scoped } : {}) } };
+}
+
+/** The request through the guarded fetch; a refusal or a network failure as the message the model can act on. */
+async function send(request: GuardedRequest, options: HttpToolOptions, presetOrigins: readonly string[], ctx: ToolCallContext): Promise<Result<GuardedResponse>> {
+  const { config } = options;
+  const { method, url } = request;
+  let response: GuardedResponse;
+  try {
+    response = await fetchGuarded(request, {
+      rules: { allowPrivate: config.allow_private, allowHosts: config.allow_hosts, allowOrigins: presetOrigins },
+      timeoutMs: config.timeout_s * 1000,
+      maxBytes: config.max_bytes,
+      maxRedirects: config.max_redirects,
+      signal: ctx.signal,
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof HttpFetchError)) throw error;
+    ctx.log.info({ method, url: url.origin + url.pathname, kind: error.kind }, 'http request failed');
+    return { success: false, error: `${method} ${url.href} failed: ${error.message}.${fetchHint(error, config.allow_private)}` };
+  }
+  ctx.log.debug({ method, url: response.url.origin + response.url.pathname, status: response.status, bytes: response.body.length, redirects: response.redirects.length }, 'http request');
+  return { success: true, value: response };
+}
+
+/** The answer as the model reads it: our status line and redirects, then the server's words as outside content. */
+async function answerOf(method: string, params: HttpParams, response: GuardedResponse, config: HttpConfig): Promise<ToolResult> {
+  const formatted = await formatBody(response, { asFile: params.as_file === true, maxBytes: config.max_bytes });
+  const lines = [`${method} ${response.url.href} → ${response.status} ${response.statusText}`.trim()];
+  if (response.redirects.length > 0) lines.push(`(redirected from ${response.redirects.map((hop) => hop.href).join(' → ')})`);
+  lines.push(formatted.summary);
+  let external = formatted.text;
+  if (method === 'HEAD') {
+    external = HEAD_HEADERS.filter((name) => response.headers[name] !== undefined).map((name) => `${name}: ${headerText(response.headers[name])}`).join('\n');
+  }
+  if (response.truncated && formatted.kind !== 'binary') external += `\n…[cut at ${config.max_bytes} bytes]`;
+  const failed = response.status >= 400;
+  if (failed) lines[0] = `${lines[0]}; ${statusHint(response.status, response.headers['retry-after'], params.preset)}`;
+  // The body (or a HEAD's headers) is the server's words; the status line and the redirects are ours.
+  const outside = external.trim() ? wrapOutside(response.url.href, external) : undefined;
+  const output = outside ? `${lines.join('\n')}\n${outside.wrapped}` : lines.join('\n');
+  return {
+    success: !failed,
+    output,
+    ...(outside ? { thirdParty: [outside.shown] } : {}),
+    // A failed call still carries outside text, so it taints the turn too.
+    externalSource: `http:${response.url.origin}`,
+    ...(formatted.artifact ? { artifacts: [formatted.artifact] } : {}),
   };
 }
 

@@ -11,7 +11,7 @@ import { createWebSearchTool } from './web-search.js';
  * Reaching the web: `web_search` (only when its provider can run) and `http` (always: its section has safe
  * defaults). Logs one line when web search is off. `resolve` lets tests steer the SSRF guard's name resolution.
  */
-export function createWebPart(deps: { config: Config; log: Logger; resolve?: Resolver }): Part {
+export function createWebPart(deps: { config: Config; log: Logger; resolve?: Resolver }): { part: Part } {
   const { config } = deps;
   const log = deps.log.child({ component: 'reach' });
   const search = config.tools.web_search;
@@ -20,13 +20,14 @@ export function createWebPart(deps: { config: Config; log: Logger; resolve?: Res
   if (search && !problem) tools.push(createWebSearchTool(search, createSearchProvider(search)));
   else log.info(`web_search: disabled (${problem})`);
   tools.push(createHttpTool({ config: config.tools.http, ...(deps.resolve ? { resolve: deps.resolve } : {}) }));
-  return {
+  const part: Part = {
     name: 'web_search',
     tools,
     async doctor(): Promise<DoctorLine[]> {
       return [await doctorWebSearch(search, problem), doctorHttp(config)];
     },
   };
+  return { part };
 }
 
 async function doctorWebSearch(config: WebSearchConfig | undefined, problem: string | undefined): Promise<DoctorLine> {
