@@ -1,4 +1,5 @@
-import { diffArrays } from 'diff';
+// The one function, not the package's index (which loads every diff and patch module: 20 files for every command that opens memory).
+import { diffArrays } from 'diff/lib/diff/array.js';
 
 /** A unified-style line diff (`-` removed, `+` added, ` ` kept) with `context` kept lines around changes, `…` between. */
 export function lineDiff(before: string, after: string, context = 3): string {
