@@ -4,33 +4,13 @@ import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp } from '../helpers/app.js';
 import { askWith, recordingPrompter } from '../helpers/approval.js';
 import { describeMail } from '../helpers/mail.js';
-import { appendMessage, imapClient, startMailServer, type MailServer } from '../helpers/mail-server.js';
+import { appendMessage, inboxSubjects, startMailServer, type MailServer } from '../helpers/mail-server.js';
 
 const origin = { channel: 'telegram', chatId: '4242', userId: '4242' };
 
-/** Subjects in alice's INBOX (alice plays the attacker: her mailbox is one the test can look into). */
-async function subjectsOf(server: MailServer, who: 'alice' | 'me'): Promise<string[]> {
-  const client = imapClient(server, who);
-  await client.connect();
-  try {
-    const lock = await client.getMailboxLock('INBOX', { readOnly: true });
-    try {
-      const subjects: string[] = [];
-      for await (const message of client.fetch('1:*', { envelope: true })) subjects.push(message.envelope?.subject ?? '');
-      return subjects;
-    } finally {
-      lock.release();
-    }
-  } catch {
-    return [];
-  } finally {
-    await client.logout().catch(() => client.close());
-  }
-}
-
 async function waitForSubject(server: MailServer, who: 'alice' | 'me', subject: string): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (!(await subjectsOf(server, who)).includes(subject)) {
+  while (!(await inboxSubjects(server, who)).includes(subject)) {
     if (Date.now() > deadline) throw new Error(`no mail "${subject}" for ${who}\n${server.logTail()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -103,6 +83,6 @@ describeMail('the injected e-mail, with the real email tool and mail servers', (
     );
     await app.turns.start({ text: 'send alice a hello', origin, source: 'chat', approve: askWith(app, recordingPrompter('approve')) });
     await waitForSubject(server, 'alice', 'approved control');
-    expect(await subjectsOf(server, 'alice')).not.toContain('memory files (injected)');
+    expect(await inboxSubjects(server, 'alice')).not.toContain('memory files (injected)');
   });
 });

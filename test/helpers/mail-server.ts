@@ -726,3 +726,23 @@ export async function appendMessage(
     await client.logout().catch(() => client.close());
   }
 }
+
+/** The subjects in a mailbox's INBOX (none when it cannot be read yet): what the tests look into to see what was sent. */
+export async function inboxSubjects(server: MailServer, who: 'alice' | 'me'): Promise<string[]> {
+  const client = imapClient(server, who);
+  await client.connect();
+  try {
+    const lock = await client.getMailboxLock('INBOX', { readOnly: true });
+    try {
+      const subjects: string[] = [];
+      for await (const message of client.fetch('1:*', { envelope: true })) subjects.push(message.envelope?.subject ?? '');
+      return subjects;
+    } finally {
+      lock.release();
+    }
+  } catch {
+    return [];
+  } finally {
+    await client.logout().catch(() => client.close());
+  }
+}
