@@ -150,6 +150,11 @@ const toolsSchema = z.strictObject({
       pids_limit: z.number().int().min(8).default(128),
       tmpfs_mb: z.number().int().min(1).default(64),
       user: z.string().default('1000'),
+      /**
+       * Who commands run as in a turn that holds outside content: a second user that cannot change or delete the
+       * files the workspace already had (src/sandbox/guest.ts). Numeric, and not the uid or gid of `user`.
+       */
+      guest_user: z.string().regex(/^\d+:\d+$/, 'a numeric uid:gid, e.g. "2000:2000"').default('2000:2000'),
       read_only_root: z.boolean().default(true),
       network: z.enum(['none', 'bridge']).default('none'),
       allow_network: z.boolean().default(false),
@@ -174,6 +179,14 @@ const toolsSchema = z.strictObject({
           agent_flag: z.string().default('--agent'),
         })
         .optional(),
+    })
+    .superRefine((sandbox, context) => {
+      const [guestUid, guestGid] = sandbox.guest_user.split(':');
+      const owner = /^(\d+)(?::(\d+))?$/.exec(sandbox.user.trim());
+      if (!owner) return;
+      if (owner[1] === guestUid || (owner[2] ?? owner[1]) === guestGid) {
+        context.addIssue({ code: 'custom', path: ['guest_user'], message: `must differ in both uid and gid from tools.sandbox.user (${sandbox.user}): the guest must not own, or share a group with, the person's files` });
+      }
     })
     .optional(),
   skills: z.strictObject({ hub: z.string().optional() }).default({}),

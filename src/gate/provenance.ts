@@ -17,8 +17,8 @@ export const PROMPT_FILES: ReadonlySet<string> = new Set(['persona.md', 'profile
  * person or a third party wrote. Allowed free: reading; saving to a memory file that is not always in the prompt
  * (the file is labelled as outside content); a reminder (text to the person only, said to come from outside when it
  * is delivered). Asked: every other way out (an address or query the model composed, a body, mail, MCP, a sandbox
- * with network, custom tools), and every change to what runs unattended or shapes every prompt (jobs, skills,
- * persona.md, profile.md, installs).
+ * with network, custom tools), every change to what runs unattended or shapes every prompt (jobs, skills,
+ * persona.md, profile.md, installs), and changing or deleting files the workspace held before the turn.
  */
 export function checkEffects(effects: readonly Effect[], provenance: Provenance | undefined): ProvenanceVerdict {
   const lines: string[] = [];
@@ -42,6 +42,8 @@ function checkEffect(effect: Effect, choices: Choices): ProvenanceVerdict {
       return checkPersist(effect);
     case 'install':
       return { ask: true, lines: [`It installs ${effect.what ?? 'new code or instructions'}.`], bits: 0 };
+    case 'modify':
+      return { ask: true, lines: [`It may change or delete files already in the workspace${effect.path ? ` (${effect.path})` : ''}: ${effect.what ?? 'files the person had before this turn'}.`], bits: 0 };
   }
 }
 

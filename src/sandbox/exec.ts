@@ -73,6 +73,8 @@ export interface ExecRequest {
   cmd: string[];
   env?: string[];
   workingDir?: string;
+  /** Who runs it (`uid:gid`); the container's user when unset. */
+  user?: string;
   outputBytes: number;
   /** Aborting ends the wait at once; the caller kills the container (the API cannot kill one exec). */
   signal: AbortSignal;
@@ -94,6 +96,7 @@ export async function runExec(container: Docker.Container, request: ExecRequest)
     AttachStderr: true,
     Tty: false,
     WorkingDir: request.workingDir ?? '/workspace',
+    ...(request.user ? { User: request.user } : {}),
     ...(request.env && request.env.length > 0 ? { Env: request.env } : {}),
   });
   const stream = (await exec.start({ hijack: true, stdin: false })) as Duplex;

@@ -1,10 +1,12 @@
-import { fail, ok, type AnyTool, type ToolResult } from '../tools/types.js';
-import { RefusedError } from '../workspace/pinned-dir.js';
+import type { Effect } from '../tools/effects.js';
+import { fail, ok, type AnyTool, type ToolCallContext, type ToolResult } from '../tools/types.js';
+import { RefusedError, type Ownership } from '../workspace/pinned-dir.js';
 import type { SandboxConfig } from './pool.js';
 import { globMatcher, walk } from '../workspace/walk.js';
 import type { Workspaces } from '../workspace/workspace.js';
-import { PARTIAL, WORKSPACE_TOOL, workspaceRunner, type InWorkspace } from './file-workspace.js';
+import { PARTIAL, WORKSPACE_TOOL, workspaceRunner, type InWorkspace, type Target } from './file-workspace.js';
 import { createGrepTool } from './grep-tool.js';
+import { existingFileRefusal, guestOf, GuestFiles, inGuestTurn } from './guest.js';
 
 const READ_MAX_BYTES = 10_000_000;
 const READ_DEFAULT_LINES = 2000;
@@ -20,10 +22,11 @@ const LIST_MAX = 1000;
  */
 export function createFileTools(workspaces: Workspaces, config: SandboxConfig): AnyTool[] {
   const inWorkspace = workspaceRunner(workspaces);
+  const guestFiles = new GuestFiles(guestOf(config.guest_user), workspaces.ownership().owner !== undefined);
   return [
     createReadTool(inWorkspace),
-    createWriteTool(inWorkspace, config),
-    createEditTool(inWorkspace, config),
+    createWriteTool(inWorkspace, config, guestFiles),
+    createEditTool(inWorkspace, config, guestFiles),
     createGlobTool(inWorkspace),
     createGrepTool(inWorkspace),
     createListdirTool(inWorkspace),
@@ -54,35 +57,64 @@ function createReadTool(inWorkspace: InWorkspace): AnyTool {
   };
 }
 
-function createWriteTool(inWorkspace: InWorkspace, config: SandboxConfig): AnyTool {
+/** `modify_existing`, which write and edit take: see guest.ts. */
+const MODIFY_EXISTING = {
+  type: 'boolean',
+  description: 'only when the person asked to change this file, it was already in the workspace, and outside content was read in this turn (the person is asked first)',
+} as const;
+
+function modifyEffects(params: { path?: string; modify_existing?: boolean }): Effect[] {
+  return params.modify_existing ? [{ kind: 'modify', target: 'workspace', ...(params.path ? { path: params.path } : {}) }] : [];
+}
+
+/**
+ * Writes in a guest turn (guest.ts): a file the person had is refused; what such a turn makes is the guest's.
+ * Returns the refusal, or the ownership to write with (undefined: the workspace's own).
+ */
+async function guestWrite(guestFiles: GuestFiles, ctx: ToolCallContext, params: { modify_existing?: boolean }, target: Target): Promise<{ refusal?: string; ownership?: Ownership }> {
+  if (!inGuestTurn(ctx) || params.modify_existing === true) return {};
+  const before = await target.files.lstat(target.names);
+  if (before && !guestFiles.mayChange(ctx.conversationId, target.relative, before)) return { refusal: existingFileRefusal(ctx, target.relative) };
+  guestFiles.remember(ctx.conversationId, target.relative);
+  const ownership = guestFiles.ownership();
+  return ownership ? { ownership } : {};
+}
+
+function createWriteTool(inWorkspace: InWorkspace, config: SandboxConfig, guestFiles: GuestFiles): AnyTool {
   return {
     name: 'write',
     ...WORKSPACE_TOOL,
+    effects: modifyEffects,
     description: `Create or overwrite a file in the conversation's workspace (/workspace in sandbox_exec). Parent folders are created. At most ${config.write_max_bytes} bytes.`,
     parameters: {
       type: 'object',
       properties: {
         path: { type: 'string', minLength: 1, description: 'relative to the workspace, e.g. "src/app.py"' },
         content: { type: 'string' },
+        modify_existing: MODIFY_EXISTING,
       },
       required: ['path', 'content'],
       additionalProperties: false,
     },
-    async execute(params: { path: string; content: string }, ctx) {
+    async execute(params: { path: string; content: string; modify_existing?: boolean }, ctx) {
       const bytes = Buffer.byteLength(params.content);
       if (bytes > config.write_max_bytes) return fail(`The content has ${bytes} bytes; write accepts at most ${config.write_max_bytes}. Split it into several files or generate it with sandbox_exec.`);
-      return inWorkspace(ctx, params.path, 'write', true, async ({ files, names, relative }) => {
-        const { existed } = await files.write(names, params.content);
+      return inWorkspace(ctx, params.path, 'write', true, async (target) => {
+        const { files, names, relative } = target;
+        const guest = await guestWrite(guestFiles, ctx, params, target);
+        if (guest.refusal) return fail(guest.refusal);
+        const { existed } = await files.write(names, params.content, guest.ownership);
         return ok(`${existed ? 'Overwrote' : 'Created'} ${relative} (${bytes} bytes).`);
       });
     },
   };
 }
 
-function createEditTool(inWorkspace: InWorkspace, config: SandboxConfig): AnyTool {
+function createEditTool(inWorkspace: InWorkspace, config: SandboxConfig, guestFiles: GuestFiles): AnyTool {
   return {
     name: 'edit',
     ...WORKSPACE_TOOL,
+    effects: modifyEffects,
     description: 'Replace one exact piece of text in a workspace file. `old` must appear exactly once (include surrounding lines to make it unique); whitespace counts.',
     parameters: {
       type: 'object',
@@ -90,12 +122,16 @@ function createEditTool(inWorkspace: InWorkspace, config: SandboxConfig): AnyToo
         path: { type: 'string', minLength: 1 },
         old: { type: 'string', minLength: 1, description: 'the exact text to replace; must occur once' },
         new: { type: 'string', description: 'the replacement text' },
+        modify_existing: MODIFY_EXISTING,
       },
       required: ['path', 'old', 'new'],
       additionalProperties: false,
     },
-    async execute(params: { path: string; old: string; new: string }, ctx) {
-      return inWorkspace(ctx, params.path, 'edit', false, async ({ files, names, relative }) => {
+    async execute(params: { path: string; old: string; new: string; modify_existing?: boolean }, ctx) {
+      return inWorkspace(ctx, params.path, 'edit', false, async (target) => {
+        const { files, names, relative } = target;
+        const guest = await guestWrite(guestFiles, ctx, params, target);
+        if (guest.refusal) return fail(guest.refusal);
         const text = (await files.read(names, READ_MAX_BYTES)).toString('utf8');
         const first = text.indexOf(params.old);
         if (first === -1) return fail(`The text to replace was not found in ${relative}; nothing changed. Read the file and copy the exact text (whitespace and indentation included).`);
@@ -103,7 +139,7 @@ function createEditTool(inWorkspace: InWorkspace, config: SandboxConfig): AnyToo
         if (count > 1) return fail(`The text to replace occurs ${count} times in ${relative}; nothing changed. Include more surrounding lines in "old" so it matches exactly once.`);
         const updated = text.slice(0, first) + params.new + text.slice(first + params.old.length);
         if (Buffer.byteLength(updated) > config.write_max_bytes) return fail(`The edited file would exceed ${config.write_max_bytes} bytes; nothing changed.`);
-        await files.write(names, updated);
+        await files.write(names, updated, guest.ownership);
         const line = text.slice(0, first).split('\n').length;
         return ok(`Edited ${relative} at line ${line}.`);
       });

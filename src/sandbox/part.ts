@@ -7,7 +7,7 @@ import type { DoctorLine, Part } from '../part.js';
 import type { SandboxAccess, SandboxRun } from '../tools/context.js';
 import { createDockerClient, describeDocker } from './docker-client.js';
 import type { ContainerPool, SandboxConfig } from './pool.js';
-import type { Workspaces } from '../workspace/workspace.js';
+import { parseSandboxUser, type Workspaces } from '../workspace/workspace.js';
 
 const PING_TIMEOUT_MS = 3000;
 
@@ -165,8 +165,23 @@ async function sandboxDoctor(docker: Docker, config: SandboxConfig): Promise<Doc
   const where = describeDocker(docker);
   const images = [config.image, ...(config.code_agent?.image ? [config.code_agent.image] : [])];
   const status = await checkEngine(docker, images);
-  if (status.success) return [{ status: 'ok', label: 'sandbox', detail: `Docker at ${where}; image ${images.join(', ')} present` }];
-  return [{ status: 'fail', label: 'sandbox', detail: status.error }];
+  if (!status.success) return [{ status: 'fail', label: 'sandbox', detail: status.error }];
+  return [{ status: 'ok', label: 'sandbox', detail: `Docker at ${where}; image ${images.join(', ')} present` }, ...guestDoctor(config)];
+}
+
+/**
+ * The guest (guest.ts) is held by file modes: the sandbox user must own what the file tools write, which needs the
+ * daemon to be root (it hands files over) or to run as that uid.
+ */
+function guestDoctor(config: SandboxConfig): DoctorLine[] {
+  const uid = process.getuid?.();
+  const owner = parseSandboxUser(config.user);
+  if (uid === undefined || uid === 0 || owner?.uid === uid) return [];
+  return [{
+    status: 'warn', label: 'sandbox: outside content and your files',
+    detail: `the daemon runs as uid ${uid} and the sandbox as ${config.user}, so files the file tools write are not the sandbox user's; a command in a turn that read outside content may delete them`,
+    fix: `set tools.sandbox.user to "${uid}" (or run the daemon as root)`,
+  }];
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { runExec, type CappedBuffer } from './exec.js';
+import { asGuest, PREPARE_FOR_GUEST } from './guest.js';
 import type { Workspaces } from '../workspace/workspace.js';
 
 export type SandboxConfig = NonNullable<Config['tools']['sandbox']>;
@@ -45,6 +46,8 @@ export interface RunRequest {
   timeoutMs: number;
   /** Run in a one-off container on a bridge network (the caller checks `allow_network`). */
   network?: boolean;
+  /** Run as this `uid:gid`, after the sandbox user has prepared the workspace for it (guest.ts). */
+  guest?: string;
   signal?: AbortSignal;
 }
 
@@ -55,6 +58,7 @@ export interface OneOffRequest {
   network: 'none' | 'bridge';
   /** Environment of this container only (a coding agent's API key). */
   env?: string[];
+  guest?: string;
   signal?: AbortSignal;
 }
 
@@ -162,7 +166,7 @@ export class ContainerPool {
   async run(conversationId: string, request: RunRequest): Promise<RunResult> {
     if (request.network && this.config.network !== 'bridge') {
       const dir = await this.workspaces.ensure(conversationId);
-      return this.runOneOff(dir, { cmd: ['/bin/bash', '-c', request.command], timeoutMs: request.timeoutMs, network: 'bridge', ...(request.signal ? { signal: request.signal } : {}) });
+      return this.runOneOff(dir, { cmd: ['/bin/bash', '-c', request.command], timeoutMs: request.timeoutMs, network: 'bridge', ...(request.guest ? { guest: request.guest } : {}), ...(request.signal ? { signal: request.signal } : {}) });
     }
     for (let attempt = 0; ; attempt += 1) {
       const session = await this.acquire(conversationId);
@@ -305,7 +309,12 @@ export class ContainerPool {
     if (this.sessions.get(session.conversationId) === session) this.sessions.delete(session.conversationId);
   }
 
-  private async execIn(box: Box, session: Session | undefined, command: string | string[], request: { timeoutMs: number; signal?: AbortSignal; env?: string[] }): Promise<RunResult> {
+  private async execIn(box: Box, session: Session | undefined, command: string | string[], request: { timeoutMs: number; signal?: AbortSignal; guest?: string }): Promise<RunResult> {
+    if (request.guest) {
+      // As the sandbox user, before the guest's command: what it owns becomes read-only to the guest (guest.ts).
+      await runExec(box.container, { cmd: ['/bin/sh', '-c', PREPARE_FOR_GUEST], outputBytes: 4096, signal: request.signal ?? AbortSignal.timeout(request.timeoutMs) });
+      command = typeof command === 'string' ? asGuest(command) : ['/bin/bash', '-c', `${asGuest('exec "$@"')}`, 'guest', ...command];
+    }
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -321,6 +330,7 @@ export class ContainerPool {
         cmd: typeof command === 'string' ? ['/bin/bash', '-c', command] : command,
         outputBytes: this.config.output_bytes,
         signal: controller.signal,
+        ...(request.guest ? { user: request.guest } : {}),
       });
     } finally {
       clearTimeout(timer);

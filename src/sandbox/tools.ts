@@ -3,6 +3,7 @@ import { redactSecrets } from '../log.js';
 import type { SandboxRun, SandboxStream } from '../tools/context.js';
 import { fail, ok, type AnyTool, type ToolResult } from '../tools/types.js';
 import { createFileTools } from './file-tools.js';
+import { guestNote, inGuestTurn } from './guest.js';
 import type { SandboxConfig } from './pool.js';
 import { walk } from '../workspace/walk.js';
 import { fullMessage, nearlyFull } from '../workspace/workspace-files.js';
@@ -32,29 +33,36 @@ function createExecTool(workspaces: Workspaces, config: SandboxConfig): AnyTool 
         command: { type: 'string', minLength: 1, description: 'a bash command line, e.g. "python3 script.py" or "ls -la"' },
         timeout_s: { type: 'number', minimum: 1, maximum: config.max_timeout_s, description: `seconds before the command is killed; default ${config.timeout_s}` },
         network: { type: 'boolean', description: 'run with network access (only if the operator allows it)' },
+        modify_existing: { type: 'boolean', description: 'only when the person asked to change or delete files already in the workspace and outside content was read in this turn (the person is asked first)' },
       },
       required: ['command'],
       additionalProperties: false,
     },
     // A refused network request (allow_network off) is not worth asking the person about.
     risk: (params: { network?: boolean }) => (params.network && config.allow_network ? 'high' : 'low'),
-    // Without network nothing leaves the container; with it, anything may.
-    effects: (params: { network?: boolean }) => (params.network ? [{ kind: 'egress', what: 'a sandbox command with network' }] : []),
+    // Without network nothing leaves the container; with it, anything may. In a turn holding outside content the
+    // command runs as a guest that cannot touch the person's files (guest.ts) unless the person says yes.
+    effects: (params: { network?: boolean; modify_existing?: boolean; command?: string }) => [
+      ...(params.network ? [{ kind: 'egress', what: 'a sandbox command with network' } as const] : []),
+      ...(params.modify_existing ? [{ kind: 'modify', target: 'workspace', what: `the command: ${params.command ?? ''}` } as const] : []),
+    ],
     // Its output and the workspace's files are outside content: the container may have been fed from anywhere.
     external: true,
 
     // The call's own timeout_s decides; the registry deadline is only a backstop above the longest allowed.
     timeoutMs: (config.max_timeout_s + 30) * 1000,
-    async execute(params: { command: string; timeout_s?: number; network?: boolean }, ctx) {
+    async execute(params: { command: string; timeout_s?: number; network?: boolean; modify_existing?: boolean }, ctx) {
       if (params.network && !config.allow_network) {
         return fail('Network access is off in the sandbox (tools.sandbox.allow_network is false). Run the command without network: true, or ask the person to allow it.');
       }
       if (!ctx.pool) return fail('The sandbox is not running (no Docker engine); tell the person to run familiar doctor.');
       const timeoutS = params.timeout_s ?? config.timeout_s;
+      const guest = inGuestTurn(ctx) && params.modify_existing !== true;
       let result: SandboxRun;
       try {
         result = await ctx.pool.run(ctx.conversationId, {
           command: params.command, timeoutMs: timeoutS * 1000, signal: ctx.signal, ...(params.network ? { network: true } : {}),
+          ...(guest ? { guest: config.guest_user } : {}),
         });
       } catch (error) {
         ctx.log.warn({ err: error }, 'sandbox: run failed');
@@ -64,6 +72,8 @@ function createExecTool(workspaces: Workspaces, config: SandboxConfig): AnyTool 
       // A command that filled the workspace fails with "No space left on device"; say which limit that is.
       const usage = await workspaces.usage(ctx.conversationId);
       if (usage && nearlyFull(usage)) formatted.output += `\nNote: ${fullMessage(usage)}.`;
+      const note = guest && result.exitCode !== 0 ? guestNote(ctx, result.stderr.text()) : undefined;
+      if (note) formatted.output += `\n${note}`;
       return formatted;
     },
   };

@@ -18,7 +18,12 @@ export type Effect =
    */
   | { kind: 'persist'; target: 'memory' | 'job' | 'skill'; path?: string; runs?: boolean; what?: string }
   /** New code or instructions come in (a skill from a hub). */
-  | { kind: 'install'; what?: string };
+  | { kind: 'install'; what?: string }
+  /**
+   * Files the person already had are changed or deleted: in a tainted turn the workspace's existing files are
+   * read-only (src/sandbox/guest.ts) unless the person says yes to a call that declares this.
+   */
+  | { kind: 'modify'; target: 'workspace'; path?: string; what?: string };
 
 /**
  * What one tool result's third-party text vouches for: the whole addresses in it (normalised as a request would

@@ -71,7 +71,7 @@ export class WorkspaceFiles {
    * Runs `task` with the folder that holds the last name, and that name. With `create`, missing folders
    * on the way are made and handed to the sandbox user; `created` lists them (relative paths).
    */
-  async inParent<T>(names: readonly string[], create: boolean, task: (dir: PinnedDir, name: string, created: string[]) => Promise<T>): Promise<T> {
+  async inParent<T>(names: readonly string[], create: boolean, task: (dir: PinnedDir, name: string, created: string[]) => Promise<T>, ownership = this.ownership): Promise<T> {
     const name = names.at(-1);
     if (name === undefined) throw new RefusedError('folder', 'the path names the workspace itself, not a file');
     const created: string[] = [];
@@ -80,7 +80,7 @@ export class WorkspaceFiles {
       for (const part of names.slice(0, -1)) {
         let next: PinnedDir;
         if (create) {
-          const made = await current.openOrMakeDir(part, this.ownership);
+          const made = await current.openOrMakeDir(part, ownership);
           if (made.created) created.push(made.dir.relative);
           next = made.dir;
         } else {
@@ -113,7 +113,7 @@ export class WorkspaceFiles {
    * Writes a file atomically, making missing folders; refuses a folder at the path. When the workspace
    * has a size limit and the content does not fit, fails with ENOSPC before writing anything.
    */
-  async write(names: readonly string[], data: string | Buffer): Promise<{ existed: boolean }> {
+  async write(names: readonly string[], data: string | Buffer, ownership = this.ownership): Promise<{ existed: boolean }> {
     const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
     const usage = await this.usage();
     if (usage && bytes > usage.availableBytes) throw noSpace();
@@ -122,9 +122,9 @@ export class WorkspaceFiles {
       if (before?.isDirectory()) throw new RefusedError('folder', `${dir.childRelative(name)} is a folder`);
       // Refused to say so, not because it is unsafe: rename would replace the link itself, never its target.
       if (before?.isSymbolicLink()) throw new RefusedError('link', `${dir.childRelative(name)} is a symbolic link`);
-      await dir.writeFileAtomic(name, data, this.ownership);
+      await dir.writeFileAtomic(name, data, ownership);
       return { existed: before !== undefined };
-    });
+    }, ownership);
   }
 
   /** Space used and left, when the workspace has a size limit. */
