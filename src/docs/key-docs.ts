@@ -117,6 +117,7 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   'tools.sandbox.pids_limit': 'Processes per container (contains fork bombs).',
   'tools.sandbox.tmpfs_mb': 'The writable `/tmp` (the root file system is read-only).',
   'tools.sandbox.user': 'uid[:gid] commands run as; never root.',
+  'tools.sandbox.guest_user': 'uid:gid commands run as in a turn that read outside content: it can read the workspace and make new files, not change or delete the ones already there ([Sandbox](../tools/sandbox.md#outside-content-and-your-files)). Must differ from `user` in uid and gid.',
   'tools.sandbox.read_only_root': 'A read-only root file system.',
   'tools.sandbox.network': 'Every container\'s network (`none` is recommended).',
   'tools.sandbox.allow_network': 'Let `sandbox_exec {network: true}` run one call on a bridge network (high-risk: asked).',

@@ -12,6 +12,8 @@
  *                 person instead
  *  5. who answers unattended: its approve list, and never once it holds outside content; `auto_approve`: only when
  *                 the turn holds none; else the person on their channel (answer.ts)
+ *  6. guest       a call allowed in a turn holding outside content runs as the workspace's guest: the files already
+ *                 there are read-only to it (src/sandbox/guest.ts), unless the person said yes to its `modify` effect
  *
  * `vouched` says what a finished call's third-party text vouches for (addresses.ts). A registry without a gate
  * refuses anything that would want a person (fail closed).
@@ -39,6 +41,8 @@ export function createGate(deps: GateDeps): CallGate {
       const { entry, params, request, risk } = call;
       const taint = request.taint ?? [];
       const verdict = taint.length > 0 ? checkEffects(call.effects, request.provenance) : undefined;
+      // A `modify` effect always asks in such a turn (provenance.ts): only a person's yes lifts the guest.
+      const guest = taint.length > 0 ? { guest: true } : {};
       const lines = [...(verdict?.lines ?? [])];
       let reason: AskReason | undefined = verdict?.ask === true ? 'provenance' : risk === 'high' ? 'risk' : undefined;
       let charged: string | undefined;
@@ -53,7 +57,7 @@ export function createGate(deps: GateDeps): CallGate {
           lines.push(charge.error);
         }
       }
-      if (reason === undefined) return charged !== undefined ? { allowed: true, decision: charged } : { allowed: true };
+      if (reason === undefined) return charged !== undefined ? { allowed: true, decision: charged, ...guest } : { allowed: true, ...guest };
       const decided = await answer(deps, {
         tool: entry.name, params, risk, callId: call.callId, conversationId: request.conversationId, origin: request.origin,
         unattended: request.unattended ?? false, taint, reason,
@@ -61,7 +65,10 @@ export function createGate(deps: GateDeps): CallGate {
         ...(entry.tool.explain ? { details: safeLines(() => entry.tool.explain?.(params) ?? []) } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
       }, request.approve);
-      if (decided.approved) return { allowed: true, decision: `approved${decided.by ? ` by ${decided.by}` : ''}` };
+      if (decided.approved) {
+        const modify = call.effects.some((effect) => effect.kind === 'modify');
+        return { allowed: true, decision: `approved${decided.by ? ` by ${decided.by}` : ''}`, ...(modify ? {} : guest) };
+      }
       return { allowed: false, decision: `denied: ${decided.reason}`, reason: decided.reason };
     },
 

@@ -209,6 +209,7 @@ export class ToolRegistry {
         return finish(tool, fail(`The call to ${tool.functionName} was not approved: ${decided.reason}. Do not retry it; tell the person what you wanted to do.`), params, decided.decision);
       }
       call.params = params;
+      if (decided.guest === true) call.ctx.guest = true;
       const sent = new Sent(this.options.audit ? auditText(params, secrets()) : '', tool.tool.vouches === true ? structuredClone(params) : undefined);
       // Progress moves the deadline only for tools that declare a cap, and never below the configured timeout.
       const capMs = Math.max(timeoutMs, tool.tool.maxTimeoutMs ?? timeoutMs);
@@ -275,7 +276,7 @@ class Sent {
 const CLOSED_GATE: CallGate = {
   async decide(call) {
     const tainted = (call.request.taint?.length ?? 0) > 0;
-    if (call.risk !== 'high' && !(tainted && call.effects.length > 0)) return { allowed: true };
+    if (call.risk !== 'high' && !(tainted && call.effects.length > 0)) return tainted ? { allowed: true, guest: true } : { allowed: true };
     return { allowed: false, decision: 'denied: no gate', reason: 'no approval gate is set up in this process, so nothing that needs approval can run' };
   },
   vouched: () => undefined,

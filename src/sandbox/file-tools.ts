@@ -6,7 +6,7 @@ import { globMatcher, walk } from '../workspace/walk.js';
 import type { Workspaces } from '../workspace/workspace.js';
 import { PARTIAL, WORKSPACE_TOOL, workspaceRunner, type InWorkspace, type Target } from './file-workspace.js';
 import { createGrepTool } from './grep-tool.js';
-import { existingFileRefusal, guestOf, GuestFiles, inGuestTurn } from './guest.js';
+import { existingFileRefusal, guestOf, GuestFiles } from './guest.js';
 
 const READ_MAX_BYTES = 10_000_000;
 const READ_DEFAULT_LINES = 2000;
@@ -71,8 +71,8 @@ function modifyEffects(params: { path?: string; modify_existing?: boolean }): Ef
  * Writes in a guest turn (guest.ts): a file the person had is refused; what such a turn makes is the guest's.
  * Returns the refusal, or the ownership to write with (undefined: the workspace's own).
  */
-async function guestWrite(guestFiles: GuestFiles, ctx: ToolCallContext, params: { modify_existing?: boolean }, target: Target): Promise<{ refusal?: string; ownership?: Ownership }> {
-  if (!inGuestTurn(ctx) || params.modify_existing === true) return {};
+async function guestWrite(guestFiles: GuestFiles, ctx: ToolCallContext, target: Target): Promise<{ refusal?: string; ownership?: Ownership }> {
+  if (ctx.guest !== true) return {};
   const before = await target.files.lstat(target.names);
   if (before && !guestFiles.mayChange(ctx.conversationId, target.relative, before)) return { refusal: existingFileRefusal(ctx, target.relative) };
   guestFiles.remember(ctx.conversationId, target.relative);
@@ -101,7 +101,7 @@ function createWriteTool(inWorkspace: InWorkspace, config: SandboxConfig, guestF
       if (bytes > config.write_max_bytes) return fail(`The content has ${bytes} bytes; write accepts at most ${config.write_max_bytes}. Split it into several files or generate it with sandbox_exec.`);
       return inWorkspace(ctx, params.path, 'write', true, async (target) => {
         const { files, names, relative } = target;
-        const guest = await guestWrite(guestFiles, ctx, params, target);
+        const guest = await guestWrite(guestFiles, ctx, target);
         if (guest.refusal) return fail(guest.refusal);
         const { existed } = await files.write(names, params.content, guest.ownership);
         return ok(`${existed ? 'Overwrote' : 'Created'} ${relative} (${bytes} bytes).`);
@@ -130,7 +130,7 @@ function createEditTool(inWorkspace: InWorkspace, config: SandboxConfig, guestFi
     async execute(params: { path: string; old: string; new: string; modify_existing?: boolean }, ctx) {
       return inWorkspace(ctx, params.path, 'edit', false, async (target) => {
         const { files, names, relative } = target;
-        const guest = await guestWrite(guestFiles, ctx, params, target);
+        const guest = await guestWrite(guestFiles, ctx, target);
         if (guest.refusal) return fail(guest.refusal);
         const text = (await files.read(names, READ_MAX_BYTES)).toString('utf8');
         const first = text.indexOf(params.old);

@@ -9,11 +9,14 @@
  *    itself: a sticky folder's entries can be removed only by their owner or the folder's.
  *  - `write` and `edit` may create files and change files such a turn made, never other existing ones.
  *
- * Either goes further only with `modify_existing: true`, which declares a `modify` effect: the gate asks the person
- * (src/gate/provenance.ts), and an unattended run is refused. What a guest makes is world-writable (umask 000), so
+ * The gate decides (`ctx.guest`, src/gate/gate.ts): every call it allows in such a turn is a guest's, except one
+ * with `modify_existing: true`, which declares a `modify` effect that asks the person (src/gate/provenance.ts; an
+ * unattended run is refused) and runs as the sandbox user once they say yes. What a guest makes is world-writable (umask 000), so
  * the sandbox user can change and remove it in later clean turns.
  */
 import type { Stats } from 'node:fs';
+import type Docker from 'dockerode';
+import { runExec } from './exec.js';
 import type { ToolCallContext } from '../tools/types.js';
 import type { Ownership } from '../workspace/pinned-dir.js';
 
@@ -29,21 +32,20 @@ export function guestOf(guestUser: string): Guest {
   return { user: guestUser, uid: Number(uid), gid: Number(gid) };
 }
 
-/** Whether this call's turn holds outside content: then the workspace's existing files are read-only to it. */
-export function inGuestTurn(ctx: Pick<ToolCallContext, 'taint'>): boolean {
-  return ctx.taint.length > 0;
-}
-
 /**
  * Run by the sandbox user before a guest command: its folders become sticky and writable by all, its files lose
  * the write bit for others. `-xdev` stays on the workspace's filesystem; `-type` never follows a link.
  */
-export const PREPARE_FOR_GUEST =
+const PREPARE_FOR_GUEST =
   'u=$(id -u); find /workspace -xdev -user "$u" \\( -type d ! -perm -1777 -exec chmod 1777 {} + \\) -o \\( -type f -perm -o+w -exec chmod o-w {} + \\) 2>/dev/null; true';
 
-/** The guest's command: what it makes stays changeable by the sandbox user. */
-export function asGuest(command: string): string {
-  return `umask 000\n${command}`;
+/**
+ * Run as the sandbox user just before a guest command, in the same container: what it owns becomes read-only to the
+ * guest. Returns the guest's command, with a umask that keeps what it makes changeable by the sandbox user.
+ */
+export async function prepareForGuest(container: Docker.Container, command: string | string[], request: { timeoutMs: number; signal?: AbortSignal }): Promise<string | string[]> {
+  await runExec(container, { cmd: ['/bin/sh', '-c', PREPARE_FOR_GUEST], outputBytes: 4096, signal: AbortSignal.any([AbortSignal.timeout(request.timeoutMs), ...(request.signal ? [request.signal] : [])]) });
+  return typeof command === 'string' ? `umask 000\n${command}` : ['/bin/bash', '-c', 'umask 000\nexec "$@"', 'guest', ...command];
 }
 
 const DENIED = /Permission denied|Operation not permitted|Read-only file system/;

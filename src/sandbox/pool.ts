@@ -6,7 +6,7 @@ import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { runExec, type CappedBuffer } from './exec.js';
-import { asGuest, PREPARE_FOR_GUEST } from './guest.js';
+import { prepareForGuest } from './guest.js';
 import type { Workspaces } from '../workspace/workspace.js';
 
 export type SandboxConfig = NonNullable<Config['tools']['sandbox']>;
@@ -310,11 +310,7 @@ export class ContainerPool {
   }
 
   private async execIn(box: Box, session: Session | undefined, command: string | string[], request: { timeoutMs: number; signal?: AbortSignal; guest?: string }): Promise<RunResult> {
-    if (request.guest) {
-      // As the sandbox user, before the guest's command: what it owns becomes read-only to the guest (guest.ts).
-      await runExec(box.container, { cmd: ['/bin/sh', '-c', PREPARE_FOR_GUEST], outputBytes: 4096, signal: request.signal ?? AbortSignal.timeout(request.timeoutMs) });
-      command = typeof command === 'string' ? asGuest(command) : ['/bin/bash', '-c', `${asGuest('exec "$@"')}`, 'guest', ...command];
-    }
+    if (request.guest) command = await prepareForGuest(box.container, command, request);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {

@@ -3,7 +3,7 @@ import { redactSecrets } from '../log.js';
 import type { SandboxRun, SandboxStream } from '../tools/context.js';
 import { fail, ok, type AnyTool, type ToolResult } from '../tools/types.js';
 import { createFileTools } from './file-tools.js';
-import { guestNote, inGuestTurn } from './guest.js';
+import { guestNote } from './guest.js';
 import type { SandboxConfig } from './pool.js';
 import { walk } from '../workspace/walk.js';
 import { fullMessage, nearlyFull } from '../workspace/workspace-files.js';
@@ -57,7 +57,7 @@ function createExecTool(workspaces: Workspaces, config: SandboxConfig): AnyTool 
       }
       if (!ctx.pool) return fail('The sandbox is not running (no Docker engine); tell the person to run familiar doctor.');
       const timeoutS = params.timeout_s ?? config.timeout_s;
-      const guest = inGuestTurn(ctx) && params.modify_existing !== true;
+      const guest = ctx.guest === true;
       let result: SandboxRun;
       try {
         result = await ctx.pool.run(ctx.conversationId, {

@@ -105,7 +105,7 @@ export interface GateCall {
 }
 
 /** The gate's answer: run it (`decision` for the audit row when something was decided), or not, and why. */
-export type GateDecision = { allowed: true; decision?: string } | { allowed: false; decision: string; reason: string };
+export type GateDecision = { allowed: true; decision?: string; guest?: boolean } | { allowed: false; decision: string; reason: string };
 
 /**
  * The checks between a valid call and its run (src/gate/gate.ts writes their order). `vouched` turns a finished

@@ -77,6 +77,12 @@ export interface ToolCallContext extends ToolContext {
   /** Outside sources in play in the turn (empty: only the person's own words and data). */
   taint: readonly string[];
   /**
+   * The gate's word for this call (src/gate/gate.ts): the workspace's existing files are read-only to it — it may
+   * read them and make new files, not change or delete the person's (src/sandbox/guest.ts). Set in a turn holding
+   * outside content unless the person said yes to a call that declares a `modify` effect.
+   */
+  guest?: boolean;
+  /**
    * Sends an event to whoever listens (`EventBus`, src/tools/events.ts), marked with this tool and call: progress, a
    * reading, anything of the tool's own `type` (the daemon's own names are refused). A `progress` event
    * (`ToolEvent`) also reaches the turn's watcher and moves the call's deadline (`NativeTool.maxTimeoutMs`).

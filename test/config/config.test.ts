@@ -116,6 +116,15 @@ describe('config', () => {
     expect(error.message).toBe(`config: ${keyPath}: ${reason}`);
   });
 
+  it.each([
+    ['tools:\n  sandbox:\n    user: "2000"\n', 'must differ in both uid and gid from tools.sandbox.user (2000): the guest must not own, or share a group with, the person\'s files'],
+    ['tools:\n  sandbox:\n    user: "1000:2000"\n', 'must differ in both uid and gid from tools.sandbox.user (1000:2000): the guest must not own, or share a group with, the person\'s files'],
+    ['tools:\n  sandbox:\n    guest_user: nobody\n', 'a numeric uid:gid, e.g. "2000:2000"'],
+  ])('refuses a sandbox guest that could own or share the person\'s files: %j', (text, reason) => {
+    const error = configErrorOf(() => loadConfig({ configPath: write(text), env: {} }));
+    expect(error.message).toBe(`config: tools.sandbox.guest_user: ${reason}`);
+  });
+
   it('names an unset variable where it breaks a value, instead of "Invalid url" or the text ""', () => {
     const file = write('llm:\n  base_url: ${LLM_URL}\n  max_loops: ${LOOPS}\n');
     const error = configErrorOf(() => loadConfig({ configPath: file, env: {} }));

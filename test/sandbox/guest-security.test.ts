@@ -20,7 +20,7 @@ describeDocker('the workspace in a turn that holds outside content', () => {
   beforeAll(async () => {
     fake = await startOpenAiServer();
     t = await makeTestApp(fake, {
-      tools: { sandbox: { image: TEST_IMAGE, pool_size: 0, memory_mb: 256, pids_limit: 64, labels: { [TEST_LABEL]: 'guest' } } },
+      tools: { sandbox: { image: TEST_IMAGE, pool_size: 2, memory_mb: 256, pids_limit: 64, labels: { [TEST_LABEL]: 'guest' } } },
     });
     app = t.app;
     await app.start();
