@@ -135,4 +135,11 @@ describeDocker('the workspace in a turn that holds outside content', () => {
     expect(write.success).toBe(true);
     expect((await clean('conv-yes', 'cat open.txt; ls notes.txt 2>&1')).output).toContain('changed\nls: cannot access');
   });
+
+  // Last: it replaces this daemon's gate for good.
+  it('comes from the gate: with the gate replaced by "allow", the same tainted rm deletes the person\'s file', async () => {
+    await personFiles('conv-allow');
+    app.tools.setGate({ decide: async () => ({ allowed: true }), vouched: () => undefined });
+    expect((await tainted('conv-allow', 'rm notes.txt && echo gone')).output).toContain('gone');
+  });
 });
