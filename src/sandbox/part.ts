@@ -51,7 +51,8 @@ export interface SandboxPart {
  * The sandbox: when `tools.sandbox` is configured, sandbox_exec, the file tools and opencode, and a part that
  * removes leftovers, keeps containers warm and removes them all on shutdown.
  * - `probe: true` (the daemon) asks the engine now: without an answer or the image the daemon logs one line with
- *   the fix and offers none of these tools.
+ *   the fix, and keeps the tools: each command asks the engine again until it answers (a daemon started at boot
+ *   before dockerd, an image built after the start), and the file tools need no engine.
  * - `probe: false` (one-shot commands) asks nothing now: dockerode is loaded and the engine asked on the first
  *   command, whose failure says what to fix. Nothing starts (no warm containers, no clean-up of another
  *   process's containers); the containers a command made are removed when it closes.
@@ -67,7 +68,7 @@ export async function createSandboxPart(deps: { config: Config; dataDir: string;
   const [{ Workspaces: WorkspacesClass }, { createSandboxTools }] = await Promise.all([import('../workspace/workspace.js'), import('./tools.js')]);
   const workspaces = new WorkspacesClass(deps.dataDir, config.user, { limitMb: config.workspace_mb, log });
   if (!deps.probe) {
-    const sandbox = lazySandbox(config, workspaces, deps.dataDir, log);
+    const sandbox = lazySandbox(config, workspaces, deps.dataDir, log, { daemon: false });
     return {
       sandbox,
       part: { name: 'sandbox', tools: createSandboxTools(workspaces, config), close: () => sandbox.close(), doctor: () => doctorFor(config) },
@@ -77,8 +78,14 @@ export async function createSandboxPart(deps: { config: Config; dataDir: string;
   if (!docker) return { part: { name: 'sandbox', doctor: () => doctorFor(config) } };
   const status = await checkEngine(docker, [config.image]);
   if (!status.success) {
-    log.warn(`sandbox: ${status.error}; the sandbox tools are off until then`);
-    return { part: { name: 'sandbox', doctor: () => sandboxDoctor(docker, config) } };
+    // Started before the engine (at boot), or the engine is slow under load: the tools stay, and each command asks
+    // the engine again until it answers; the file tools need no engine.
+    log.warn(`sandbox: ${status.error}; sandbox_exec says so until the engine answers (asked again on each command), the file tools work`);
+    const sandbox = lazySandbox(config, workspaces, deps.dataDir, log, { daemon: true });
+    return {
+      sandbox,
+      part: { name: 'sandbox', tools: createSandboxTools(workspaces, config), close: () => sandbox.close(), doctor: () => sandboxDoctor(docker, config) },
+    };
   }
   let codeAgent = config.code_agent !== undefined;
   if (config.code_agent?.image && config.code_agent.image !== config.image) {
@@ -114,8 +121,12 @@ async function connect(config: SandboxConfig, log: Logger): Promise<Docker | und
   }
 }
 
-/** A pool made on the first command: the engine is asked then, and again after a failure. */
-function lazySandbox(config: SandboxConfig, workspaces: Workspaces, dataDir: string, log: Logger): Sandbox & { close(): Promise<void> } {
+/**
+ * A pool made on the first command: the engine is asked then, and again after a failure. `daemon`: the pool is the
+ * daemon's own (it removes every container of this data folder and keeps containers warm); else a one-shot
+ * command's, which may run beside the daemon.
+ */
+function lazySandbox(config: SandboxConfig, workspaces: Workspaces, dataDir: string, log: Logger, options: { daemon: boolean }): Sandbox & { close(): Promise<void> } {
   let pool: Promise<ContainerPool> | undefined;
   const load = (): Promise<ContainerPool> => {
     pool ??= (async () => {
@@ -125,7 +136,12 @@ function lazySandbox(config: SandboxConfig, workspaces: Workspaces, dataDir: str
       if (!status.success) throw new AppError('SANDBOX_UNAVAILABLE', `the sandbox is not available: ${status.error}`);
       const { ContainerPool } = await import('./pool.js');
       // A one-shot command may run beside the daemon: it removes only its own containers and leaves the mounts.
-      return new ContainerPool({ docker, config, dataDir, workspaces, log, exclusive: false });
+      const made = new ContainerPool({ docker, config, dataDir, workspaces, log, exclusive: options.daemon });
+      if (options.daemon) {
+        await made.start();
+        log.info({ image: config.image, engine: describeDocker(docker) }, 'sandbox: the engine answers now; ready');
+      }
+      return made;
     })();
     pool.catch(() => {
       pool = undefined;

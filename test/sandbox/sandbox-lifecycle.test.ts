@@ -33,13 +33,20 @@ describe('sandbox installer without an engine', () => {
     await t.app.close(0);
   });
 
-  it('logs how to fix it and registers no sandbox tool when no engine answers', async () => {
+  it('logs how to fix it, keeps the tools, and sandbox_exec says what to fix while no engine answers', async () => {
     const t = await makeTestApp(fake, { tools: { sandbox: { image: TEST_IMAGE, docker_host: 'unix:///nonexistent/docker.sock' } } });
     const lines = t.logs.filter((line) => line.includes('"component":"sandbox"'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('no Docker engine answers at unix:///nonexistent/docker.sock');
     expect(lines[0]).toContain('scripts/setup-docker.sh');
-    for (const name of ['sandbox_exec', 'read', 'write', 'edit', 'glob', 'grep', 'listdir', 'list', 'opencode']) expect(t.app.tools.get(name)).toBeUndefined();
+    expect(lines[0]).toContain('asked again on each command');
+    for (const name of ['sandbox_exec', 'read', 'write', 'edit', 'glob', 'grep', 'listdir', 'list']) expect(t.app.tools.get(name)).toBeDefined();
+    const run = await t.app.tools.execute({ name: 'sandbox_exec', arguments: { command: 'echo hi' }, conversationId: 'conv-none', turnId: 'turn', origin });
+    expect(run.result.success).toBe(false);
+    expect(run.result.output).toMatch(/^The sandbox could not run the command: the sandbox is not available: no Docker engine answers at unix:\/\/\/nonexistent\/docker\.sock .*familiar doctor\.$/s);
+    // The file tools work on the host side and need no engine.
+    expect((await t.app.tools.execute({ name: 'write', arguments: { path: 'a.txt', content: 'kept' }, conversationId: 'conv-none', turnId: 'turn', origin })).result.success).toBe(true);
+    expect((await t.app.tools.execute({ name: 'read', arguments: { path: 'a.txt' }, conversationId: 'conv-none', turnId: 'turn', origin })).result.output).toContain('kept');
     const doctor = await t.app.parts.find((module) => module.name === 'sandbox')?.doctor?.();
     expect(doctor?.[0]).toMatchObject({ status: 'fail' });
     await t.app.close(0);
@@ -50,13 +57,24 @@ describeDocker('sandbox pool lifecycle', () => {
   const docker = dockerClient();
   const labelled = async (value: string) => (await docker.listContainers({ all: true, filters: { label: [`${TEST_LABEL}=${value}`] } })).map((info) => info.Id);
 
-  it('says how to build the image when it is missing', async () => {
-    const t = await makeTestApp(fake, { tools: { sandbox: { image: 'familiar-sandbox:not-built' } } });
-    const lines = t.logs.filter((line) => line.includes('"component":"sandbox"'));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain('the image familiar-sandbox:not-built is missing; build it with: bash scripts/build-sandbox-image.sh familiar-sandbox:not-built');
-    expect(t.app.tools.get('sandbox_exec')).toBeUndefined();
-    await t.app.close(0);
+  it('says how to build the image when it is missing, and runs commands once it is built, without a restart', async () => {
+    const tag = `not-built-${randomBytes(4).toString('hex')}`;
+    const t = await makeTestApp(fake, { tools: { sandbox: { image: `familiar-sandbox:${tag}`, pool_size: 1, labels: { [TEST_LABEL]: tag } } } });
+    try {
+      await t.app.start();
+      const lines = t.logs.filter((line) => line.includes('"component":"sandbox"'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`the image familiar-sandbox:${tag} is missing; build it with: bash scripts/build-sandbox-image.sh familiar-sandbox:${tag}`);
+      const exec = () => t.app.tools.execute({ name: 'sandbox_exec', arguments: { command: 'echo built' }, conversationId: 'conv-later', turnId: 'turn', origin });
+      expect((await exec()).result.output).toContain(`the image familiar-sandbox:${tag} is missing`);
+      await docker.getImage(TEST_IMAGE).tag({ repo: 'familiar-sandbox', tag });
+      expect((await exec()).result.output).toContain('built');
+    } finally {
+      await t.app.close(0);
+      await docker.getImage(`familiar-sandbox:${tag}`).remove({ noprune: true }).catch(() => undefined);
+    }
+    // The daemon's own pool, made late: its warm and session containers went with it.
+    expect(await labelled(tag)).toEqual([]);
   });
 
   it('removes containers left by a killed daemon at the next start, and leaves none after shutdown', async () => {
