@@ -13,7 +13,8 @@
  *  5. who answers unattended: its approve list, and never once it holds outside content; `auto_approve`: only when
  *                 the turn holds none; else the person on their channel (answer.ts)
  *  6. guest       a call allowed in a turn holding outside content runs as the workspace's guest: the files already
- *                 there are read-only to it (src/sandbox/guest.ts), unless the person said yes to its `modify` effect
+ *                 there are read-only to it (src/sandbox/guest.ts), unless its `modify` effects are on files the
+ *                 person named or the person said yes to them
  *
  * `vouched` says what a finished call's third-party text vouches for (addresses.ts). A registry without a gate
  * refuses anything that would want a person (fail closed).
@@ -41,8 +42,8 @@ export function createGate(deps: GateDeps): CallGate {
       const { entry, params, request, risk } = call;
       const taint = request.taint ?? [];
       const verdict = taint.length > 0 ? checkEffects(call.effects, request.provenance) : undefined;
-      // A `modify` effect always asks in such a turn (provenance.ts): only a person's yes lifts the guest.
-      const guest = taint.length > 0 ? { guest: true } : {};
+      // The guest is lifted only for a call whose every effect is a change the person named or says yes to.
+      const guest = taint.length > 0 && verdict?.owner !== true ? { guest: true } : {};
       const lines = [...(verdict?.lines ?? [])];
       let reason: AskReason | undefined = verdict?.ask === true ? 'provenance' : risk === 'high' ? 'risk' : undefined;
       let charged: string | undefined;
@@ -65,10 +66,7 @@ export function createGate(deps: GateDeps): CallGate {
         ...(entry.tool.explain ? { details: safeLines(() => entry.tool.explain?.(params) ?? []) } : {}),
         ...(request.signal ? { signal: request.signal } : {}),
       }, request.approve);
-      if (decided.approved) {
-        const modify = call.effects.some((effect) => effect.kind === 'modify');
-        return { allowed: true, decision: `approved${decided.by ? ` by ${decided.by}` : ''}`, ...(modify ? {} : guest) };
-      }
+      if (decided.approved) return { allowed: true, decision: `approved${decided.by ? ` by ${decided.by}` : ''}`, ...guest };
       return { allowed: false, decision: `denied: ${decided.reason}`, reason: decided.reason };
     },
 

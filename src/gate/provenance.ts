@@ -25,13 +25,15 @@ export function checkEffects(effects: readonly Effect[], provenance: Provenance 
   let ask = false;
   let bits = 0;
   const choices = new Choices(provenance);
+  let owner = effects.length > 0;
   for (const effect of effects) {
     const verdict = checkEffect(effect, choices);
     if (verdict.ask) ask = true;
     bits += verdict.bits;
     lines.push(...verdict.lines);
+    owner &&= verdict.owner === true;
   }
-  return { ask, lines, bits: ask ? 0 : bits };
+  return { ask, lines, bits: ask ? 0 : bits, ...(owner ? { owner } : {}) };
 }
 
 function checkEffect(effect: Effect, choices: Choices): ProvenanceVerdict {
@@ -43,7 +45,7 @@ function checkEffect(effect: Effect, choices: Choices): ProvenanceVerdict {
     case 'install':
       return { ask: true, lines: [`It installs ${effect.what ?? 'new code or instructions'}.`], bits: 0 };
     case 'modify':
-      return { ask: true, lines: [`It may change or delete files already in the workspace${effect.path ? ` (${effect.path})` : ''}: ${effect.what ?? 'files the person had before this turn'}.`], bits: 0 };
+      return checkModify(effect, choices);
   }
 }
 
@@ -93,6 +95,18 @@ function checkPersist(effect: Extract<Effect, { kind: 'persist' }>): ProvenanceV
   }
 }
 
+/**
+ * A file the person named (its path, as a run of words of what they wrote) may be changed; otherwise only an
+ * explicit call, and only with a yes. An implicit one stays a guest: new files only (src/sandbox/guest.ts).
+ */
+function checkModify(effect: Extract<Effect, { kind: 'modify' }>, choices: Choices): ProvenanceVerdict {
+  if (effect.path !== undefined && choices.personWrote(effect.path)) {
+    return { ask: false, lines: [`The file ${effect.path} is one the person named.`], bits: 0, owner: true };
+  }
+  if (!effect.explicit) return { ask: false, lines: [], bits: 0 };
+  return { ask: true, lines: [`It may change or delete files already in the workspace${effect.path ? ` (${effect.path})` : ''}: ${effect.what ?? 'files the person had before this turn'}.`], bits: 0, owner: true };
+}
+
 type Origin = 'person' | 'outside' | 'model';
 
 /**
@@ -119,6 +133,10 @@ class Choices {
     let count = person.size;
     for (const address of outside) if (!person.has(address)) count += 1;
     return count;
+  }
+
+  personWrote(words: string): boolean {
+    return this.provenance?.personTexts().some((text) => quotes(text, words)) ?? false;
   }
 
   originOfQuery(query: string): Origin {

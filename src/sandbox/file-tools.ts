@@ -63,8 +63,9 @@ const MODIFY_EXISTING = {
   description: 'only when the person asked to change this file, it was already in the workspace, and outside content was read in this turn (the person is asked first)',
 } as const;
 
+/** A write may change an existing file: one the person named goes ahead, else only an explicit call with a yes. */
 function modifyEffects(params: { path?: string; modify_existing?: boolean }): Effect[] {
-  return params.modify_existing ? [{ kind: 'modify', target: 'workspace', ...(params.path ? { path: params.path } : {}) }] : [];
+  return [{ kind: 'modify', target: 'workspace', explicit: params.modify_existing === true, ...(params.path ? { path: params.path } : {}) }];
 }
 
 /**

@@ -44,7 +44,7 @@ function createExecTool(workspaces: Workspaces, config: SandboxConfig): AnyTool 
     // command runs as a guest that cannot touch the person's files (guest.ts) unless the person says yes.
     effects: (params: { network?: boolean; modify_existing?: boolean; command?: string }) => [
       ...(params.network ? [{ kind: 'egress', what: 'a sandbox command with network' } as const] : []),
-      ...(params.modify_existing ? [{ kind: 'modify', target: 'workspace', what: `the command: ${params.command ?? ''}` } as const] : []),
+      ...(params.modify_existing ? [{ kind: 'modify', target: 'workspace', explicit: true, what: `the command: ${params.command ?? ''}` } as const] : []),
     ],
     // Its output and the workspace's files are outside content: the container may have been fed from anywhere.
     external: true,

@@ -20,10 +20,11 @@ export type Effect =
   /** New code or instructions come in (a skill from a hub). */
   | { kind: 'install'; what?: string }
   /**
-   * Files the person already had are changed or deleted: in a tainted turn the workspace's existing files are
-   * read-only (src/sandbox/guest.ts) unless the person says yes to a call that declares this.
+   * Files the workspace already had may be changed or deleted. In a tainted turn they are read-only to the call
+   * (src/sandbox/guest.ts) unless `path` is a file the person named, or the call is `explicit` (it asked to change
+   * existing files: `modify_existing: true`) and the person says yes.
    */
-  | { kind: 'modify'; target: 'workspace'; path?: string; what?: string };
+  | { kind: 'modify'; target: 'workspace'; path?: string; explicit: boolean; what?: string };
 
 /**
  * What one tool result's third-party text vouches for: the whole addresses in it (normalised as a request would
@@ -54,6 +55,11 @@ export interface ProvenanceVerdict {
    * the leak budget is charged when the call goes ahead unasked (0 when nothing was chosen from a set).
    */
   bits: number;
+  /**
+   * The call may change the workspace's existing files (it is no guest, src/sandbox/guest.ts): it declares `modify`
+   * effects only, each on a file the person named or `explicit` (then only once the person says yes).
+   */
+  owner?: boolean;
 }
 
 /** A tool that declares nothing is assumed able to send data anywhere (custom tools, MCP tools). */
