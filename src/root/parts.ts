@@ -76,6 +76,10 @@ function makeNotes(core: Core, scheduler: SchedulerPart, mail: NotesPartMail): N
     delivery: core.delivery,
     ...(mail ? { mail } : {}),
     ...(core.llmReady ? { llm: core.llm } : {}),
+    budget: {
+      check: (conversationId) => core.usage.gate({ conversationId, source: 'summary' }),
+      record: (call) => core.usage.record({ ...call, source: 'summary' }),
+    },
     conversation: {
       converse: async ({ text, origin, conversationId }) => {
         const result = await turns.start({ text, origin, conversationId, source: origin.channel === 'cli' ? 'cli' : 'chat' });
