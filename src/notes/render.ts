@@ -28,8 +28,8 @@ export interface RenderedPage {
 }
 
 /** The system's chromium, or undefined when none is installed. */
-export function findChromium(): string | undefined {
-  return CHROMIUM_PATHS.find((candidate) => existsSync(candidate));
+export function findChromium(candidates: readonly string[] = CHROMIUM_PATHS): string | undefined {
+  return candidates.find((candidate) => existsSync(candidate));
 }
 
 /**
@@ -38,8 +38,9 @@ export function findChromium(): string | undefined {
  * http tool's address rules and handed to the browser, so the SSRF guard holds for all of them; WebSockets, service
  * workers and downloads are refused. One browser per call, closed before returning. Contract: never throws.
  */
-export async function renderPage(url: URL, guard: GuardedOptions, signal?: AbortSignal): Promise<Result<RenderedPage>> {
-  const executablePath = findChromium();
+export async function renderPage(url: URL, guard: GuardedOptions, options: { signal?: AbortSignal | undefined; chromium?: readonly string[] } = {}): Promise<Result<RenderedPage>> {
+  const { signal } = options;
+  const executablePath = findChromium(options.chromium);
   if (!executablePath) return failure(INSTALL_HINT);
   let playwright: typeof import('playwright-core');
   try {
@@ -51,13 +52,13 @@ export async function renderPage(url: URL, guard: GuardedOptions, signal?: Abort
   const close = () => browser?.close().catch(() => undefined);
   signal?.addEventListener('abort', close, { once: true });
   try {
-    browser = await playwright.chromium.launch({ executablePath, args: ARGS, headless: true, timeout: guard.timeoutMs });
-    const context = await browser.newContext({ acceptDownloads: false, serviceWorkers: 'block', javaScriptEnabled: true });
     // The document first, its redirects followed here (each hop guarded), so the browser loads it at its final address
     // and resolves its relative links from there.
     const document = await fetchGuarded({ method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.3' } }, { ...guard, ...(signal ? { signal } : {}) });
     if (document.status >= 400) return failure(`${url.href} answered ${document.status} ${document.statusText}${document.status === 404 ? '; check the URL' : ''}.`);
     const prefetched = new Map([[document.url.href, document]]);
+    browser = await playwright.chromium.launch({ executablePath, args: ARGS, headless: true, timeout: guard.timeoutMs });
+    const context = await browser.newContext({ acceptDownloads: false, serviceWorkers: 'block', javaScriptEnabled: true });
     await context.routeWebSocket(/.*/, (socket) => socket.close({ code: 1008, reason: 'WebSockets are not opened when rendering' }));
     await context.route('**/*', (route) => answer(route, guard, signal, prefetched));
     const page = await context.newPage();

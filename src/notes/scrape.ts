@@ -83,7 +83,7 @@ export async function scrapePage(rawUrl: string, options: ScrapeOptions): Promis
   const guard = guardOptions(options);
   if (options.render === true) {
     const { renderPage } = await import('./render.js');
-    const rendered = await renderPage(url, guard, options.signal);
+    const rendered = await renderPage(url, guard, { signal: options.signal });
     if (!rendered.success) return rendered;
     if (rendered.value.status >= 400) return failure(`${rendered.value.url.href} answered ${rendered.value.status}${rendered.value.status === 404 ? '; check the URL' : ''}.`);
     return extracted(rendered.value.html, rendered.value.url, false, options.filters);

@@ -129,4 +129,17 @@ describe('web_scrape summaries', () => {
     expect(request?.body.max_tokens ?? request?.body.max_completion_tokens).toBe(250);
     expect(usageToday(h.app.db, h.app.config).totalTokens - before).toBe(940);
   });
+
+  it('refuses a summary once the day\'s token budget is spent, without calling the model', async () => {
+    const calls = h.fake.requests.length;
+    h.app.config.llm.daily_token_budget = 1;
+    try {
+      const result = await h.call('web_scrape', { url: `${site.base}/a`, summarize: true });
+      expect(result.success).toBe(false);
+      expect(result.output).toContain('No summary: I have used today\'s token budget');
+      expect(h.fake.requests.length).toBe(calls);
+    } finally {
+      h.app.config.llm.daily_token_budget = 0;
+    }
+  });
 });
