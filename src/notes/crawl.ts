@@ -42,6 +42,17 @@ const robotsParser = robotsModule as unknown as typeof robotsModule.default;
  * Contract: never throws; fails only when the start page cannot be read.
  */
 export async function crawl(start: string, options: CrawlOptions): Promise<Result<Crawl>> {
+  if (options.render !== true || options.depth <= 0) return crawlWith(start, options);
+  // One browser for the whole crawl, closed when it ends.
+  const renderer = (await import('./render.js')).openRenderer(guardOptions(options), { signal: options.signal });
+  try {
+    return await crawlWith(start, { ...options, renderer });
+  } finally {
+    await renderer.close();
+  }
+}
+
+async function crawlWith(start: string, options: CrawlOptions): Promise<Result<Crawl>> {
   const first = await scrapePage(start, options);
   if (!first.success) return first;
   const depth = Math.max(0, Math.min(MAX_DEPTH, Math.floor(options.depth)));

@@ -32,51 +32,96 @@ export function findChromium(candidates: readonly string[] = CHROMIUM_PATHS): st
   return candidates.find((candidate) => existsSync(candidate));
 }
 
+export interface Renderer {
+  /** Contract: never throws. */
+  render(url: URL): Promise<Result<RenderedPage>>;
+  /** Closes the browser, if one was launched. */
+  close(): Promise<void>;
+}
+
 /**
- * Loads a page in headless chromium (through playwright-core) and returns its DOM once its scripts have run. Every
- * request the page makes — the document, each redirect hop, scripts, XHR — is fetched by `fetchGuarded` with the
+ * Pages loaded in headless chromium (through playwright-core), each returned as its DOM once its scripts have run.
+ * Every request a page makes — the document, each redirect hop, scripts, XHR — is fetched by `fetchGuarded` with the
  * http tool's address rules and handed to the browser, so the SSRF guard holds for all of them; WebSockets, service
- * workers and downloads are refused. One browser per call, closed before returning. Contract: never throws.
+ * workers and downloads are refused. The browser is launched for the first page and kept until `close()` (a crawl
+ * shares one); each page gets a fresh context (no cookies or storage carried from one page to the next).
  */
-export async function renderPage(url: URL, guard: GuardedOptions, options: { signal?: AbortSignal | undefined; chromium?: readonly string[] } = {}): Promise<Result<RenderedPage>> {
+export function openRenderer(guard: GuardedOptions, options: { signal?: AbortSignal | undefined; chromium?: readonly string[] } = {}): Renderer {
   const { signal } = options;
-  const executablePath = findChromium(options.chromium);
-  if (!executablePath) return failure(INSTALL_HINT);
-  let playwright: typeof import('playwright-core');
+  let browser: Promise<Result<Browser>> | undefined;
+  const launch = async (): Promise<Result<Browser>> => {
+    const executablePath = findChromium(options.chromium);
+    if (!executablePath) return failure(INSTALL_HINT);
+    let playwright: typeof import('playwright-core');
+    try {
+      playwright = await import('playwright-core');
+    } catch {
+      return failure('render: true needs the playwright-core package, which is missing from this installation; reinstall Familiar (npm install).');
+    }
+    try {
+      return succeed(await playwright.chromium.launch({ executablePath, args: ARGS, headless: true, timeout: guard.timeoutMs }));
+    } catch (error) {
+      return failure(`Could not start chromium (${executablePath}): ${(error as Error).message.split('\n')[0] ?? ''}`);
+    }
+  };
+  const close = async () => {
+    const launched = await browser;
+    browser = undefined;
+    if (launched?.success) await launched.value.close().catch(() => undefined);
+  };
+  const onAbort = () => void close();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    async render(url) {
+      if (!findChromium(options.chromium)) return failure(INSTALL_HINT);
+      try {
+        // The document first, its redirects followed here (each hop guarded), so the browser loads it at its final
+        // address and resolves its relative links from there; nothing is launched for an address the guard refuses.
+        const document = await fetchGuarded({ method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.3' } }, { ...guard, ...(signal ? { signal } : {}) });
+        if (document.status >= 400) return failure(`${url.href} answered ${document.status} ${document.statusText}${document.status === 404 ? '; check the URL' : ''}.`);
+        browser ??= launch();
+        const launched = await browser;
+        if (!launched.success) return launched;
+        return await load(launched.value, document, guard, signal);
+      } catch (error) {
+        if (signal?.aborted) return failure('The page was not rendered: the call was cancelled.');
+        if (error instanceof HttpFetchError) return failure(`Could not read ${url.href}: ${error.message}.${error.kind === 'blocked' ? ' Do not retry this address; the person can allow a host in tools.http.allow_hosts.' : ''}`);
+        return failure(`Could not render ${url.href}: ${(error as Error).message.split('\n')[0] ?? ''}`);
+      }
+    },
+    async close() {
+      signal?.removeEventListener('abort', onAbort);
+      await close();
+    },
+  };
+}
+
+/** One page: renders it with a renderer of its own, closed before returning. Contract: never throws. */
+export async function renderPage(url: URL, guard: GuardedOptions, options: { signal?: AbortSignal | undefined; chromium?: readonly string[] } = {}): Promise<Result<RenderedPage>> {
+  const renderer = openRenderer(guard, options);
   try {
-    playwright = await import('playwright-core');
-  } catch {
-    return failure('render: true needs the playwright-core package, which is missing from this installation; reinstall Familiar (npm install).');
+    return await renderer.render(url);
+  } finally {
+    await renderer.close();
   }
-  let browser: Browser | undefined;
-  const close = () => browser?.close().catch(() => undefined);
-  signal?.addEventListener('abort', close, { once: true });
+}
+
+/** Loads the fetched document in a fresh context of `browser`, every further request routed through the guard. */
+async function load(browser: Browser, document: GuardedResponse, guard: GuardedOptions, signal: AbortSignal | undefined): Promise<Result<RenderedPage>> {
+  const context = await browser.newContext({ acceptDownloads: false, serviceWorkers: 'block', javaScriptEnabled: true });
   try {
-    // The document first, its redirects followed here (each hop guarded), so the browser loads it at its final address
-    // and resolves its relative links from there.
-    const document = await fetchGuarded({ method: 'GET', url, headers: { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.3' } }, { ...guard, ...(signal ? { signal } : {}) });
-    if (document.status >= 400) return failure(`${url.href} answered ${document.status} ${document.statusText}${document.status === 404 ? '; check the URL' : ''}.`);
     const prefetched = new Map([[document.url.href, document]]);
-    browser = await playwright.chromium.launch({ executablePath, args: ARGS, headless: true, timeout: guard.timeoutMs });
-    const context = await browser.newContext({ acceptDownloads: false, serviceWorkers: 'block', javaScriptEnabled: true });
     await context.routeWebSocket(/.*/, (socket) => socket.close({ code: 1008, reason: 'WebSockets are not opened when rendering' }));
     await context.route('**/*', (route) => answer(route, guard, signal, prefetched));
     const page = await context.newPage();
     page.setDefaultTimeout(guard.timeoutMs);
     const response = await page.goto(document.url.href, { waitUntil: 'load', timeout: guard.timeoutMs });
-    if (!response) return failure(`${url.href} gave no page.`);
+    if (!response) return failure(`${document.url.href} gave no page.`);
     // Scripts that fetch their text after load: wait for the network to go quiet, a short while at most.
     await page.waitForLoadState('networkidle', { timeout: Math.min(guard.timeoutMs, 3000) }).catch(() => undefined);
-    const html = await page.content();
-    return succeed({ url: new URL(page.url()), status: response.status(), html });
-  } catch (error) {
-    if (signal?.aborted) return failure('The page was not rendered: the call was cancelled.');
-    if (error instanceof HttpFetchError) return failure(`Could not read ${url.href}: ${error.message}.${error.kind === 'blocked' ? ' Do not retry this address; the person can allow a host in tools.http.allow_hosts.' : ''}`);
-    const message = (error as Error).message.split('\n')[0] ?? '';
-    return failure(`Could not render ${url.href}: ${message}`);
+    return succeed({ url: new URL(page.url()), status: response.status(), html: await page.content() });
   } finally {
-    signal?.removeEventListener('abort', close);
-    await close();
+    await context.close().catch(() => undefined);
   }
 }
 

@@ -2,6 +2,7 @@ import { fetchGuarded, HttpFetchError, type GuardedOptions, type Resolver } from
 import { decode, headerText } from '../net/body-text.js';
 import { presetOriginsOf } from '../net/ssrf.js';
 import type { ToolsConfig } from '../config/schema.js';
+import type { Renderer } from './render.js';
 import { failure, succeed, type Result } from '../lib/result.js';
 
 export interface ScrapedPage {
@@ -37,6 +38,8 @@ export interface ScrapeOptions {
   filters?: PageFilters;
   /** Load the page in headless chromium and read it once its scripts have run (see render.ts). */
   render?: boolean;
+  /** A browser shared by several pages (a crawl's); absent, one is launched for this page. */
+  renderer?: Renderer;
 }
 
 type Libraries = {
@@ -82,8 +85,7 @@ export async function scrapePage(rawUrl: string, options: ScrapeOptions): Promis
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return failure(`Only http and https pages can be read (got ${url.protocol}).`);
   const guard = guardOptions(options);
   if (options.render === true) {
-    const { renderPage } = await import('./render.js');
-    const rendered = await renderPage(url, guard, { signal: options.signal });
+    const rendered = options.renderer ? await options.renderer.render(url) : await (await import('./render.js')).renderPage(url, guard, { signal: options.signal });
     if (!rendered.success) return rendered;
     if (rendered.value.status >= 400) return failure(`${rendered.value.url.href} answered ${rendered.value.status}${rendered.value.status === 404 ? '; check the URL' : ''}.`);
     return extracted(rendered.value.html, rendered.value.url, false, options.filters);

@@ -40,7 +40,7 @@ export async function startSmallSite(): Promise<SmallSite> {
     '/script': {
       body: '<!doctype html><html><head><title>Built by script</title></head><body><main id="app"></main><script>'
         + 'const text = ["Rendered", "in", "the", "browser"].join(" ");'
-        + 'document.getElementById("app").innerHTML = "<article><h1>" + text + "</h1><p>" + (text + " by its own script, so only a browser sees it. ").repeat(8) + "</p></article>";'
+        + 'document.getElementById("app").innerHTML = "<article><h1>" + text + "</h1><p>" + (text + " by its own script, so only a browser sees it. ").repeat(8) + "</p><a href=\\"/a\\">Apples</a></article>";'
         + 'fetch("http://127.0.0.1:' + port + '/internal").then((r) => r.text()).then((t) => { document.body.append("LEAKED " + t); }).catch(() => { document.body.append("FETCH REFUSED"); });'
         + '</script></body></html>',
     },

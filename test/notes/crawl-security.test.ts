@@ -71,14 +71,16 @@ describe('web_scrape crawl security', () => {
 });
 
 describeBrowser('web_scrape render: true in chromium', () => {
-  it('reads text a script builds, while the script\'s request to 127.0.0.1 never reaches the machine', async () => {
+  // One call, one browser: the page, and the page its script's link leads to (depth 1), rendered in turn.
+  it('reads text a script builds, and follows the link it built, while the script\'s request to 127.0.0.1 never reaches the machine', async () => {
     const before = site.paths().length;
-    const result = await h.call('web_scrape', { url: `${site.base}/script`, render: true });
+    const result = await h.call('web_scrape', { url: `${site.base}/script`, render: true, depth: 1 });
     expect(result.success).toBe(true);
     expect(result.output).toContain('Rendered in the browser by its own script');
+    expect(result.output).toContain(`${EXTERNAL_BEGIN} source="${site.base}/a">>>`);
     expect(result.output).not.toContain('INTERNAL ADMIN DATA');
     expect(result.output).not.toContain('LEAKED');
-    expect(site.paths().slice(before)).toEqual(['/script']);
+    expect(site.paths().slice(before)).toEqual(['/script', '/robots.txt', '/a']);
     expect(envelopesClosed(result.output)).toBe(true);
   });
 });
