@@ -94,6 +94,8 @@ export function createWebScrapeTool(services: NotesServices): AnyTool {
     },
     external: true,
     vouches: true,
+    // A crawl of max_pages, or a page rendered in a browser, takes longer than one fetch (tools.timeouts.web_scrape overrides).
+    timeoutMs: 120_000,
     async execute(params: ScrapeParams, ctx) {
       const filters = { ...(params.include ? { include: params.include } : {}), ...(params.exclude ? { exclude: params.exclude } : {}) };
       const selectors = await checkSelectors(filters);
