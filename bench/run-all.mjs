@@ -74,6 +74,13 @@ const SCRIPTS = [
     ],
   },
   {
+    name: 'scrape', timeoutS: 300,
+    rows: (r) => [
+      ['web_scrape, one page / a crawl of 20 pages (depth 2)', `${f(r['one page (depth 0)']?.p50, 1)} / ${f(r['a crawl, depth 2, 20 pages']?.p50)} ms p50`],
+      ['web_scrape render: true, one page (chromium launched)', `${f(r['render: true, one page (chromium launched per call)']?.p50)} ms p50`],
+    ],
+  },
+  {
     name: 'redaction', timeoutS: 300,
     rows: (r) => [
       ['log line, CPU time (no secrets / 5 secrets)', `${f(r.log_line_us_no_secrets, 2)} / ${f(r.log_line_us_5_secrets, 2)} µs`],

@@ -151,8 +151,15 @@ function chat() {
     item.append(details);
     return item;
   };
+  const inlineImages = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
   const artifacts = (list) => list.map((file) => {
     const item = element('li', 'artifact');
+    if (inlineImages.has(file.mimeType)) {
+      const image = element('img', 'artifact-image');
+      image.src = `/console/artifacts/${file.id}/view`;
+      image.alt = file.name;
+      item.append(image, element('br'));
+    }
     const link = element('a', '', `📎 ${file.name}`);
     link.href = `/console/artifacts/${file.id}`;
     link.setAttribute('download', '');

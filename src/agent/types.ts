@@ -12,7 +12,7 @@ export type TurnSource = 'chat' | 'cli' | 'job' | 'skill';
  * Checked before every LLM call (the usage budget): a string stops the turn with that message. `sampling`: a model
  * call an MCP server asked for, outside any turn.
  */
-export type LlmGate = (input: { conversationId: string; source: TurnSource | 'sampling' }) => string | undefined;
+export type LlmGate = (input: { conversationId: string; source: TurnSource | 'sampling' | 'summary' | 'image' }) => string | undefined;
 
 /**
  * Progress of a turn, for a person watching (`TurnRequest.onEvent`). Text events come only for a request that

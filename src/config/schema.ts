@@ -190,6 +190,25 @@ const toolsSchema = z.strictObject({
     })
     .optional(),
   skills: z.strictObject({ hub: z.string().optional() }).default({}),
+  /** image_generate: an OpenAI-compatible `/images/generations` endpoint. */
+  images: z
+    .strictObject({
+      /** Default: llm.base_url (and then llm.api_key, which never goes to another host). */
+      base_url: z.string().url().optional(),
+      api_key: secret,
+      model: z.string().min(1),
+      /** The size asked for when a call gives none (`1024x1024`, `auto`); absent: the endpoint's default. */
+      size: z.string().regex(/^(auto|\d{2,5}x\d{2,5})$/, 'WIDTHxHEIGHT such as 1024x1024, or auto').optional(),
+      timeout_s: z.number().positive().default(120),
+      /**
+       * What one image counts in llm.daily_token_budget when the endpoint reports no token use (DALL·E does not;
+       * gpt-image-1 does, and then that is counted). 1056 is gpt-image-1's output for a medium 1024x1024 image.
+       */
+      tokens_per_image: z.number().int().min(0).default(1056),
+      /** The largest image accepted from the endpoint. */
+      max_bytes: z.number().int().positive().default(20_000_000),
+    })
+    .optional(),
   mcp: z
     .strictObject({
       servers: z.record(z.string(), mcpServerSchema).default({}),

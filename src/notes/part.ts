@@ -16,7 +16,9 @@ import { NoteFiles, NOTES_DIR, parseNote } from './note-files.js';
 import { NoteIndex } from './note-index.js';
 import { createNoteTools } from './note-tools.js';
 import { isReminderJob, TaskReminders } from './reminders.js';
+import { crawl } from './crawl.js';
 import { scrapePage } from './scrape.js';
+import type { SummaryModel } from './summarize.js';
 import type { NotesServices } from './services.js';
 import { TaskFiles } from './task-files.js';
 import { createTaskTools } from './task-tools.js';
@@ -43,6 +45,8 @@ export interface NotesPartDeps {
   mail?: MailSource;
   llm?: LlmClient;
   conversation?: ConversationAccess;
+  /** web_scrape's summaries: the daily budget's check and the usage ledger's record, for `llm` (the root's usage part). */
+  budget?: Pick<SummaryModel, 'check' | 'record'>;
   now?: () => number;
 }
 
@@ -100,6 +104,8 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   const services: NotesServices = {
     notes, index, tasks, reminders, scanner, timeZone, log, now,
     scrape: (url, signal) => scrapePage(url, { http: deps.http, ...(deps.resolve ? { resolve: deps.resolve } : {}), ...(signal ? { signal } : {}) }),
+    crawl: (url, options) => crawl(url, { ...options, http: deps.http, ...(deps.resolve ? { resolve: deps.resolve } : {}) }),
+    summary: deps.llm && deps.budget ? { llm: deps.llm, ...deps.budget } : undefined,
   };
   const tools: AnyTool[] = [...createNoteTools(services), ...createTaskTools(services), ...createGoalTools(services), createWebScrapeTool(services)];
   if (scanner) tools.push(createEmailTasksTool(services, scanner));

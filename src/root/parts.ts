@@ -8,6 +8,7 @@ import type { ToolRegistry } from '../registry/registry.js';
 import { createSandboxPart, type SandboxPart } from '../sandbox/part.js';
 import { createSchedulerPart, type SchedulerPart } from '../scheduler/part.js';
 import { createSkillsPart } from '../skills/part.js';
+import { createImagesPart } from '../tools/images/part.js';
 import { createWebPart } from '../tools/web/part.js';
 import { createVoicePart } from '../voice/part.js';
 import type { Core } from './core.js';
@@ -17,6 +18,7 @@ export interface Made {
   scheduler: SchedulerPart;
   sandbox: SandboxPart;
   web: Awaited<ReturnType<typeof createWebPart>>;
+  images: ReturnType<typeof createImagesPart>;
   email: { part: Part | undefined; recent?: NonNullable<NotesPartMail> };
   skills: ReturnType<typeof createSkillsPart>;
   mcp: McpPart | { part: undefined; manager: undefined; prompts: undefined };
@@ -41,6 +43,10 @@ export async function makeParts(core: Core): Promise<Made> {
     ...(sandbox.sandbox ? { pool: sandbox.sandbox } : {}),
   });
   const web = createWebPart({ config, log, ...(options.resolve ? { resolve: options.resolve } : {}) });
+  const images = createImagesPart({
+    config, log, ...(options.resolve ? { resolve: options.resolve } : {}),
+    budget: { check: (conversationId) => core.usage.gate({ conversationId, source: 'image' }), record: (call) => core.usage.record({ ...call, source: 'image' }) },
+  });
   const email = config.tools.email
     ? (await import('../tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir: core.configDir, log, workspaces: sandbox.sandbox?.workspaces }))) ?? { part: undefined }
     : (log.info('email: no tools.email section; the email tool is off'), { part: undefined });
@@ -56,7 +62,7 @@ export async function makeParts(core: Core): Promise<Made> {
   const notes = makeNotes(core, scheduler, 'recent' in email ? email.recent : undefined);
   // Voice notes heard and answers spoken, for the channels (and the console): engines are only run on use.
   const voice = createVoicePart({ config, db, log, ...(options.now ? { now: options.now } : {}) });
-  return { scheduler, sandbox, web, email, skills, mcp, notes, voice };
+  return { scheduler, sandbox, web, images, email, skills, mcp, notes, voice };
 }
 
 /** MCP is loaded only when a server is configured (the SDK is large). */
@@ -76,6 +82,10 @@ function makeNotes(core: Core, scheduler: SchedulerPart, mail: NotesPartMail): N
     delivery: core.delivery,
     ...(mail ? { mail } : {}),
     ...(core.llmReady ? { llm: core.llm } : {}),
+    budget: {
+      check: (conversationId) => core.usage.gate({ conversationId, source: 'summary' }),
+      record: (call) => core.usage.record({ ...call, source: 'summary' }),
+    },
     conversation: {
       converse: async ({ text, origin, conversationId }) => {
         const result = await turns.start({ text, origin, conversationId, source: origin.channel === 'cli' ? 'cli' : 'chat' });

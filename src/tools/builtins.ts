@@ -38,6 +38,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
   ]),
   ...entries('web', 'tools.web_search', undefined, [['web_search', 'search the web (Tavily, Exa or SearXNG)']], (config) => (config.tools.web_search ? undefined : 'needs tools.web_search')),
   ...entries('web', 'tools.http', undefined, [['http', 'HTTP requests, with presets and the private-address guard']]),
+  ...entries('images', 'tools.images', undefined, [['image_generate', 'make an image from a description (an OpenAI-compatible images endpoint)']], (config) => (config.tools.images ? undefined : 'needs tools.images')),
   ...entries('email', 'tools.email', undefined, [['email', 'list, search, read and (if allowed) send mail']], noEmail),
   ...entries('sandbox', 'tools.sandbox', 'sandbox', [['sandbox_exec', 'run a command in the conversation\'s Docker sandbox']], noSandbox),
   ...entries('sandbox', 'tools.sandbox', 'files', [

@@ -1,12 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database.js';
 
-/** One model call made outside a turn (an MCP server's sampling request), as it is counted. */
+/**
+ * What made a model call that is not a turn's own step: an MCP server's sampling request, a web_scrape summary, an
+ * image_generate call (one row per image). These rows count in tokens and the budget, never as turns.
+ */
+export const OUTSIDE_SOURCES = ['sampling', 'summary', 'image'] as const;
+export type OutsideSource = (typeof OUTSIDE_SOURCES)[number];
+/** SQL: true for a row that is a turn (not an outside call). */
+export const IS_TURN = `source NOT IN (${OUTSIDE_SOURCES.map((source) => `'${source}'`).join(', ')})`;
+
+/** One model call made outside a turn (an MCP server's sampling request, a summary, an image), as it is counted. */
 export interface OutsideCall {
   /** The conversation it served (the one whose tool call the server was answering). */
   conversationId: string;
-  /** What made the call; `sampling` rows are not counted as turns. */
-  source: 'sampling';
+  /** What made the call; these rows are not counted as turns. */
+  source: OutsideSource;
   model: string | undefined;
   promptTokens: number;
   completionTokens: number;

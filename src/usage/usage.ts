@@ -2,6 +2,7 @@ import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
 import { formatCost, formatNumber } from '../lib/numbers.js';
 import { wallClockAt, zoneOffsetMs } from '../lib/zoned.js';
+import { IS_TURN } from './record.js';
 
 export interface UsageTotals {
   promptTokens: number;
@@ -9,6 +10,8 @@ export interface UsageTotals {
   totalTokens: number;
   llmCalls: number;
   turns: number;
+  /** Images made by image_generate (their tokens are in the totals). */
+  images: number;
   /** Estimated from `llm.prices`; undefined when no model used has a price. */
   costUsd: number | undefined;
   /** Tokens spent on models without a price (not in `costUsd`). */
@@ -34,17 +37,19 @@ interface ModelRow {
   completion: number;
   calls: number;
   turns: number;
+  images?: number;
 }
 
 /**
  * Token and cost totals of turns started in [from, to). Tokens come from the API's usage fields. Rows of model calls
- * made outside a turn (`source = 'sampling'`, an MCP server's request) count their tokens but not as turns.
+ * made outside a turn (an MCP server's sampling request, a summary, an image: `OUTSIDE_SOURCES`) count their tokens but
+ * not as turns.
  */
 export function usageBetween(db: Database, prices: Prices, from: number, to: number, conversationId?: string): UsageTotals {
   const rows = db
     .prepare(
       `SELECT model, SUM(prompt_tokens) AS prompt, SUM(completion_tokens) AS completion, SUM(llm_calls) AS calls,
-         SUM(source <> 'sampling') AS turns
+         SUM(${IS_TURN}) AS turns, SUM(source = 'image') AS images
        FROM turns WHERE started_at >= ? AND started_at < ? ${conversationId ? 'AND conversation_id = ?' : ''} GROUP BY model`,
     )
     .all(...(conversationId ? [from, to, conversationId] : [from, to])) as ModelRow[];
@@ -117,7 +122,7 @@ export function usageByDayAndModel(db: Database, config: Pick<Config, 'timezone'
 export function topConversations(db: Database, from: number, limit = 10): Array<{ conversationId: string; totalTokens: number; turns: number }> {
   return db
     .prepare(
-      `SELECT conversation_id AS conversationId, SUM(prompt_tokens + completion_tokens) AS totalTokens, SUM(source <> 'sampling') AS turns
+      `SELECT conversation_id AS conversationId, SUM(prompt_tokens + completion_tokens) AS totalTokens, SUM(${IS_TURN}) AS turns
        FROM turns WHERE started_at >= ? GROUP BY conversation_id ORDER BY totalTokens DESC LIMIT ?`,
     )
     .all(from, limit) as Array<{ conversationId: string; totalTokens: number; turns: number }>;
@@ -128,13 +133,14 @@ export function formatUsageToday(usage: UsageToday): string {
   const parts = [
     `Today (${usage.day}): ${formatNumber(usage.totalTokens)} tokens (${formatNumber(usage.promptTokens)} prompt + ${formatNumber(usage.completionTokens)} completion), ${usage.turns} turn${usage.turns === 1 ? '' : 's'}`,
   ];
+  if (usage.images > 0) parts.push(`${usage.images} image${usage.images === 1 ? '' : 's'}`);
   if (usage.costUsd !== undefined) parts.push(`≈ ${formatCost(usage.costUsd)}${usage.unpricedTokens > 0 ? ` (+${formatNumber(usage.unpricedTokens)} tokens on unpriced models)` : ''}`);
   parts.push(usage.budget > 0 ? `budget ${formatNumber(usage.budget)}, ${formatNumber(usage.remaining ?? 0)} left` : 'no daily budget');
   return `${parts.join(', ')}.`;
 }
 
 function sumRows(rows: ModelRow[], prices: Prices): UsageTotals {
-  const totals: UsageTotals = { promptTokens: 0, completionTokens: 0, totalTokens: 0, llmCalls: 0, turns: 0, costUsd: undefined, unpricedTokens: 0 };
+  const totals: UsageTotals = { promptTokens: 0, completionTokens: 0, totalTokens: 0, llmCalls: 0, turns: 0, images: 0, costUsd: undefined, unpricedTokens: 0 };
   for (const row of rows) {
     const prompt = row.prompt ?? 0;
     const completion = row.completion ?? 0;
@@ -142,6 +148,7 @@ function sumRows(rows: ModelRow[], prices: Prices): UsageTotals {
     totals.completionTokens += completion;
     totals.llmCalls += row.calls ?? 0;
     totals.turns += row.turns;
+    totals.images += row.images ?? 0;
     const price = row.model !== null && Object.hasOwn(prices, row.model) ? prices[row.model] : undefined;
     if (price) totals.costUsd = (totals.costUsd ?? 0) + (prompt * price.prompt_per_mtok + completion * price.completion_per_mtok) / 1_000_000;
     else totals.unpricedTokens += prompt + completion;

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
+import { startOpenAiServer, TINY_PNG, type FakeOpenAI } from '../fakes/openai-server.js';
 import { openEvents, startConsoleApp, type ConsoleApp } from '../helpers/console.js';
 
 describe('console', () => {
@@ -154,6 +154,23 @@ describe('console', () => {
     expect(response.headers.get('content-security-policy')).toContain('sandbox');
     expect(await response.text()).toBe('<script>alert(1)</script>');
     expect(await client.text('/console/chat')).toContain(`/console/artifacts/${stored.id}`);
+  });
+
+  it('shows a reply\'s raster image inline in the chat, and never an HTML or SVG file', async () => {
+    const app = await start();
+    const client = await app.login();
+    const items = new (await import('../../src/console/items.js')).ConsoleItems(app.app.db);
+    const conversationId = app.app.conversations.resolve('console', 'owner');
+    const png = items.add({ conversationId, kind: 'artifact', name: 'image-1.png', mimeType: 'image/png', content: TINY_PNG });
+    const svg = items.add({ conversationId, kind: 'artifact', name: 'x.svg', mimeType: 'image/svg+xml', content: Buffer.from('<svg onload="alert(1)"/>') });
+    const shown = await client.get(`/console/artifacts/${png.id}/view`);
+    expect(shown.headers.get('content-type')).toBe('image/png');
+    expect(shown.headers.get('content-disposition')).toBe('inline');
+    expect(Buffer.compare(Buffer.from(await shown.arrayBuffer()), TINY_PNG)).toBe(0);
+    expect((await client.get(`/console/artifacts/${svg.id}/view`)).status).toBe(404);
+    const page = await client.text('/console/chat');
+    expect(page).toContain(`<img class="artifact-image" src="/console/artifacts/${png.id}/view"`);
+    expect(page).not.toContain(`/console/artifacts/${svg.id}/view`);
   });
   it('a memory save never overwrites a hand edit made while the page was open: it shows both and keeps the file', async () => {
     const app = await start();

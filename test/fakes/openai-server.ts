@@ -40,6 +40,24 @@ export interface ChatRequestBody {
 
 export type ReplyHandler = (request: RecordedRequest) => ScriptedReply | undefined;
 
+/**
+ * One answer of `POST /images/generations`, as the Images API sends it: each image as `b64_json` or as a `url` (served
+ * by this fake at GET /files/…, without the API key, like a provider's signed link); `usage` as gpt-image-1 reports it
+ * (DALL·E reports none). Default: the form the request's `response_format` asks for, else b64_json, without usage.
+ */
+export type ImageReply =
+  | { form?: 'b64_json' | 'url'; usage?: { input_tokens: number; output_tokens: number }; image?: Buffer; url?: string }
+  | { status: number; error?: string };
+
+export interface FakeImages {
+  /** The bodies of the image requests, in order. */
+  requests: Array<Record<string, unknown>>;
+  script(...replies: ImageReply[]): void;
+}
+
+/** A 1×1 PNG. */
+export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
 export interface FakeOpenAI {
   baseUrl: string;
   apiKey: string;
@@ -50,6 +68,8 @@ export interface FakeOpenAI {
   handle(handler: ReplyHandler): void;
   /** Models that `GET /models` lists. */
   models: string[];
+  /** The images endpoint. */
+  images: FakeImages;
   lastSystemPrompt(): string;
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -62,6 +82,24 @@ export async function startOpenAiServer(options: { apiKey?: string; models?: str
   let handler: ReplyHandler = () => ({ content: 'ok' });
   let completionId = 0;
   const hanging = new Set<ServerResponse>();
+  const images: FakeImages = { requests: [], script: (...replies) => imageQueue.push(...replies) };
+  const imageQueue: ImageReply[] = [];
+  const files = new Map<string, Buffer>();
+  const answerImages = (res: ServerResponse, body: Record<string, unknown>): void => {
+    images.requests.push(body);
+    const reply = imageQueue.shift() ?? {};
+    if ('status' in reply) return sendError(res, reply.status, reply.error ?? `scripted ${reply.status}`, 'scripted');
+    const form = reply.form ?? (body.response_format === 'url' ? 'url' : 'b64_json');
+    const data = Array.from({ length: typeof body.n === 'number' ? body.n : 1 }, () => {
+      const image = reply.image ?? TINY_PNG;
+      if (form === 'b64_json') return { b64_json: image.toString('base64') };
+      const name = `img-${files.size + 1}.png`;
+      files.set(name, image);
+      return { url: reply.url ?? `${fake.baseUrl}/files/${name}` };
+    });
+    const usage = reply.usage ? { ...reply.usage, total_tokens: reply.usage.input_tokens + reply.usage.output_tokens, input_tokens_details: { text_tokens: reply.usage.input_tokens, image_tokens: 0 } } : undefined;
+    sendJson(res, 200, { created: Math.floor(Date.now() / 1000), data, ...(usage ? { usage } : {}) });
+  };
 
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -69,6 +107,12 @@ export async function startOpenAiServer(options: { apiKey?: string; models?: str
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const url = new URL(req.url ?? '/', 'http://localhost');
       const path = url.pathname.replace(/^\/v1/, '');
+      if (req.method === 'GET' && path.startsWith('/files/')) {
+        const file = files.get(path.slice('/files/'.length));
+        if (!file) return sendError(res, 404, 'no such file', 'not_found');
+        res.writeHead(200, { 'content-type': 'image/png', 'content-length': file.length });
+        return res.end(file);
+      }
       if (req.headers.authorization !== `Bearer ${apiKey}`) {
         return sendError(res, 401, 'Incorrect API key provided.', 'invalid_api_key');
       }
@@ -80,6 +124,7 @@ export async function startOpenAiServer(options: { apiKey?: string; models?: str
         if (!fake.models.includes(id)) return sendError(res, 404, `The model '${id}' does not exist`, 'model_not_found');
         return sendJson(res, 200, { id, object: 'model', created: 0, owned_by: 'fake' });
       }
+      if (req.method === 'POST' && path === '/images/generations') return answerImages(res, JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
       if (req.method !== 'POST' || path !== '/chat/completions') return sendError(res, 404, `no route ${req.method} ${path}`, 'not_found');
       let body: ChatRequestBody;
       try {
@@ -128,6 +173,7 @@ export async function startOpenAiServer(options: { apiKey?: string; models?: str
     baseUrl: `http://127.0.0.1:${port}/v1`,
     apiKey,
     requests,
+    images,
     models: options.models ?? ['gpt-test', 'gpt-fallback'],
     script: (...replies) => queue.push(...replies),
     handle: (next) => {

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { createLlmClient } from '../../src/llm/client.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
+import type { Resolver } from '../../src/net/fetch-guarded.js';
 import type { Part } from '../../src/part.js';
 
 export interface TestApp {
@@ -59,7 +60,7 @@ export function captureLogger(lines: string[], secrets: readonly string[], level
  * `familiar start` builds it (channels and the HTTP endpoint included, nothing started) unless `mode` says
  * `command`, as one-shot commands build it.
  */
-export async function makeTestApp(fake: FakeOpenAI, overrides: Record<string, unknown> = {}, dir = tempDir(), options: { mode?: DaemonMode; parts?: Part[] } = {}): Promise<TestApp> {
+export async function makeTestApp(fake: FakeOpenAI, overrides: Record<string, unknown> = {}, dir = tempDir(), options: { mode?: DaemonMode; parts?: Part[]; resolve?: Resolver } = {}): Promise<TestApp> {
   const configPath = writeTestConfig(dir, fake, overrides);
   const logs: string[] = [];
   const sleeps: number[] = [];
@@ -73,7 +74,7 @@ export async function makeTestApp(fake: FakeOpenAI, overrides: Record<string, un
         sleeps.push(ms);
       },
     });
-    return createDaemon({ loaded, log, llm, mode: options.mode ?? 'daemon', ...(options.parts ? { parts: options.parts } : {}) });
+    return createDaemon({ loaded, log, llm, mode: options.mode ?? 'daemon', ...(options.parts ? { parts: options.parts } : {}), ...(options.resolve ? { resolve: options.resolve } : {}) });
   };
   const app = await build();
   return { app, dir, configPath, logs, sleeps, restart: build };

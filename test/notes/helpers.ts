@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Daemon as App } from '../../src/daemon.js';
 import { dayOf } from '../../src/notes/dates.js';
+import type { Resolver } from '../../src/net/fetch-guarded.js';
 import type { ApprovalHandler } from '../../src/tools/call.js';
 import type { ToolResult } from '../../src/tools/types.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
@@ -23,9 +24,9 @@ export interface NotesHarness {
   close(): Promise<void>;
 }
 
-export async function notesHarness(overrides: Record<string, unknown> = {}): Promise<NotesHarness> {
+export async function notesHarness(overrides: Record<string, unknown> = {}, options: { resolve?: Resolver } = {}): Promise<NotesHarness> {
   const fake = await startOpenAiServer();
-  const t = await makeTestApp(fake, overrides);
+  const t = await makeTestApp(fake, overrides, undefined, options);
   const app = t.app;
   const file = (name: string) => path.join(app.config.memory_dir, name);
   return {

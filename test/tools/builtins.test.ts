@@ -15,6 +15,7 @@ const EVERYTHING = {
     web_search: { provider: 'tavily', api_key: 'tvly-test-key' },
     email: { imap: { host: 'imap.example.com', user: 'me@example.com', password: 'pw-12345' } },
     sandbox: { image: 'familiar-sandbox:test', code_agent: { command: 'fake-agent run' } },
+    images: { model: 'gpt-image-1' },
   },
 };
 
@@ -47,9 +48,9 @@ describe('the catalogue of built-in tools', () => {
   });
 
   it('says which tools a config leaves off, and why', () => {
-    const bare = { tools: { sandbox: undefined, email: undefined, web_search: undefined } } as never;
+    const bare = { tools: { sandbox: undefined, email: undefined, web_search: undefined, images: undefined } } as never;
     const off = BUILTIN_TOOLS.filter((tool) => tool.off?.(bare) !== undefined).map((tool) => tool.name);
-    expect(off).toEqual(expect.arrayContaining(['web_search', 'email', 'sandbox_exec', 'read', 'opencode', 'email_tasks']));
+    expect(off).toEqual(expect.arrayContaining(['web_search', 'email', 'sandbox_exec', 'read', 'opencode', 'email_tasks', 'image_generate']));
     expect(off).not.toContain('memory_read');
   });
 });

@@ -43,6 +43,16 @@ export function chatRoutes(app: ConsoleApp): Route[] {
       },
     },
     {
+      // An image a tool made (image_generate), shown in the chat: raster types only (an SVG could carry script).
+      method: 'GET', path: /^\/console\/artifacts\/(\d{1,12})\/view$/,
+      async handle({ params }) {
+        const found = app.items.artifact(Number(params[0]));
+        const mimeType = found?.item.mimeType;
+        if (!found || mimeType === undefined || !INLINE_IMAGES.has(mimeType)) return { type: 'json', status: 404, body: { error: 'no such image' } };
+        return { type: 'file', contentType: mimeType, body: found.content, disposition: 'inline' };
+      },
+    },
+    {
       method: 'GET', path: /^\/console\/artifacts\/(\d{1,12})$/,
       async handle({ params }) {
         const found = app.items.artifact(Number(params[0]));
@@ -58,6 +68,9 @@ export function chatRoutes(app: ConsoleApp): Route[] {
   ];
 }
 
+
+/** Image types the chat shows inline (raster only). */
+const INLINE_IMAGES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
 function chatPage(app: ConsoleApp, context: RequestContext): ReturnType<ConsoleApp['render']> {
   const active = app.chat.activeConversation();
   const conversations = app.deps.conversations.listOf(CONSOLE_CHANNEL, CONSOLE_CHAT, 30);
@@ -148,7 +161,7 @@ function stateLabel(state: string): string {
 function renderItem(app: ConsoleApp, item: ConsoleItem): Html {
   switch (item.kind) {
     case 'artifact':
-      return html`<li class="artifact"><a href="/console/artifacts/${item.id}" download>📎 ${item.name ?? 'file'}</a> <small class="muted">${formatBytes(item.size)}</small></li>`;
+      return html`<li class="artifact">${item.mimeType !== undefined && INLINE_IMAGES.has(item.mimeType) ? html`<img class="artifact-image" src="/console/artifacts/${item.id}/view" alt="${item.name ?? 'image'}"><br>` : html``}<a href="/console/artifacts/${item.id}" download>📎 ${item.name ?? 'file'}</a> <small class="muted">${formatBytes(item.size)}</small></li>`;
     case 'delivery':
       return html`<li class="message assistant delivery"><div class="bubble markdown"><p class="muted">Delivered by a job or skill · ${app.formatTime(item.createdAt)}</p>${renderMarkdown(app.redact(item.text ?? ''))}</div></li>`;
     case 'command':
