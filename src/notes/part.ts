@@ -1,9 +1,10 @@
 import type { Database } from '../db/database.js';
-import type { Delivery } from '../delivery/types.js';
+import type { ButtonHandler, Delivery } from '../delivery/types.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { MemoryStore } from '../memory/store.js';
-import type { JobExecutors, Scheduler } from '../scheduler/scheduler.js';
+import type { JobExecutor, JobExecutors, Scheduler } from '../scheduler/scheduler.js';
+import type { Job } from '../scheduler/types.js';
 import type { Resolver } from '../net/fetch-guarded.js';
 import type { ToolsConfig } from '../config/schema.js';
 import type { AnyTool } from '../tools/types.js';
@@ -15,6 +16,10 @@ import { createGoalTools } from './goal-tools.js';
 import { NoteFiles, NOTES_DIR, parseNote } from './note-files.js';
 import { NoteIndex } from './note-index.js';
 import { createNoteTools } from './note-tools.js';
+import { ReminderActions } from './reminder-actions.js';
+import { createReminderCommands } from './reminder-commands.js';
+import { ReminderStore } from './reminder-store.js';
+import { createReminderTool } from './reminder-tool.js';
 import { isReminderJob, TaskReminders } from './reminders.js';
 import { scrapePage } from './scrape.js';
 import type { NotesServices } from './services.js';
@@ -59,6 +64,8 @@ export interface NotesPart {
   /** The task reminders' jobs, for the scheduler. */
   executors: JobExecutors;
   memoryHooks: NotesMemoryHooks;
+  /** Presses of the Snooze and Done buttons delivered reminders carry, for the channels and the console. */
+  pressButton: ButtonHandler;
 }
 
 /**
@@ -74,11 +81,14 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   const files = new TaskFiles({ memory });
   let reminders: TaskReminders | undefined;
   const tasks = new TaskService({ files, timeZone, now, onChange: (changed, origin) => reminders?.follow(changed, origin.chat) });
+  const store = new ReminderStore(deps.db);
+  let actions: ReminderActions | undefined;
   if (deps.scheduler) {
-    reminders = new TaskReminders({
-      scheduler: deps.scheduler, tasks, memoryRoot: memory.root, timeZone, log, now,
-      ...(deps.delivery ? { delivery: deps.delivery } : {}),
+    actions = new ReminderActions({
+      store, scheduler: deps.scheduler, tasks, timeZone, log, now, delivery: deps.delivery,
+      isTaskReminder: (jobId) => { const job = deps.scheduler?.get(jobId); return job !== undefined && isReminderJob(job); },
     });
+    reminders = new TaskReminders({ scheduler: deps.scheduler, tasks, memoryRoot: memory.root, timeZone, log, now, actions });
   }
   const scanner = deps.mail && deps.llm ? new EmailScanner({ mail: deps.mail, llm: deps.llm, timeZone, now }) : undefined;
 
@@ -95,7 +105,11 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   };
   const memoryHooks: NotesMemoryHooks = { outsideLabeler: sourceOf, promptFilter: (path, raw) => sourceOf(path, raw) === undefined };
   // Task reminders are the scheduler's jobs, run by this part (the root hands the executor to the scheduler).
-  const executors: JobExecutors = reminders ? [{ owns: isReminderJob, execute: reminders.executor() }] : [];
+  // Plain reminders (reminder_create, /remind, `familiar jobs add --remind`) are sent by this part too, with the same buttons.
+  const executors: JobExecutors = reminders && actions ? [
+    { owns: isReminderJob, execute: reminders.executor() },
+    { owns: isPlainReminder, execute: plainReminderExecutor(actions, store) },
+  ] : [];
 
   const services: NotesServices = {
     notes, index, tasks, reminders, scanner, timeZone, log, now,
@@ -103,13 +117,15 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   };
   const tools: AnyTool[] = [...createNoteTools(services), ...createTaskTools(services), ...createGoalTools(services), createWebScrapeTool(services)];
   if (scanner) tools.push(createEmailTasksTool(services, scanner));
+  if (deps.scheduler) tools.push(createReminderTool(services, { scheduler: deps.scheduler, store }));
   // Hand edits are seen on the next turn: before any of this part's tools or commands runs, reminders are
   // brought in line with the files if a task file changed (a stat per file; the watch catches the rest).
   const follow = async () => {
     await reminders?.check();
   };
   const followed = tools.map((tool): AnyTool => ({ ...tool, execute: async (params: unknown, ctx) => (await follow(), tool.execute(params, ctx)) }));
-  const commands = new Map([...createNotesCommands(services, deps.conversation ?? {})].map(([name, command]) => [name, { ...command, run: async (input: Parameters<NotesCommand['run']>[0]) => (await follow(), command.run(input)) }]));
+  const own = [...createNotesCommands(services, deps.conversation ?? {}), ...(actions ? createReminderCommands(actions) : [])];
+  const commands = new Map(own.map(([name, command]) => [name, { ...command, run: async (input: Parameters<NotesCommand['run']>[0]) => (await follow(), command.run(input)) }]));
 
   const part: Part = {
     name: 'notes',
@@ -132,5 +148,16 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
       return lines;
     },
   };
-  return { part, services, executors, memoryHooks };
+  // A press of a reminder's button: brought in line with the files first, as the tools and commands are.
+  const pressButton: ButtonHandler = async (press) => (actions ? (await follow(), actions.press(press)) : undefined);
+  return { part, services, executors, memoryHooks, pressButton };
+}
+
+/** A reminder job that is not a task's: its text is sent as written. */
+function isPlainReminder(job: Job): boolean {
+  return job.kind === 'reminder' && !isReminderJob(job);
+}
+
+function plainReminderExecutor(actions: ReminderActions, store: ReminderStore): JobExecutor {
+  return (job) => actions.deliver(job, `⏰ ${job.prompt}`, { body: job.prompt, task: store.linkOf(job.id) });
 }
