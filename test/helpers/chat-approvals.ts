@@ -60,8 +60,8 @@ export function telegramQuestion(telegram: FakeTelegram, chatId: ChatId, index =
   return telegram.waitFor(() => telegram.messagesTo(chatId).filter((message) => message.edits.length > 0 || telegramButtons(message).length > 0)[index]);
 }
 
-/** Presses a button of `question`; `buttons` as captured earlier, for a press after the fake removed them. */
-export function press(telegram: FakeTelegram, question: TelegramMessage, choice: 'Approve' | 'Deny', userId: number, buttons = telegramButtons(question)): string {
+/** Presses a button of `question` (the first whose label has `choice`); `buttons` as captured earlier, for a press after the fake removed them. */
+export function press(telegram: FakeTelegram, question: TelegramMessage, choice: string, userId: number, buttons = telegramButtons(question)): string {
   const button = buttons.find((candidate) => candidate.text.includes(choice));
   if (!button) throw new Error(`no ${choice} button on the question`);
   return telegram.pressButton({ chatId: Number(question.chat_id), userId, messageId: question.message_id, data: button.callback_data }).callbackQueryId;
@@ -82,7 +82,7 @@ export function discordQuestion(discord: FakeDiscord, channelId: string): Promis
   return discord.waitFor(() => discord.messagesIn(channelId).find((message) => discordButtons(message).length > 0 || message.edits.length > 0));
 }
 
-export function click(discord: FakeDiscord, question: DiscordMessage, choice: 'Approve' | 'Deny', userId: string, username = 'owner'): string {
+export function click(discord: FakeDiscord, question: DiscordMessage, choice: string, userId: string, username = 'owner'): string {
   const button = discordButtons(question).find((candidate) => candidate.label === choice);
   if (!button) throw new Error(`no ${choice} button on the question`);
   return discord.clickButton({ channelId: question.channelId, messageId: question.id, customId: button.custom_id, userId, username }).interactionId;
