@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FRIEND_TG, OWNER_DC, OWNER_TG, STRANGER_DC, STRANGER_TG, startChannelRig, type ChannelRig } from '../helpers/channels.js';
-import { callbackAnswer, click, press, telegramButtons } from '../helpers/chat-approvals.js';
+import { callbackAnswer, click, pendingReminders, press, telegramButtons } from '../helpers/chat-approvals.js';
 
-const pending = (rig: ChannelRig) => rig.app.scheduler.list({ includeDone: true }).filter((job) => job.kind === 'reminder' && job.doneAt === undefined);
+const pending = (rig: ChannelRig) => pendingReminders(rig.app);
 
 describe('a reminder\'s buttons answer only the chat that got it', () => {
   let rig: ChannelRig;

@@ -3,15 +3,14 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SentMessage as TelegramMessage } from '../fakes/telegram-server.js';
 import { OWNER_DC, OWNER_TG, sleep, startChannelRig, type ChannelRig } from '../helpers/channels.js';
-import { callbackAnswer, click, discordButtons, press, telegramButtons } from '../helpers/chat-approvals.js';
+import { callbackAnswer, click, pendingReminders, discordButtons, press, telegramButtons } from '../helpers/chat-approvals.js';
 
 /** A reminder made by the model in a chat (the tool call scripted), due at once. */
 function scriptReminder(rig: ChannelRig, args: Record<string, unknown>): void {
   rig.llm.script({ toolCalls: [{ name: 'reminder_create', arguments: args }] }, { content: 'I will remind you.' });
 }
 
-/** Pending one-shot reminder jobs (not yet sent). */
-const pending = (rig: ChannelRig) => rig.app.scheduler.list({ includeDone: true }).filter((job) => job.kind === 'reminder' && job.doneAt === undefined);
+const pending = (rig: ChannelRig) => pendingReminders(rig.app);
 
 describe('delivered reminders on Telegram carry Snooze and Done buttons', () => {
   let rig: ChannelRig;

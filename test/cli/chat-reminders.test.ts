@@ -1,34 +1,9 @@
-import { PassThrough, Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { OWNER_TG, startChannelRig, type ChannelRig } from '../helpers/channels.js';
+import { scriptedTerminal } from '../helpers/io.js';
 
 const ORIGIN = { channel: 'telegram', chatId: String(OWNER_TG), userId: String(OWNER_TG) };
-
-/** `familiar chat` in this process on the rig's folder, with a scripted stdin. */
-function terminal() {
-  const stdin = new PassThrough();
-  let out = '';
-  const stdout = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      out += chunk.toString();
-      callback();
-    },
-  });
-  const stderr = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-  return {
-    io: { stdin, stdout, stderr },
-    async waitFor(pattern: RegExp): Promise<string> {
-      for (let tries = 0; ; tries += 1) {
-        const found = pattern.exec(out)?.[0];
-        if (found !== undefined) return found;
-        if (tries > 1000) throw new Error(`never saw ${String(pattern)} in:\n${out}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    },
-    say: (line: string) => stdin.write(`${line}\n`),
-  };
-}
 
 describe('/snooze and /done in the terminal act on the last reminder delivered', () => {
   let rig: ChannelRig;
@@ -47,7 +22,7 @@ describe('/snooze and /done in the terminal act on the last reminder delivered',
   it('snoozes the reminder once, then marks the next one done', async () => {
     rig = await startChannelRig({ which: ['telegram'] });
     await deliver('Feed the cat');
-    const term = terminal();
+    const term = scriptedTerminal();
     const finished = runCli(['chat', '--config', rig.t.configPath, '--log-level', 'silent'], term.io);
     await term.waitFor(/you> /);
     term.say('/snooze 1h');

@@ -1,9 +1,11 @@
+import type { Daemon } from '../../src/daemon.js';
+import type { Job } from '../../src/scheduler/types.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import type { FakeDiscord, SentMessage as DiscordMessage } from '../fakes/discord-server.js';
 import type { ChatId, FakeTelegram, SentMessage as TelegramMessage } from '../fakes/telegram-server.js';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
 
-/** Shared by the chat-approval tests: a high-risk test tool and helpers to find the question and its buttons. */
+/** Shared by the chat-approval and reminder-button tests: a high-risk test tool and helpers to find a message and press its buttons. */
 
 export interface SentCall {
   to: string;
@@ -86,4 +88,11 @@ export function click(discord: FakeDiscord, question: DiscordMessage, choice: st
   const button = discordButtons(question).find((candidate) => candidate.label === choice);
   if (!button) throw new Error(`no ${choice} button on the question`);
   return discord.clickButton({ channelId: question.channelId, messageId: question.id, customId: button.custom_id, userId, username }).interactionId;
+}
+
+// ---- Reminders
+
+/** Reminder jobs not sent yet (a snooze makes one). */
+export function pendingReminders(app: Daemon): Job[] {
+  return app.scheduler.list({ includeDone: true }).filter((job) => job.kind === 'reminder' && job.doneAt === undefined);
 }
