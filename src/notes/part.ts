@@ -79,17 +79,12 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   const notes = new NoteFiles({ memory, timeZone, now });
   const index = new NoteIndex({ db: deps.db, memory });
   const files = new TaskFiles({ memory });
-  let reminders: TaskReminders | undefined;
+  // Reminders follow every task written (made just below: nothing is written before this function returns).
   const tasks = new TaskService({ files, timeZone, now, onChange: (changed, origin) => reminders?.follow(changed, origin.chat) });
   const store = new ReminderStore(deps.db);
-  let actions: ReminderActions | undefined;
-  if (deps.scheduler) {
-    actions = new ReminderActions({
-      store, scheduler: deps.scheduler, tasks, timeZone, log, now, delivery: deps.delivery,
-      isTaskReminder: (jobId) => { const job = deps.scheduler?.get(jobId); return job !== undefined && isReminderJob(job); },
-    });
-    reminders = new TaskReminders({ scheduler: deps.scheduler, tasks, memoryRoot: memory.root, timeZone, log, now, actions });
-  }
+  const made = deps.scheduler ? makeReminders(deps.scheduler, { ...deps, now }, tasks, store) : undefined;
+  const reminders = made?.reminders;
+  const actions = made?.actions;
   const scanner = deps.mail && deps.llm ? new EmailScanner({ mail: deps.mail, llm: deps.llm, timeZone, now }) : undefined;
 
   // A note saved from a page is outside content wherever its text goes: labelled for memory_read and
@@ -151,6 +146,17 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   // A press of a reminder's button: brought in line with the files first, as the tools and commands are.
   const pressButton: ButtonHandler = async (press) => (actions ? (await follow(), actions.press(press)) : undefined);
   return { part, services, executors, memoryHooks, pressButton };
+}
+
+/** Task reminders and what a delivered reminder's buttons do, over the scheduler. */
+function makeReminders(scheduler: Scheduler, deps: NotesPartDeps & { now: () => number }, tasks: TaskService, store: ReminderStore): { reminders: TaskReminders; actions: ReminderActions } {
+  const { log, timeZone, now } = deps;
+  const isTaskReminder = (jobId: string): boolean => {
+    const job = scheduler.get(jobId);
+    return job !== undefined && isReminderJob(job);
+  };
+  const actions = new ReminderActions({ store, scheduler, tasks, timeZone, log, now, delivery: deps.delivery, isTaskReminder });
+  return { actions, reminders: new TaskReminders({ scheduler, tasks, memoryRoot: deps.memory.root, timeZone, log, now, actions }) };
 }
 
 /** A reminder job that is not a task's: its text is sent as written. */
