@@ -14,7 +14,7 @@ describe('a reminder\'s buttons answer only the chat that got it', () => {
     rig = await startChannelRig({ which: ['telegram'] });
     rig.llm.script({ toolCalls: [{ name: 'reminder_create', arguments: { title: 'Take the pills', when: 'in 1 second' } }] }, { content: 'Will do.' });
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'remind me' });
-    const reminder = await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).find((message) => message.text?.startsWith('⏰ Take the pills')), 8000);
+    const reminder = await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).find((message) => message.text?.startsWith('⏰ Take the pills')), 20_000);
     const byFriend = press(rig.telegram, reminder, '10 min', FRIEND_TG);
     const byStranger = press(rig.telegram, reminder, 'Done', STRANGER_TG);
     const data = telegramButtons(reminder).find((button) => button.text.includes('Done'))?.callback_data ?? '';
@@ -34,7 +34,7 @@ describe('a reminder\'s buttons answer only the chat that got it', () => {
     rig = await startChannelRig({ which: ['discord'] });
     rig.llm.script({ toolCalls: [{ name: 'reminder_create', arguments: { title: 'Take the pills', when: 'in 1 second' } }] }, { content: 'Will do.' });
     const { channelId } = rig.discord.sendUserMessage({ userId: OWNER_DC, username: 'owner', content: 'remind me', dm: true });
-    const reminder = await rig.discord.waitFor(() => rig.discord.messagesIn(channelId).find((message) => message.content.startsWith('⏰ Take the pills')), 8000);
+    const reminder = await rig.discord.waitFor(() => rig.discord.messagesIn(channelId).find((message) => message.content.startsWith('⏰ Take the pills')), 20_000);
     const interactionId = click(rig.discord, reminder, '💤 10 min', STRANGER_DC, 'mallory');
     const response = await rig.discord.waitFor(() => rig.discord.interactionResponses.find((candidate) => candidate.interactionId === interactionId));
     expect(response.data?.['content']).toMatch(/^Not yours/);

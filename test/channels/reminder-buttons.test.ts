@@ -19,12 +19,12 @@ describe('delivered reminders on Telegram carry Snooze and Done buttons', () => 
   });
 
   const reminderTo = (text: string, index = 0): Promise<TelegramMessage> =>
-    rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).filter((message) => message.text?.startsWith(`⏰ ${text}`))[index], 8000);
+    rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).filter((message) => message.text?.startsWith(`⏰ ${text}`))[index], 20_000);
 
   const remind = async (args: Record<string, unknown>): Promise<TelegramMessage> => {
     scriptReminder(rig, args);
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'remind me' });
-    await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).some((message) => message.text === 'I will remind you.'));
+    await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).some((message) => message.text === 'I will remind you.'), 20_000);
     return reminderTo(String(args['title']));
   };
 
@@ -32,7 +32,7 @@ describe('delivered reminders on Telegram carry Snooze and Done buttons', () => 
     rig = await startChannelRig({ which: ['telegram'] });
     scriptReminder(rig, { title: 'Call the dentist', description: 'Ask about Tuesday', when: 'in 1 second' });
     rig.telegram.sendUserMessage({ chatId: OWNER_TG, userId: OWNER_TG, text: 'remind me to call the dentist in a second' });
-    await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).some((message) => message.text === 'I will remind you.'));
+    await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).some((message) => message.text === 'I will remind you.'), 20_000);
     const calls = rig.llm.requests.length;
     const reminder = await reminderTo('Call the dentist');
     expect(reminder.text).toBe('⏰ Call the dentist\nAsk about Tuesday');
@@ -99,7 +99,7 @@ describe('delivered reminders on Discord carry Snooze and Done buttons', () => {
     rig = await startChannelRig({ which: ['discord'] });
     scriptReminder(rig, { title: 'Stand up', when: 'in 1 second' });
     const { channelId } = rig.discord.sendUserMessage({ userId: OWNER_DC, username: 'owner', content: 'remind me', dm: true });
-    const reminder = await rig.discord.waitFor(() => rig.discord.messagesIn(channelId).find((message) => message.content.startsWith('⏰ Stand up')), 8000);
+    const reminder = await rig.discord.waitFor(() => rig.discord.messagesIn(channelId).find((message) => message.content.startsWith('⏰ Stand up')), 20_000);
     expect(discordButtons(reminder).map((button) => button.label)).toEqual(['💤 10 min', '💤 1 h', '💤 Tomorrow', '✅ Done']);
     const interactionId = click(rig.discord, reminder, '💤 1 h', OWNER_DC);
     const response = await rig.discord.waitFor(() => rig.discord.interactionResponses.find((candidate) => candidate.interactionId === interactionId));
