@@ -27,6 +27,30 @@ function renderedMessage(kind, html) {
   return item;
 }
 
+/**
+ * Buttons under a delivered message (a reminder's Snooze and Done): a press is posted, and once it counted the
+ * buttons give way to its outcome; a refusal or a late press only says so.
+ */
+function replyButtons(buttons) {
+  const row = element('div', 'actions reply-buttons');
+  const said = element('p', 'muted');
+  for (const { label, data } of buttons) {
+    const button = element('button', 'plain', label);
+    button.type = 'button';
+    button.addEventListener('click', async () => {
+      for (const each of row.querySelectorAll('button')) each.disabled = true;
+      const response = await post('/console/chat/button', new URLSearchParams({ data, _csrf: csrf }));
+      const answer = await response.json().catch(() => ({}));
+      if (answer.outcome) { row.replaceWith(element('p', 'outcome', answer.outcome)); return; }
+      said.textContent = answer.notice ?? answer.error ?? 'That did not work.';
+      for (const each of row.querySelectorAll('button')) each.disabled = false;
+    });
+    row.append(button);
+  }
+  row.append(said);
+  return row;
+}
+
 // ---- Logging in: the token comes after #, which the browser never sends; it is posted once and then forgotten.
 function login() {
   const form = document.getElementById('login-form');
@@ -212,7 +236,9 @@ function chat() {
           break;
         }
         case 'delivery': {
-          append(renderedMessage('delivery', event.html));
+          const item = renderedMessage('delivery', event.html);
+          if ((event.buttons ?? []).length > 0) item.querySelector('.bubble').append(replyButtons(event.buttons));
+          append(item);
           for (const file of artifacts(event.artifacts ?? [])) append(file);
           break;
         }

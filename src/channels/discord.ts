@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import {
-  Client, DiscordAPIError, Events, GatewayIntentBits, MessageFlags, Partials, REST, Routes,
+  ActionRowBuilder, ButtonBuilder, ButtonStyle, Client, DiscordAPIError, Events, GatewayIntentBits, MessageFlags, Partials, REST, Routes,
   type Message, type SendableChannels,
 } from 'discord.js';
 import type { DoctorLine } from '../part.js';
@@ -107,12 +107,19 @@ export class DiscordChannel implements ChannelAdapter {
   }
 
   private async sendTo(channel: SendableChannels, reply: OutboundReply, replyTo: string | undefined): Promise<void> {
-    let first = true;
-    for (const content of splitMessage(reply.text, DISCORD_LIMIT)) {
+    const contents = splitMessage(reply.text, DISCORD_LIMIT);
+    // Buttons go under the last part: the whole text is above them.
+    const components = reply.buttons && reply.buttons.length > 0
+      ? [new ActionRowBuilder<ButtonBuilder>().addComponents(reply.buttons.map((button) => new ButtonBuilder().setCustomId(button.data).setLabel(button.label).setStyle(ButtonStyle.Secondary)))]
+      : [];
+    for (const [index, content] of contents.entries()) {
       // No link previews: Discord's servers would fetch every link in a reply, so an address the model was talked into
       // writing (https://evil.example/?d=<your notes>) would leak without any tool call. Telegram's are off as well.
-      await channel.send({ content, flags: MessageFlags.SuppressEmbeds, ...(first && replyTo ? { reply: { messageReference: replyTo, failIfNotExists: false } } : {}) });
-      first = false;
+      await channel.send({
+        content, flags: MessageFlags.SuppressEmbeds,
+        ...(index === 0 && replyTo ? { reply: { messageReference: replyTo, failIfNotExists: false } } : {}),
+        ...(index === contents.length - 1 && components.length > 0 ? { components } : {}),
+      });
     }
     const files = (reply.artifacts ?? []).map((artifact) => ({
       attachment: typeof artifact.content === 'string' ? Buffer.from(artifact.content, 'utf8') : artifact.content,

@@ -1,6 +1,7 @@
 import type { ApprovalPrompter } from '../approval/prompter.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
+import type { ButtonHandler } from '../delivery/types.js';
 import type { Logger } from '../log.js';
 import { layeredMap } from '../lib/layered-map.js';
 import type { ChatCommand, ChatCommands, Part } from '../part.js';
@@ -122,4 +123,13 @@ export async function createChatApprovalsPart(deps: {
   if (!telegram && !discord) return { part: undefined };
   const { createChatApprovals } = await import('./approvals.js');
   return { part: createChatApprovals({ approvals: deps.approvals, channels: { ...(telegram ? { telegram } : {}), ...(discord ? { discord } : {}) }, log: deps.log }) };
+}
+
+/** Presses of the buttons delivered replies carry (a reminder's Snooze and Done) on the platforms that run (reply-buttons.ts). */
+export async function listenForReplyButtons(deps: {
+  press: ButtonHandler; isAllowed: (channel: string, userId: string) => boolean; log: Logger; channels: { telegram?: TelegramChannel | undefined; discord?: DiscordChannel | undefined };
+}): Promise<void> {
+  if (!deps.channels.telegram && !deps.channels.discord) return;
+  const buttons = await import('./reply-buttons.js');
+  buttons.listenForReplyButtons(deps);
 }

@@ -1,5 +1,5 @@
 import { Api, Bot, GrammyError, HttpError, InputFile, type Context } from 'grammy';
-import type { Message, MessageEntity } from 'grammy/types';
+import type { InlineKeyboardMarkup, Message, MessageEntity } from 'grammy/types';
 import type { ChatCommands, DoctorLine } from '../part.js';
 import type { Config } from '../config/schema.js';
 import { AppError, errorMessage } from '../errors.js';
@@ -119,10 +119,13 @@ export class TelegramChannel implements ChannelAdapter {
   /** Sends a reply to a chat (also used by jobs through the ChannelHub). */
   async send(chatId: string, reply: OutboundReply, replyTo?: number): Promise<void> {
     if (!this.bot.isInited()) throw new AppError('CHANNEL_UNAVAILABLE', 'telegram is not running (it failed to start or was stopped)');
-    let first = true;
-    for (const part of renderTelegramParts(reply.text, TELEGRAM_LIMIT)) {
-      await this.sendPart(chatId, part, first ? replyTo : undefined);
-      first = false;
+    const parts = renderTelegramParts(reply.text, TELEGRAM_LIMIT);
+    // Buttons go under the last part: the whole text is above them.
+    const keyboard = reply.buttons && reply.buttons.length > 0
+      ? { reply_markup: { inline_keyboard: [reply.buttons.map((button) => ({ text: button.label, callback_data: button.data }))] } }
+      : {};
+    for (const [index, part] of parts.entries()) {
+      await this.sendPart(chatId, part, index === 0 ? replyTo : undefined, index === parts.length - 1 ? keyboard : {});
     }
     for (const artifact of reply.artifacts ?? []) await this.sendArtifact(chatId, artifact);
   }
@@ -293,8 +296,8 @@ export class TelegramChannel implements ChannelAdapter {
    * One part as HTML; on any 400 (entities refused, a length or an empty text Telegram counts differently, a
    * parse error no test foresaw) the same visible text is sent plain, so the part is never lost.
    */
-  private async sendPart(chatId: string, part: TelegramPart, replyTo: number | undefined): Promise<void> {
-    const reply = replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } };
+  private async sendPart(chatId: string, part: TelegramPart, replyTo: number | undefined, markup: { reply_markup?: InlineKeyboardMarkup } = {}): Promise<void> {
+    const reply = { ...(replyTo === undefined ? {} : { reply_parameters: { message_id: replyTo, allow_sending_without_reply: true } }), ...markup };
     try {
       await this.bot.api.sendMessage(chatId, part.html, { parse_mode: 'HTML', link_preview_options: { is_disabled: true }, ...reply });
     } catch (error) {

@@ -1,3 +1,4 @@
+import type { ReplyButton } from '../delivery/types.js';
 import type { Result } from '../lib/result.js';
 import type { Artifact } from '../tools/types.js';
 
@@ -35,6 +36,8 @@ export interface InboundMessage {
 export interface OutboundReply {
   text: string;
   artifacts?: Artifact[];
+  /** Buttons under the text (a delivered reminder's); a press goes to the part that made them (reply-buttons.ts). */
+  buttons?: readonly ReplyButton[];
 }
 
 export interface ChannelAdapter {

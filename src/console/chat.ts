@@ -52,6 +52,8 @@ export interface ConsoleChatDeps {
   secrets: readonly string[];
   log: Logger;
   transcribe?: Transcriber | undefined;
+  /** Whether delivered buttons can be pressed here (the daemon gave the console a ButtonHandler). */
+  buttons?: boolean;
 }
 
 /**
@@ -115,7 +117,9 @@ export class ConsoleChat {
     const conversationId = this.activeConversation();
     const item = this.deps.items.add({ conversationId, kind: 'delivery', text: reply.text });
     const files = this.keep(conversationId, reply.artifacts ?? []);
-    this.deps.events.publish('chat', { kind: 'delivery', conversationId, id: item.id, html: renderMarkdown(this.redact(reply.text)).value, artifacts: files });
+    // Buttons (a reminder's Snooze and Done) are live on the open pages; afterwards /snooze and /done do the same.
+    const buttons = this.deps.buttons ? (reply.buttons ?? []).map((button) => ({ label: button.label, data: button.data })) : [];
+    this.deps.events.publish('chat', { kind: 'delivery', conversationId, id: item.id, html: renderMarkdown(this.redact(reply.text)).value, artifacts: files, buttons });
   }
 
   private io(conversationId: string, messageId: string, question: string): ConsoleIo {

@@ -37,6 +37,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleServer {
   const auth = new ConsoleAuth(deps.db, deps.now ? { now: deps.now } : {});
   const chat = new ConsoleChat({
     inbound: deps.inbound, conversations: deps.conversations, items, events, secrets: deps.secrets, log, transcribe: deps.transcribe,
+    buttons: deps.pressButton !== undefined,
   });
   const app = new ConsoleApp(deps, { auth, events, chat, items, assets: loadAssets() });
   const routes: Route[] = [

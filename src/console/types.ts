@@ -18,7 +18,7 @@ import type { ChatCommands, DoctorLine } from '../part.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { SkillService } from '../skills/service.js';
 import type { ToolRegistry } from '../registry/registry.js';
-import type { Reply } from '../delivery/types.js';
+import type { ButtonHandler, Reply } from '../delivery/types.js';
 import type { TurnEvent } from '../turns/types.js';
 import type { TurnFilter, TurnRow } from '../usage/turns.js';
 import type { ModelDay, UsageToday } from '../usage/usage.js';
@@ -159,5 +159,7 @@ export interface ConsoleDeps {
   logs: LogRing | undefined;
   /** Speech to text for uploaded audio; absent: audio files are stored like any other file. */
   transcribe?: Transcriber;
+  /** Answers presses of the buttons a delivered reply carries (a reminder's Snooze and Done); absent: none are shown. */
+  pressButton?: ButtonHandler;
   now?: () => number;
 }

@@ -358,4 +358,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX leak_charges_scope ON leak_charges (scope, at);
     `,
   },
+  {
+    name: '015-reminder-deliveries',
+    sql: `
+      -- A plain reminder's task (reminder_create's \`task\`): Done on its delivery ticks that task.
+      CREATE TABLE reminder_links (
+        job_id TEXT PRIMARY KEY,
+        task TEXT NOT NULL
+      );
+      -- Each delivered reminder and the token its Snooze and Done buttons carry. A press, /snooze or /done counts once:
+      -- \`action\` is set only where it is still NULL, in the same transaction as the re-armed job (src/notes/reminder-store.ts).
+      CREATE TABLE reminder_deliveries (
+        token TEXT PRIMARY KEY,
+        job_id TEXT NOT NULL,
+        target TEXT NOT NULL,
+        user_id TEXT,
+        text TEXT NOT NULL,
+        task TEXT,
+        sources TEXT NOT NULL DEFAULT '[]',
+        delivered_at INTEGER NOT NULL,
+        action TEXT,
+        acted_at INTEGER
+      );
+      CREATE INDEX reminder_deliveries_target ON reminder_deliveries (target, delivered_at);
+    `,
+  },
 ];

@@ -4,11 +4,40 @@
  */
 import type { Artifact, CallOrigin } from '../tools/types.js';
 
-/** What goes to a chat: text and files. */
+/** What goes to a chat: text, files, and buttons under the text (a reminder's Snooze and Done). */
 export interface Reply {
   text: string;
   artifacts?: Artifact[];
+  buttons?: readonly ReplyButton[];
 }
+
+/**
+ * A button under a delivered text. `data` comes back in a `ButtonPress` (at most 64 bytes: Telegram's limit for
+ * callback data); the part that made it answers the press (the channels only carry it).
+ */
+export interface ReplyButton {
+  label: string;
+  data: string;
+}
+
+/** A press of a `ReplyButton`, as a channel saw it: who pressed, in which chat. */
+export interface ButtonPress {
+  channel: string;
+  chatId: string;
+  userId: string;
+  data: string;
+  /** The presser passes the channel's access check (allowlist or pairing), as a message from them would. */
+  allowed: boolean;
+}
+
+/** What the presser is told (`notice`, shown briefly), and when the press counted, the line the message ends with (its buttons then go). */
+export interface ButtonAnswer {
+  notice: string;
+  outcome?: string;
+}
+
+/** Answers presses of the buttons it made; undefined for data it does not know (another part's). Contract: never throws. */
+export type ButtonHandler = (press: ButtonPress) => Promise<ButtonAnswer | undefined>;
 
 /** Where a result went, or why it did not. */
 export type Delivered = { deliveredTo: string; error?: undefined } | { deliveredTo?: undefined; error: string };

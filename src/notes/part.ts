@@ -1,9 +1,10 @@
 import type { Database } from '../db/database.js';
-import type { Delivery } from '../delivery/types.js';
+import type { ButtonHandler, Delivery } from '../delivery/types.js';
 import type { LlmClient } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { MemoryStore } from '../memory/store.js';
-import type { JobExecutors, Scheduler } from '../scheduler/scheduler.js';
+import type { JobExecutor, JobExecutors, Scheduler } from '../scheduler/scheduler.js';
+import type { Job } from '../scheduler/types.js';
 import type { Resolver } from '../net/fetch-guarded.js';
 import type { ToolsConfig } from '../config/schema.js';
 import type { AnyTool } from '../tools/types.js';
@@ -15,6 +16,10 @@ import { createGoalTools } from './goal-tools.js';
 import { NoteFiles, NOTES_DIR, parseNote } from './note-files.js';
 import { NoteIndex } from './note-index.js';
 import { createNoteTools } from './note-tools.js';
+import { ReminderActions } from './reminder-actions.js';
+import { createReminderCommands } from './reminder-commands.js';
+import { ReminderStore } from './reminder-store.js';
+import { createReminderTool } from './reminder-tool.js';
 import { isReminderJob, TaskReminders } from './reminders.js';
 import { crawl } from './crawl.js';
 import { scrapePage } from './scrape.js';
@@ -63,6 +68,8 @@ export interface NotesPart {
   /** The task reminders' jobs, for the scheduler. */
   executors: JobExecutors;
   memoryHooks: NotesMemoryHooks;
+  /** Presses of the Snooze and Done buttons delivered reminders carry, for the channels and the console. */
+  pressButton: ButtonHandler;
 }
 
 /**
@@ -76,14 +83,12 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   const notes = new NoteFiles({ memory, timeZone, now });
   const index = new NoteIndex({ db: deps.db, memory });
   const files = new TaskFiles({ memory });
-  let reminders: TaskReminders | undefined;
+  // Reminders follow every task written (made just below: nothing is written before this function returns).
   const tasks = new TaskService({ files, timeZone, now, onChange: (changed, origin) => reminders?.follow(changed, origin.chat) });
-  if (deps.scheduler) {
-    reminders = new TaskReminders({
-      scheduler: deps.scheduler, tasks, memoryRoot: memory.root, timeZone, log, now,
-      ...(deps.delivery ? { delivery: deps.delivery } : {}),
-    });
-  }
+  const store = new ReminderStore(deps.db);
+  const made = deps.scheduler ? makeReminders(deps.scheduler, { ...deps, now }, tasks, store) : undefined;
+  const reminders = made?.reminders;
+  const actions = made?.actions;
   const scanner = deps.mail && deps.llm ? new EmailScanner({ mail: deps.mail, llm: deps.llm, timeZone, now }) : undefined;
 
   // A note saved from a page is outside content wherever its text goes: labelled for memory_read and
@@ -99,7 +104,11 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   };
   const memoryHooks: NotesMemoryHooks = { outsideLabeler: sourceOf, promptFilter: (path, raw) => sourceOf(path, raw) === undefined };
   // Task reminders are the scheduler's jobs, run by this part (the root hands the executor to the scheduler).
-  const executors: JobExecutors = reminders ? [{ owns: isReminderJob, execute: reminders.executor() }] : [];
+  // Plain reminders (reminder_create, /remind, `familiar jobs add --remind`) are sent by this part too, with the same buttons.
+  const executors: JobExecutors = reminders && actions ? [
+    { owns: isReminderJob, execute: reminders.executor() },
+    { owns: isPlainReminder, execute: plainReminderExecutor(actions, store) },
+  ] : [];
 
   const services: NotesServices = {
     notes, index, tasks, reminders, scanner, timeZone, log, now,
@@ -109,13 +118,15 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   };
   const tools: AnyTool[] = [...createNoteTools(services), ...createTaskTools(services), ...createGoalTools(services), createWebScrapeTool(services)];
   if (scanner) tools.push(createEmailTasksTool(services, scanner));
+  if (deps.scheduler) tools.push(createReminderTool(services, { scheduler: deps.scheduler, store }));
   // Hand edits are seen on the next turn: before any of this part's tools or commands runs, reminders are
   // brought in line with the files if a task file changed (a stat per file; the watch catches the rest).
   const follow = async () => {
     await reminders?.check();
   };
   const followed = tools.map((tool): AnyTool => ({ ...tool, execute: async (params: unknown, ctx) => (await follow(), tool.execute(params, ctx)) }));
-  const commands = new Map([...createNotesCommands(services, deps.conversation ?? {})].map(([name, command]) => [name, { ...command, run: async (input: Parameters<NotesCommand['run']>[0]) => (await follow(), command.run(input)) }]));
+  const own = [...createNotesCommands(services, deps.conversation ?? {}), ...(actions ? createReminderCommands(actions) : [])];
+  const commands = new Map(own.map(([name, command]) => [name, { ...command, run: async (input: Parameters<NotesCommand['run']>[0]) => (await follow(), command.run(input)) }]));
 
   const part: Part = {
     name: 'notes',
@@ -138,5 +149,27 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
       return lines;
     },
   };
-  return { part, services, executors, memoryHooks };
+  // A press of a reminder's button: brought in line with the files first, as the tools and commands are.
+  const pressButton: ButtonHandler = async (press) => (actions ? (await follow(), actions.press(press)) : undefined);
+  return { part, services, executors, memoryHooks, pressButton };
+}
+
+/** Task reminders and what a delivered reminder's buttons do, over the scheduler. */
+function makeReminders(scheduler: Scheduler, deps: NotesPartDeps & { now: () => number }, tasks: TaskService, store: ReminderStore): { reminders: TaskReminders; actions: ReminderActions } {
+  const { log, timeZone, now } = deps;
+  const isTaskReminder = (jobId: string): boolean => {
+    const job = scheduler.get(jobId);
+    return job !== undefined && isReminderJob(job);
+  };
+  const actions = new ReminderActions({ store, scheduler, tasks, timeZone, log, now, delivery: deps.delivery, isTaskReminder });
+  return { actions, reminders: new TaskReminders({ scheduler, tasks, memoryRoot: deps.memory.root, timeZone, log, now, actions }) };
+}
+
+/** A reminder job that is not a task's: its text is sent as written. */
+function isPlainReminder(job: Job): boolean {
+  return job.kind === 'reminder' && !isReminderJob(job);
+}
+
+function plainReminderExecutor(actions: ReminderActions, store: ReminderStore): JobExecutor {
+  return (job) => actions.deliver(job, `⏰ ${job.prompt}`, { body: job.prompt, task: store.linkOf(job.id) });
 }

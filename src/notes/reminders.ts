@@ -1,12 +1,12 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import type { Delivery } from '../delivery/types.js';
 import { personWrote } from '../net/addresses.js';
 import { currentScope } from '../lib/call-scope.js';
 import type { Logger } from '../log.js';
 import type { JobExecutor, Scheduler } from '../scheduler/scheduler.js';
 import type { Job, RunOutcome } from '../scheduler/types.js';
 import { instantOf, isDay, isTime } from './dates.js';
+import type { ReminderActions } from './reminder-actions.js';
 import type { Task } from './task-files.js';
 import type { TaskService } from './tasks.js';
 import type { ChatOrigin } from './types.js';
@@ -25,8 +25,8 @@ export interface ReminderDeps {
   memoryRoot: string;
   timeZone: string;
   log: Logger;
-  /** The one way to a chat (absent: a reminder is kept in the run log, not sent). */
-  delivery?: Delivery;
+  /** Delivery with Snooze and Done buttons, through the one way to a chat. */
+  actions: ReminderActions;
   now?: () => number;
 }
 
@@ -221,22 +221,13 @@ export class TaskReminders {
         this.apply(task, undefined);
         return { status: 'ok', output: `not sent: the reminder was moved to ${new Date(at).toISOString()}` };
       }
-      const text = reminderText(task);
-      const { delivery } = this.deps;
-      if (!delivery) return { status: 'ok', output: text, error: 'not delivered: no chat channel runs here' };
-      const target = delivery.targetFor(job.origin, job.deliverTo);
-      const context = { kind: 'reminder' as const, id: job.id, outside: job.sources };
-      const delivered = await delivery.deliver(target, { text }, context);
-      const shown = delivery.render(text, context);
-      if (delivered.deliveredTo !== undefined) return { status: 'ok', output: text, shown, deliveredTo: delivered.deliveredTo };
-      // Nowhere to send it is the person's set-up, not a failed run; a channel that failed to take it is.
-      return { status: target === undefined ? 'ok' : 'failed', output: text, shown, error: delivered.error };
+      return this.deps.actions.deliver(job, reminderText(task), { body: task.description, task: task.id ?? task.ref });
     };
   }
 }
 
 /** The outside sources a text written in the current tool call carries (none when the person wrote every word). */
-function outsideSources(text: string): readonly string[] {
+export function outsideSources(text: string): readonly string[] {
   const scope = currentScope();
   if (!scope || scope.taint.length === 0) return [];
   return scope.personTexts && personWrote(text, scope.personTexts()) ? [] : scope.taint;

@@ -2,6 +2,7 @@ import { fail, type AnyTool, type ToolCallContext } from '../tools/types.js';
 import { outsideAware, taskForModel } from './format.js';
 import type { NotesServices } from './services.js';
 import type { TaskInput, TaskPatch } from './tasks.js';
+import { matchTask } from './task-match.js';
 import { DATE, PERSISTS_TASKS } from './tool-schema.js';
 
 const NULLABLE_DATE = { type: ['string', 'null'], pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
@@ -35,7 +36,7 @@ function taskCreateTool({ tasks, reminders }: NotesServices): AnyTool {
         start: DATE,
         recurrence: { type: 'string', description: RECURRENCE },
         priority: PRIORITY,
-        reminder: { type: 'string', description: 'when to remind: "YYYY-MM-DD HH:mm", or "HH:mm" on the due day' },
+        reminder: { type: 'string', description: 'when to remind, in words ("tomorrow at 3pm", "in 2 hours", "next Friday 9:00"), "YYYY-MM-DD HH:mm", or "HH:mm" on the due day' },
         list: { type: 'string', description: 'a list name (default: the main list "tasks")' },
         tags: { type: 'array', items: { type: 'string' }, maxItems: 10 },
       },
@@ -67,7 +68,7 @@ function taskUpdateTool({ tasks }: NotesServices): AnyTool {
         start: NULLABLE_DATE,
         recurrence: { type: ['string', 'null'], description: RECURRENCE },
         priority: { type: ['string', 'null'], enum: ['highest', 'high', 'medium', 'low', 'lowest', null] },
-        reminder: { type: ['string', 'null'], description: '"YYYY-MM-DD HH:mm", "HH:mm" on the due day, or null to remove it' },
+        reminder: { type: ['string', 'null'], description: 'when to remind, in words ("tomorrow at 3pm", "in 20 minutes"), "YYYY-MM-DD HH:mm", "HH:mm" on the due day, or null to remove it' },
         status: { type: 'string', enum: ['open', 'in_progress', 'cancelled', 'done'] },
       },
       required: ['task'],
@@ -88,10 +89,17 @@ function taskCompleteTool({ tasks }: NotesServices): AnyTool {
     name: 'task_complete',
     effects: PERSISTS_TASKS,
     aliases: ['taskComplete'],
-    description: 'Tick a task done (✅ today; its reminder is cancelled). A recurring task gets its next occurrence as a new line.',
-    parameters: { type: 'object', properties: { task: TASK_REF }, required: ['task'], additionalProperties: false },
+    description: 'Tick a task done (✅ today; its reminder is cancelled). A recurring task gets its next occurrence as a new line. task is its id, or words from its description when they match exactly one open task; when several match, the answer lists them (id: title) so you can ask which.',
+    parameters: {
+      type: 'object',
+      properties: { task: { type: 'string', minLength: 1, description: 'the task\'s id (or ref) from task_search, or words from its description ("milk")' } },
+      required: ['task'],
+      additionalProperties: false,
+    },
     async execute(params: { task: string }, ctx) {
-      const done = await tasks.complete(params.task, originOf(ctx));
+      const found = matchTask(tasks.files, params.task);
+      if (!found.success) return fail(found.error);
+      const done = await tasks.complete(found.value.ref, originOf(ctx));
       if (!done.success) return fail(done.error);
       const next = done.value.next;
       return { success: true, output: `Done: ${taskForModel(done.value)}${next ? `\nNext occurrence: ${taskForModel(next)}` : ''}` };

@@ -1,4 +1,5 @@
-import { addDays, dayOf, daysBetween, isDay, isTime } from './dates.js';
+import { parseWhenText } from '../time/when.js';
+import { addDays, dayOf, daysBetween, isDay, isTime, timeOf } from './dates.js';
 import { fileNameFor } from './note-files.js';
 import { firstOccurrence, nextOccurrence, parseRecurrence } from './recurrence.js';
 import { TASK_LISTS_DIR, TASKS_FILE, newTaskId, parseTaskFile, type FileEdit, type Task, type TaskFile, type TaskFiles } from './task-files.js';
@@ -13,7 +14,7 @@ export interface TaskInput {
   start?: string;
   recurrence?: string;
   priority?: Priority;
-  /** `YYYY-MM-DD HH:mm`, or `HH:mm` on the due day. */
+  /** `YYYY-MM-DD HH:mm`, `HH:mm` on the due day, or a time in words ("tomorrow at 3pm"). */
   reminder?: string;
   tags?: readonly string[];
 }
@@ -291,7 +292,7 @@ export class TaskService {
     return succeed(true);
   }
 
-  /** `YYYY-MM-DD HH:mm`; `HH:mm` alone means on the due day; a day alone means 09:00 that day. */
+  /** `YYYY-MM-DD HH:mm`; `HH:mm` alone means on the due day; a day alone means 09:00 that day; else a time in words. */
   private reminderValue(value: string | undefined, due: string | undefined): Result<string | undefined> {
     if (value === undefined || value.trim() === '') return succeed(undefined);
     const text = value.trim().replace(/^⏰\s*/u, '').replace('T', ' ');
@@ -301,7 +302,15 @@ export class TaskService {
       return succeed(`${due} ${first.padStart(5, '0')}`);
     }
     if (isDay(first) && (second === undefined || isTime(second.slice(0, 5)))) return succeed(`${first} ${second === undefined ? '09:00' : second.slice(0, 5).padStart(5, '0')}`);
-    return failure(`reminder must be "YYYY-MM-DD HH:mm" (or "HH:mm" on the due day); got "${value}".`);
+    // Words ("tomorrow at 3pm", "in 20 minutes", "next friday 9:00"), read by the one parser `schedule` uses.
+    const now = this.now();
+    const said = parseWhenText(value.trim().replace(/^⏰\s*/u, ''), now, this.timeZone);
+    if (said.success && said.value.schedule.type === 'once' && said.value.schedule.at > now) {
+      const at = said.value.schedule.at;
+      return succeed(`${dayOf(at, this.timeZone)} ${timeOf(at, this.timeZone)}`);
+    }
+    const why = !said.success ? '' : said.value.schedule.type === 'cron' ? ' A reminder is one time; a repeating task takes recurrence.' : ' That time is already past.';
+    return failure(`reminder must be a time in words ("tomorrow at 3pm", "in 20 minutes", "next Friday 9:00"), "YYYY-MM-DD HH:mm", or "HH:mm" on the due day; got "${value}".${why}`);
   }
 }
 

@@ -78,6 +78,7 @@ function makeNotes(core: Core, scheduler: SchedulerPart, mail: NotesPartMail): N
   return createNotesPart({
     memory: core.memory.store, db: core.db, log: options.log.child({ component: 'notes' }), timeZone: config.timezone, http: config.tools.http,
     ...(options.resolve ? { resolve: options.resolve } : {}),
+    ...(options.now ? { now: () => options.now?.().getTime() ?? Date.now() } : {}),
     scheduler: scheduler.scheduler,
     delivery: core.delivery,
     ...(mail ? { mail } : {}),

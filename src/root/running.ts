@@ -40,6 +40,9 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
   const telegram = await channels.createTelegramPart({ config, log, hub, router });
   const discord = await channels.createDiscordPart({ config, log, hub, router });
   const chatApprovals = await channels.createChatApprovalsPart({ approvals: core.approvals, log, channels: { telegram: telegram.channel, discord: discord.channel } });
+  await channels.listenForReplyButtons({
+    press: made.notes.pressButton, isAllowed: (channel, userId) => router.isAllowed(channel, userId), log, channels: { telegram: telegram.channel, discord: discord.channel },
+  });
   const state: DaemonState = {
     config, db, startedAt: core.startedAt,
     started: () => lifecycle.started,
@@ -74,7 +77,7 @@ async function makeConsole(core: Core, made: Made, router: ChannelRouter, http: 
     config, db, log: options.log, secrets: options.loaded.secrets, clock: core.clock, mount: http.mount, address: http.address,
     hub: core.hub, inbound: (update, io) => router.handle(update, io), conversations: core.conversations, commands: router.commands,
     approvals: core.approvals, scheduler: made.scheduler.scheduler, skills: made.skills.service, tools: core.tools, pairing: router.pairing,
-    memory: core.memory.store, history: core.memory.history, labels: core.labels, logs: options.logRing,
+    memory: core.memory.store, history: core.memory.history, labels: core.labels, logs: options.logRing, pressButton: made.notes.pressButton,
     records: {
       audit: (filter) => audit.listAudit(db, filter), auditedTools: () => audit.auditedTools(db), auditOutcome: audit.auditOutcome,
       turns: (filter) => listTurns(db, filter), usageToday: core.usage.today, usageByDayAndModel: (days, at) => usageByDayAndModel(db, config, days, at),

@@ -244,6 +244,7 @@ function findOneShots(text: string, now: number, timeZone: string): OneShot[] {
     if (result.start.isCertain('timezoneOffset')) return { ...base, at: result.start.date().getTime() };
     let hour = result.start.get('hour') ?? DEFAULT_HOUR;
     let minute = result.start.get('minute') ?? 0;
+    let second = result.start.get('second') ?? 0;
     // "in 2 weeks", "3 days from now": a duration in days, weeks or months keeps the time of day it was said at (on
     // the wall clock, so across a DST change too), as "in 48 hours" does; only a day named without one gets 09:00.
     const counted = result.tags().has('result/relativeDate') && COUNTED_DAYS.test(result.text) && !PART_OF_DAY.test(result.text);
@@ -252,10 +253,12 @@ function findOneShots(text: string, now: number, timeZone: string): OneShot[] {
       const part = PART_OF_DAY.exec(result.text)?.[0].toLowerCase();
       hour = part !== undefined ? (PART_OF_DAY_HOURS.get(part) ?? DEFAULT_HOUR) : DEFAULT_HOUR;
       minute = 0;
+      // chrono carries the seconds of "now" into a day named without a time: "tomorrow" is 09:00:00, not 09:00:27.
+      second = 0;
     }
     const at = instantOfWallClock({
       year: result.start.get('year') ?? 1970, month: result.start.get('month') ?? 1, day: result.start.get('day') ?? 1,
-      hour, minute, second: result.start.get('second') ?? 0,
+      hour, minute, second,
     }, timeZone);
     return { ...base, at };
   });

@@ -70,6 +70,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
     ['task_update', 'change a task'],
     ['task_complete', 'tick a task off'],
     ['task_search', 'find tasks'],
+    ['reminder_create', 'remind the person at a time, as written (Snooze and Done buttons)'],
     ['goal_create', 'set a goal'],
     ['goal_update', 'change a goal'],
     ['reflection_create', 'write a reflection'],

@@ -1,35 +1,11 @@
-import { PassThrough, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { tempDir, writeTestConfig } from '../helpers/app.js';
+import { scriptedTerminal } from '../helpers/io.js';
 
 const MCP_SERVER = fileURLToPath(new URL('../fakes/mcp-server.mjs', import.meta.url));
-
-/** `familiar chat` in this process, with a scripted stdin: `say` writes a line once `expect` has appeared on stdout. */
-function terminal() {
-  const stdin = new PassThrough();
-  let out = '';
-  const stdout = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      out += chunk.toString();
-      callback();
-    },
-  });
-  const stderr = new Writable({ write: (_chunk, _encoding, callback) => callback() });
-  return {
-    io: { stdin, stdout, stderr },
-    out: () => out,
-    async waitFor(text: string, from = 0) {
-      for (let tries = 0; !out.slice(from).includes(text); tries += 1) {
-        if (tries > 1000) throw new Error(`never saw ${JSON.stringify(text)} in:\n${out}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    },
-    say: (line: string) => stdin.write(`${line}\n`),
-  };
-}
 
 describe('familiar chat approvals', () => {
   let fake: FakeOpenAI;
@@ -49,7 +25,7 @@ describe('familiar chat approvals', () => {
   });
 
   async function chatWithAnswer(answer: string | undefined) {
-    const term = terminal();
+    const term = scriptedTerminal();
     fake.script(
       { toolCalls: [{ name: 'mcp__fake__echo', arguments: { text: 'from the chat' } }] },
       { content: 'all done' },
@@ -92,7 +68,7 @@ describe('familiar chat approvals', () => {
   });
 
   it('reads every line of input piped in at once, answers each in order, and exits 0 at the end of input', async () => {
-    const term = terminal();
+    const term = scriptedTerminal();
     fake.handle((request) => ({ content: `re: ${String(request.body.messages.at(-1)?.content)}` }));
     term.io.stdin.end('first\n/help\nsecond\n');
     expect(await runCli(['chat', '--config', configPath, '--log-level', 'silent'], term.io)).toBe(0);

@@ -1,9 +1,11 @@
+import type { Daemon } from '../../src/daemon.js';
+import type { Job } from '../../src/scheduler/types.js';
 import type { AnyTool } from '../../src/tools/types.js';
 import type { FakeDiscord, SentMessage as DiscordMessage } from '../fakes/discord-server.js';
 import type { ChatId, FakeTelegram, SentMessage as TelegramMessage } from '../fakes/telegram-server.js';
 import type { FakeOpenAI } from '../fakes/openai-server.js';
 
-/** Shared by the chat-approval tests: a high-risk test tool and helpers to find the question and its buttons. */
+/** Shared by the chat-approval and reminder-button tests: a high-risk test tool and helpers to find a message and press its buttons. */
 
 export interface SentCall {
   to: string;
@@ -60,8 +62,8 @@ export function telegramQuestion(telegram: FakeTelegram, chatId: ChatId, index =
   return telegram.waitFor(() => telegram.messagesTo(chatId).filter((message) => message.edits.length > 0 || telegramButtons(message).length > 0)[index]);
 }
 
-/** Presses a button of `question`; `buttons` as captured earlier, for a press after the fake removed them. */
-export function press(telegram: FakeTelegram, question: TelegramMessage, choice: 'Approve' | 'Deny', userId: number, buttons = telegramButtons(question)): string {
+/** Presses a button of `question` (the first whose label has `choice`); `buttons` as captured earlier, for a press after the fake removed them. */
+export function press(telegram: FakeTelegram, question: TelegramMessage, choice: string, userId: number, buttons = telegramButtons(question)): string {
   const button = buttons.find((candidate) => candidate.text.includes(choice));
   if (!button) throw new Error(`no ${choice} button on the question`);
   return telegram.pressButton({ chatId: Number(question.chat_id), userId, messageId: question.message_id, data: button.callback_data }).callbackQueryId;
@@ -82,8 +84,15 @@ export function discordQuestion(discord: FakeDiscord, channelId: string): Promis
   return discord.waitFor(() => discord.messagesIn(channelId).find((message) => discordButtons(message).length > 0 || message.edits.length > 0));
 }
 
-export function click(discord: FakeDiscord, question: DiscordMessage, choice: 'Approve' | 'Deny', userId: string, username = 'owner'): string {
+export function click(discord: FakeDiscord, question: DiscordMessage, choice: string, userId: string, username = 'owner'): string {
   const button = discordButtons(question).find((candidate) => candidate.label === choice);
   if (!button) throw new Error(`no ${choice} button on the question`);
   return discord.clickButton({ channelId: question.channelId, messageId: question.id, customId: button.custom_id, userId, username }).interactionId;
+}
+
+// ---- Reminders
+
+/** Reminder jobs not sent yet (a snooze makes one). */
+export function pendingReminders(app: Daemon): Job[] {
+  return app.scheduler.list({ includeDone: true }).filter((job) => job.kind === 'reminder' && job.doneAt === undefined);
 }

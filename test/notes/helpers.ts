@@ -24,14 +24,14 @@ export interface NotesHarness {
   close(): Promise<void>;
 }
 
-export async function notesHarness(overrides: Record<string, unknown> = {}, options: { resolve?: Resolver } = {}): Promise<NotesHarness> {
+export async function notesHarness(overrides: Record<string, unknown> = {}, options: { resolve?: Resolver; now?: () => Date } = {}): Promise<NotesHarness> {
   const fake = await startOpenAiServer();
   const t = await makeTestApp(fake, overrides, undefined, options);
   const app = t.app;
   const file = (name: string) => path.join(app.config.memory_dir, name);
   return {
     fake, t, app,
-    today: dayOf(Date.now(), app.config.timezone),
+    today: dayOf(options.now?.().getTime() ?? Date.now(), app.config.timezone),
     file,
     read: (name) => readFileSync(file(name), 'utf8'),
     write(name, content) {

@@ -35,6 +35,13 @@ describe('cron steps', () => {
   });
 });
 
+describe('a day named without a time', () => {
+  it('is 09:00:00, whatever the seconds of the moment it was said', () => {
+    const parsed = parseWhen('tomorrow', Date.parse('2026-06-01T10:17:27.500Z'), PARIS);
+    expect(parsed?.type === 'once' ? new Date(parsed.at).toISOString() : parsed).toBe('2026-06-02T07:00:00.000Z');
+  });
+});
+
 describe('durations in days, weeks and months', () => {
   const now = Date.parse('2026-06-01T10:17:00Z');
   it.each([

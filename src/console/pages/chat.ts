@@ -34,6 +34,17 @@ export function chatRoutes(app: ConsoleApp): Route[] {
       },
     },
     {
+      // A button under a delivered reminder, pressed in the console: the owner's press, in the console's one chat.
+      method: 'POST', path: /^\/console\/chat\/button$/,
+      async handle({ form, request, session }) {
+        const data = field(form, 'data');
+        const answer = app.deps.pressButton && data !== '' ? await app.deps.pressButton({ channel: CONSOLE_CHANNEL, chatId: CONSOLE_CHAT, userId: CONSOLE_CHAT, data, allowed: true }) : undefined;
+        if (request.headers.accept?.includes('application/json')) return answer ? { type: 'json', body: answer } : { type: 'json', status: 404, body: { error: 'no such button' } };
+        app.setFlash(session, answer ? { kind: 'ok', text: answer.outcome ?? answer.notice } : { kind: 'error', text: 'No such button.' });
+        return { type: 'redirect', location: '/console/chat' };
+      },
+    },
+    {
       method: 'GET', path: /^\/console\/events$/,
       async handle({ url, response }) {
         const asked = (url.searchParams.get('topics') ?? '').split(',');
