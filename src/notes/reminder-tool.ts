@@ -61,7 +61,8 @@ export function createReminderTool(services: NotesServices, deps: { scheduler: S
       const chat = ctx.unattended ? undefined : ctx.origin;
       const created = deps.scheduler.create({
         kind: 'reminder', prompt: text, spec: params.when.trim(),
-        ...(when.value.type === 'cron' ? { cron: when.value.cron } : { run_at: new Date(when.value.at).toISOString() }),
+        // A time that was ahead when read stays valid: a turn slowed down past it ("in 1 second") fires at once.
+        ...(when.value.type === 'cron' ? { cron: when.value.cron } : { run_at: new Date(Math.max(when.value.at, services.now() + 1000)).toISOString() }),
         ...(chat ? { origin: chat } : {}),
         source: chat && chat.channel !== 'cli' ? 'chat' : 'cli',
         // Written while outside content is in play (and not all the person's own words): delivered saying so.
