@@ -7,7 +7,8 @@ import { createToolFilter } from '../tools/tool-filter.js';
 import type { StartTurn } from '../turns/types.js';
 import { BEAT_INSTRUCTIONS, beatMessage, parseBeatAnswer, type NewItem } from './answer.js';
 import { localDay, parseHours, withinHours } from './hours.js';
-import type { DaySpend, HeartbeatStore } from './store.js';
+import { HeartbeatControl, type HeartbeatStatus } from './control.js';
+import type { HeartbeatStore } from './store.js';
 import type { Probe } from './types.js';
 
 export type HeartbeatSettings = NonNullable<Config['heartbeat']>;
@@ -21,15 +22,6 @@ export type BeatOutcome =
   | { kind: 'stopped'; why: string }
   | { kind: 'failed'; error: string };
 
-export interface HeartbeatStatus {
-  state: 'on' | 'paused' | 'stopped';
-  /** Why it is paused or stopped. */
-  why: string | undefined;
-  lastBeat: number | undefined;
-  lastChange: number | undefined;
-  today: DaySpend & { day: string };
-}
-
 export interface HeartbeatDeps {
   /** Read at each beat, so a reload's new values apply at the next one. */
   config: Pick<Config, 'timezone'> & { heartbeat?: HeartbeatSettings | undefined };
@@ -41,7 +33,6 @@ export interface HeartbeatDeps {
   now: () => number;
 }
 
-const DAY_MS = 86_400_000;
 /** A provider's refusal that waiting cannot fix: a wrong key, no credit (llm/failure.ts words them so). */
 const ACCOUNT_FAILURE = /\((?:401|402|403)\b|insufficient_quota|refused the API key|no credit/;
 /** The heartbeat is offered no tools: it reads what the probes found and says whether to tell the person. */
@@ -55,8 +46,11 @@ const NO_TOOLS = createToolFilter([]);
  */
 export class Heartbeat {
   private running: Promise<BeatOutcome> | undefined;
+  private readonly control: HeartbeatControl;
 
-  constructor(private readonly deps: HeartbeatDeps) {}
+  constructor(private readonly deps: HeartbeatDeps) {
+    this.control = new HeartbeatControl(deps);
+  }
 
   private get settings(): HeartbeatSettings | undefined {
     return this.deps.config.heartbeat;
@@ -76,57 +70,19 @@ export class Heartbeat {
   }
 
   status(): HeartbeatStatus {
-    const { store } = this.deps;
-    const day = this.today();
-    const blocked = this.blocked(this.deps.now());
-    return {
-      state: blocked === undefined ? 'on' : blocked.startsWith('paused') ? 'paused' : 'stopped',
-      why: blocked, lastBeat: store.getNumber('last_beat'), lastChange: store.getNumber('last_change'), today: { day, ...store.spent(day) },
-    };
+    return this.control.status();
   }
 
-  /** By hand (`familiar heartbeat pause`, `/heartbeat pause`): no beat until resumed. */
   pause(): void {
-    this.deps.store.set('paused', 'by hand');
+    this.control.pause();
   }
 
-  /** Clears a pause and every stop (by hand, the day's budget, an account failure). */
   resume(): void {
-    const { store } = this.deps;
-    for (const key of ['paused', 'stopped', 'stopped_day', 'stopped_day_why', 'idle']) store.set(key, undefined);
-    store.set('person_at', String(this.deps.now()));
+    this.control.resume();
   }
 
-  /** The person wrote (a chat turn started): the idle pause ends. */
   personSpoke(): void {
-    this.deps.store.set('person_at', String(this.deps.now()));
-    this.deps.store.set('idle', undefined);
-  }
-
-  /** Why no beat runs now (paused or stopped), or undefined. */
-  private blocked(now: number): string | undefined {
-    const { store } = this.deps;
-    const paused = store.get('paused');
-    if (paused !== undefined) return `paused ${paused}`;
-    const stopped = store.get('stopped');
-    if (stopped !== undefined) return `stopped: ${stopped}`;
-    if (store.get('stopped_day') === this.today(now)) return `stopped for today: ${store.get('stopped_day_why') ?? 'budget'}`;
-    const idle = this.idleSince(now);
-    if (idle !== undefined) return `paused: no message from you since ${new Date(idle).toISOString().slice(0, 10)}; your next message resumes it`;
-    return undefined;
-  }
-
-  /** When the person last wrote, if that is longer ago than `pause_after_days` (0 = never pauses). */
-  private idleSince(now: number): number | undefined {
-    const days = this.settings?.pause_after_days ?? 0;
-    if (days <= 0) return undefined;
-    const { store } = this.deps;
-    const at = store.getNumber('person_at');
-    if (at === undefined) {
-      store.set('person_at', String(now));
-      return undefined;
-    }
-    return now - at >= days * DAY_MS ? at : undefined;
+    this.control.personSpoke();
   }
 
   private async beatOnce(force: boolean): Promise<BeatOutcome> {
@@ -134,7 +90,7 @@ export class Heartbeat {
     if (!settings) return { kind: 'skipped', why: 'the heartbeat is off (no heartbeat section in the config)' };
     const { store, log } = this.deps;
     const now = this.deps.now();
-    const blocked = this.blocked(now);
+    const blocked = this.control.blocked(now);
     if (blocked !== undefined && !(force && blocked.startsWith('paused:'))) {
       if (blocked.startsWith('paused:') && store.get('idle') === undefined) {
         store.set('idle', String(now));

@@ -1,6 +1,6 @@
 import type { Config } from '../config/schema.js';
 import { formatNumber } from '../lib/numbers.js';
-import type { HeartbeatStatus } from './beat.js';
+import type { HeartbeatStatus } from './control.js';
 
 /** What `familiar heartbeat status` and `/heartbeat` show. */
 export function formatStatus(status: HeartbeatStatus, config: Pick<Config, 'heartbeat'>): string {

@@ -144,3 +144,33 @@ describe('the heartbeat over simulated days', () => {
     }
   });
 });
+
+describe('/heartbeat in chats', () => {
+  let fake: FakeOpenAI;
+  let app: Daemon;
+
+  beforeAll(async () => {
+    fake = await startOpenAiServer();
+    ({ app } = await makeTestApp(fake, { scheduler: { default_chat: 'telegram:42' }, heartbeat: { every: '30m' } }, undefined, { mode: 'command' }));
+  });
+
+  afterAll(async () => {
+    await app?.close(0);
+    await fake?.close();
+  });
+
+  const input = (chatId: string, args: string) => ({ channel: 'telegram', chatId, userId: chatId, args, conversationId: 'c' });
+
+  it('is refused in a chat that is not the one it reports to', async () => {
+    const reply = await app.commands.get('heartbeat')?.run(input('7', 'pause'));
+    expect(reply).toMatch(/^Only the owner/);
+    expect(app.heartbeat.status().state).toBe('on');
+  });
+
+  it('pauses and resumes from the chat it reports to', async () => {
+    expect(await app.commands.get('heartbeat')?.run(input('42', 'pause'))).toMatch(/paused/);
+    expect(app.heartbeat.status().state).toBe('paused');
+    await app.commands.get('heartbeat')?.run(input('42', 'resume'));
+    expect(app.heartbeat.status().state).toBe('on');
+  });
+});
