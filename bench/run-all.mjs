@@ -60,6 +60,13 @@ const SCRIPTS = [
     ],
   },
   {
+    name: 'heartbeat', timeoutS: 120,
+    rows: (r) => [
+      [`heartbeat, idle day (${r.beats_per_idle_day} beats)`, `${r.idle_day_model_calls} model calls, ${r.idle_day_tokens} tokens (OpenClaw: 48 calls, ~2 M tokens)`],
+      ['heartbeat, one beat with a change', `${r.change_beat_model_calls} call, ~${r.change_beat_tokens_estimated} tokens`],
+    ],
+  },
+  {
     name: 'console', timeoutS: 300,
     rows: (r) => [
       ['console, first page after login (transferred)', `${f(r.first_page_kb)} KB (≤ 150)`],

@@ -24,6 +24,7 @@ import type { Logger } from './log.js';
 import type { McpManager } from './mcp/manager.js';
 import type { MemoryHistory } from './memory/history.js';
 import type { MemoryStore } from './memory/store.js';
+import type { Heartbeat } from './heartbeat/beat.js';
 import { appliedBy, createConfigReload, type ReloadOutcome } from './ops/reload.js';
 import type { ChatCommands, Part } from './part.js';
 import type { ToolRegistry } from './registry/registry.js';
@@ -64,6 +65,8 @@ export interface Daemon {
   approvals: Approvals;
   scheduler: Scheduler;
   skills: SkillService;
+  /** The heartbeat (`heartbeat:`): its beats, status, pause and resume; armed by its part only when configured. */
+  heartbeat: Heartbeat;
   /** Present when `tools.sandbox` is on (in the daemon: and the engine answered with the image). */
   sandbox: Sandbox | undefined;
   mcp: McpManager | undefined;
@@ -114,11 +117,11 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   if (options.mode === 'daemon') running = await makeRunning(core, made, commands, lifecycle, reload.status);
   // 7. The start order, one list: the HTTP endpoint first (/healthz answers while slow parts start), the parts whose
   // tools the chats offer, the chats, then the scheduler (its catch-up runs deliver to the chats), skills and
-  // notes, the person's tools, an embedder's parts, and the config watcher.
+  // notes, the heartbeat (its probes read them), the person's tools, an embedder's parts, and the config watcher.
   lifecycle.parts = [
     running?.http, core.memory.part, core.usage.part, made.mcp.part, made.web.part, made.images.part, made.email.part, made.sandbox.part, made.voice.part,
     running?.telegram, running?.discord, running?.chatApprovals, running?.console,
-    made.scheduler.part, made.skills.part, made.notes.part, customTools.part, ...(options.parts ?? []), reload.part,
+    made.scheduler.part, made.skills.part, made.notes.part, made.heartbeat.part, customTools.part, ...(options.parts ?? []), reload.part,
   ].filter((part): part is Part => part !== undefined);
   return assemble(core, made, customTools, running, lifecycle, commands, reload.reload);
 }
@@ -157,7 +160,7 @@ function assemble(core: Core, made: Made, customTools: CustomTools, running: Run
   return {
     config: core.config, loaded: options.loaded, log: options.log, db: core.db, clock: core.clock, memory: core.memory.store,
     history: core.memory.history, conversations: core.conversations, tools: core.tools, events: core.events, customTools, agent: core.agent,
-    turns: core.turns, approvals: core.approvals, scheduler: made.scheduler.scheduler, skills: made.skills.service, sandbox: made.sandbox.sandbox,
+    turns: core.turns, approvals: core.approvals, scheduler: made.scheduler.scheduler, skills: made.skills.service, heartbeat: made.heartbeat.heartbeat, sandbox: made.sandbox.sandbox,
     mcp: made.mcp.manager, voice: made.voice.service, channels: core.hub, delivery: core.delivery, router: running?.router,
     commands: running?.router.commands ?? commands,
     parts: lifecycle.parts, llmReady: core.llmReady, startedAt: core.startedAt,

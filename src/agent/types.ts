@@ -6,7 +6,7 @@ import type { LlmUsage } from '../llm/types.js';
 import type { CallEvent } from '../tools/call.js';
 import type { Artifact } from '../tools/types.js';
 
-export type TurnSource = 'chat' | 'cli' | 'job' | 'skill';
+export type TurnSource = 'chat' | 'cli' | 'job' | 'skill' | 'heartbeat';
 
 /**
  * Checked before every LLM call (the usage budget): a string stops the turn with that message. `sampling`: a model

@@ -87,6 +87,15 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
     ],
   },
   {
+    name: 'heartbeat', summary: 'the heartbeat: probes first, the model only on a change; its status and budgets',
+    commands: [
+      { name: 'status', summary: "on or off, paused or stopped and why, the last beat and change, today's tokens and calls" },
+      { name: 'pause', summary: 'no beat until resumed' },
+      { name: 'resume', summary: 'beat again; also ends a stop for the day or after an account failure' },
+      { name: 'run', summary: 'one beat now, here; the outcome is printed' },
+    ],
+  },
+  {
     name: 'jobs', summary: 'scheduled jobs and reminders, their run log',
     commands: [
       { name: 'list', summary: 'jobs with their schedule and next run', options: [{ name: 'all', description: 'finished one-shots too' }] },

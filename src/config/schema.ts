@@ -306,6 +306,21 @@ const schedulerSchema = z.strictObject({
   jobs: z.array(jobSchema).default([]),
 });
 
+/** "08:00-22:00" (may wrap past midnight, "22:00-07:00"), in `timezone`. */
+const HOURS_RANGE = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$/;
+
+/** The heartbeat (docs/heartbeat.md): off while the section is absent. Probes first; the model only on a change. */
+const heartbeatSchema = z.strictObject({
+  every: duration().default(1800).refine((seconds) => seconds >= 60, 'beat at most once a minute (e.g. "30m")'),
+  active_hours: z.string().regex(HOURS_RANGE, 'write it as "08:00-22:00"').optional(),
+  quiet_hours: z.string().regex(HOURS_RANGE, 'write it as "22:00-07:00"').optional(),
+  to: z.string().optional(),
+  model: z.string().min(1).optional(),
+  beat_tokens: z.number().int().min(0).default(8000),
+  day_tokens: z.number().int().min(0).default(40000),
+  pause_after_days: z.number().min(0).default(3),
+});
+
 const approvalSchema = z.strictObject({
   timeout_s: z.number().positive().default(300),
   auto_approve: z.array(z.string()).default([]),
@@ -395,6 +410,7 @@ export const configSchema = z.strictObject({
   routes: z.array(routeSchema).default([]),
   http: httpServerSchema.default({}),
   voice: voiceSchema.default({}),
+  heartbeat: heartbeatSchema.optional(),
 });
 
 export type Config = z.output<typeof configSchema>;

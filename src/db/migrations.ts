@@ -383,4 +383,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX reminder_deliveries_target ON reminder_deliveries (target, delivered_at);
     `,
   },
+  {
+    name: '016-heartbeat',
+    sql: `
+      -- What the heartbeat's probes have already reported (src/heartbeat/): a hash per item (a Message-ID, a task
+      -- and its due day, a failed run), so a restart does not report it again. Pruned after 60 days.
+      CREATE TABLE heartbeat_seen (
+        probe TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        seen_at INTEGER NOT NULL,
+        PRIMARY KEY (probe, hash)
+      );
+      -- The heartbeat's own state: paused (why), stopped for the day, the last beat and change, the person's last
+      -- message, and each local day's heartbeat tokens and model calls (the day's budget).
+      CREATE TABLE heartbeat_state (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
 ];

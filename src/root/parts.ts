@@ -1,4 +1,6 @@
 import type { Config } from '../config/schema.js';
+import { createHeartbeatPart } from '../heartbeat/part.js';
+import type { UnseenMail } from '../heartbeat/types.js';
 import type { Logger } from '../log.js';
 import type { McpPart } from '../mcp/part.js';
 import type { SamplingDeps } from '../mcp/sampling.js';
@@ -19,11 +21,12 @@ export interface Made {
   sandbox: SandboxPart;
   web: Awaited<ReturnType<typeof createWebPart>>;
   images: ReturnType<typeof createImagesPart>;
-  email: { part: Part | undefined; recent?: NonNullable<NotesPartMail> };
+  email: { part: Part | undefined; recent?: NonNullable<NotesPartMail>; unseen?: UnseenMail };
   skills: ReturnType<typeof createSkillsPart>;
   mcp: McpPart | { part: undefined; manager: undefined; prompts: undefined };
   notes: NotesPart;
   voice: ReturnType<typeof createVoicePart>;
+  heartbeat: ReturnType<typeof createHeartbeatPart>;
 }
 
 type NotesPartMail = Parameters<typeof createNotesPart>[0]['mail'];
@@ -62,7 +65,8 @@ export async function makeParts(core: Core): Promise<Made> {
   const notes = makeNotes(core, scheduler, 'recent' in email ? email.recent : undefined);
   // Voice notes heard and answers spoken, for the channels (and the console): engines are only run on use.
   const voice = createVoicePart({ config, db, log, ...(options.now ? { now: options.now } : {}) });
-  return { scheduler, sandbox, web, images, email, skills, mcp, notes, voice };
+  const heartbeat = makeHeartbeat(core, scheduler, notes, 'unseen' in email ? email.unseen : undefined);
+  return { scheduler, sandbox, web, images, email, skills, mcp, notes, voice, heartbeat };
 }
 
 /** MCP is loaded only when a server is configured (the SDK is large). */
@@ -95,5 +99,17 @@ function makeNotes(core: Core, scheduler: SchedulerPart, mail: NotesPartMail): N
       lastAnswer: (conversationId) => conversations.lastAnswer(conversationId),
       remember: (conversationId, turnId, messages, labels) => conversations.append(conversationId, turnId, messages, labels),
     },
+  });
+}
+
+/** The heartbeat's probes read the email part's connection, the task files and the run ledger (src/heartbeat/). */
+function makeHeartbeat(core: Core, scheduler: SchedulerPart, notes: NotesPart, mail: UnseenMail | undefined): ReturnType<typeof createHeartbeatPart> {
+  const { config, db, turns, delivery, events, options } = core;
+  const now = options.now;
+  return createHeartbeatPart({
+    config, db, log: options.log, startTurn: turns.start, delivery, events, mail,
+    dueTasks: (day) => notes.services.tasks.search({ status: 'open', dueBefore: day, limit: 200 }),
+    failedRuns: (since) => scheduler.scheduler.store.failedSince(since),
+    ...(now ? { now: () => now().getTime() } : {}),
   });
 }

@@ -214,6 +214,11 @@ export class JobStore {
     return row ? toRun(row) : undefined;
   }
 
+  /** Runs that failed since `since` (any job), newest first: the heartbeat's failed-jobs probe. */
+  failedSince(since: number, limit = 50): JobRun[] {
+    return (this.db.prepare("SELECT * FROM job_runs WHERE status = 'failed' AND started_at >= ? ORDER BY started_at DESC LIMIT ?").all(since, limit) as RunRow[]).map(toRun);
+  }
+
   /** Rows of this status for a job (tests and the CLI). */
   runsWithStatus(jobId: string, status: RunStatus): JobRun[] {
     return (this.db.prepare('SELECT * FROM job_runs WHERE job_id = ? AND status = ? ORDER BY scheduled_for').all(jobId, status) as RunRow[]).map(toRun);

@@ -20,7 +20,7 @@ export interface RegisteredTool {
 
 /** An unattended run (a job, a skill on its schedule): who owns it, for its leak budget and its notes. */
 export interface RunIdentity {
-  owner: 'job' | 'skill';
+  owner: 'job' | 'skill' | 'heartbeat';
   id: string;
 }
 

@@ -54,7 +54,7 @@ export function createTurns(deps: TurnsDeps): Turns {
   const start: StartTurn = (request) => {
     if (request.conversationId !== undefined) {
       // A job's or a skill's conversation is filed under the chat that made it but stays theirs, never the chat's.
-      const kind = request.source === 'job' || request.source === 'skill' ? request.source : 'chat';
+      const kind = request.source === 'job' || request.source === 'skill' ? request.source : request.source === 'heartbeat' ? 'job' : 'chat';
       conversations.ensure(request.conversationId, request.origin.channel, request.origin.chatId, kind);
       return runTurn(deps, request, request.conversationId, request.signal);
     }
@@ -115,6 +115,7 @@ function agentInput(deps: TurnsDeps, request: TurnRequest, conversationId: strin
     ...(approve ? { approve } : {}),
     ...(unattended ? { unattended: true, run: { owner: unattended.owner, id: unattended.id } } : {}),
     ...(request.systemExtra !== undefined ? { systemExtra: request.systemExtra } : {}),
+    ...(request.model !== undefined ? { model: request.model } : {}),
     ...(request.images ? { images: request.images } : {}),
     ...(request.onEvent ? { onEvent: request.onEvent } : {}),
     ...(request.stream && request.onEvent ? { stream: true } : {}),

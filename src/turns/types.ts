@@ -14,7 +14,7 @@ export type { LlmGate, TurnEvent, TurnResult, TurnSource, TurnStatus } from '../
 /** A run nobody is watching (a scheduled job, a skill on its schedule): who owns it and what it may do alone. */
 export interface Unattended {
   /** `job` or `skill`, for the notes the person reads ("add it to the job's approve list"). */
-  owner: 'job' | 'skill';
+  owner: 'job' | 'skill' | 'heartbeat';
   id: string;
   /** High-risk tools the person allowed this run ahead of time (config or the skill's approve list). */
   approve: readonly string[];
@@ -30,6 +30,8 @@ export interface TurnRequest {
   chat?: ChatTicket;
   /** Where the agent (persona, model, tools) is looked up; default the origin. Jobs use `scheduler:<job id>` routes. */
   route?: Pick<CallOrigin, 'channel' | 'chatId'>;
+  /** A model to try first (the heartbeat's cheaper `heartbeat.model`); the route's agent and `llm.model` follow. */
+  model?: string;
   /** Set for jobs and skills on their schedule: nobody can answer a question. */
   unattended?: Unattended;
   /**

@@ -3,7 +3,7 @@ import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { DoctorLine, Part } from '../../part.js';
 import type { Workspaces } from '../../workspace/workspace.js';
-import type { createRecentMail } from './recent.js';
+import type { createRecentMail, createUnseenMail } from './recent.js';
 import { EmailError } from './errors.js';
 import type { ImapSession } from './imap.js';
 import type { SmtpSender } from './send.js';
@@ -14,7 +14,7 @@ import { resolveEmailSettings, type EmailSettings } from './settings.js';
  * Nothing connects here: the IMAP login happens on the first call, and imapflow, mailparser and nodemailer are
  * loaded only then. The tool's own modules are loaded only when the section is there.
  */
-export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger; workspaces?: Workspaces | undefined }): Promise<{ part: Part; recent: ReturnType<typeof createRecentMail> } | undefined> {
+export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger; workspaces?: Workspaces | undefined }): Promise<{ part: Part; recent: ReturnType<typeof createRecentMail>; unseen: ReturnType<typeof createUnseenMail> } | undefined> {
   const resolved = resolveEmailSettings(deps.config.tools.email, deps.configDir);
   const log = deps.log.child({ component: 'email' });
   if (!resolved.enabled) {
@@ -22,7 +22,7 @@ export async function createEmailPart(deps: { config: Config; configDir: string;
     return undefined;
   }
   const { settings } = resolved;
-  const [{ ImapSession }, { SmtpSender }, { createEmailTool }, { createRecentMail }] = await Promise.all([import('./imap.js'), import('./send.js'), import('./tool.js'), import('./recent.js')]);
+  const [{ ImapSession }, { SmtpSender }, { createEmailTool }, { createRecentMail, createUnseenMail }] = await Promise.all([import('./imap.js'), import('./send.js'), import('./tool.js'), import('./recent.js')]);
   const session = new ImapSession({ endpoint: settings.imap, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log });
   const sender = settings.smtp
     ? new SmtpSender({ endpoint: settings.smtp, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log })
@@ -41,7 +41,7 @@ export async function createEmailPart(deps: { config: Config; configDir: string;
     doctor: () => emailDoctor(settings, session, sender),
   };
   // The notes part's email scan reads recent mail through the same one connection.
-  return { part, recent: createRecentMail(session, settings.imap.user) };
+  return { part, recent: createRecentMail(session, settings.imap.user), unseen: createUnseenMail(session, settings.imap.user) };
 }
 
 async function emailDoctor(settings: EmailSettings, session: ImapSession, sender: SmtpSender | undefined): Promise<DoctorLine[]> {
