@@ -1,8 +1,9 @@
 // The console in a real browser (Debian's chromium through playwright-core) against the real daemon (`node
 // dist/main.js start`; run `npm run build` first), the fake LLM and the fake Telegram: log in with the link
 // `familiar console` prints, chat with a streamed reply, approve a question raised from Telegram, pause a job,
-// edit and revert a memory file, see the usage chart. Screenshots of every page (light, dark, phone) are taken
-// on the way: into docs/console/ with UPDATE_SCREENSHOTS=1, else into a temporary folder.
+// edit and revert a memory file, see the usage chart. Every page is also opened dark and on a phone (a script error
+// there fails the last test); with UPDATE_SCREENSHOTS=1 each view is saved into docs/console/ as well (the
+// screenshots were most of this file's time, and nobody looks at them in an ordinary run).
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -18,7 +19,7 @@ import { describeBrowser, launchChromium, VIEWS } from '../helpers/browser.js';
 import { alive, MAIN, startDaemon, type Daemon } from '../helpers/daemon.js';
 
 const OWNER = 1001;
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : tempDir('familiar-shots-');
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
 
 describeBrowser('the console in a browser, against the running daemon', () => {
   let llm: FakeOpenAI;
@@ -67,20 +68,31 @@ describeBrowser('the console in a browser, against the running daemon', () => {
     await telegram?.close();
   });
 
+  // One page per other view, opened on first use with the logged-in session and then only navigated: a new
+  // context or page is a new renderer process, which cost more than the visit itself.
+  const otherViews = new Map<'dark' | 'phone', Page>();
+  async function viewPage(view: 'dark' | 'phone'): Promise<Page> {
+    let made = otherViews.get(view);
+    if (!made) {
+      made = await (await browser.newContext({ ...VIEWS[view], storageState: await context.storageState() })).newPage();
+      watchErrors(made);
+      otherViews.set(view, made);
+    }
+    return made;
+  }
+
   /** The page now, and the same URL in dark and on a phone (same session), as docs/console/NAME-{light,dark,phone}.png. */
   async function shoot(name: string): Promise<void> {
-    mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SHOTS, `${name}-light.png`) });
-    const state = await context.storageState();
-    for (const view of ['dark', 'phone'] as const) {
-      const other = await browser.newContext({ ...VIEWS[view], storageState: state });
-      const otherPage = await other.newPage();
-      watchErrors(otherPage);
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, `${name}-light.png`) });
+    }
+    await Promise.all((['dark', 'phone'] as const).map(async (view) => {
+      const otherPage = await viewPage(view);
       await otherPage.goto(page.url());
       await otherPage.waitForLoadState('networkidle').catch(() => undefined);
-      await otherPage.screenshot({ path: path.join(SHOTS, `${name}-${view}.png`) });
-      await other.close();
-    }
+      if (SHOTS) await otherPage.screenshot({ path: path.join(SHOTS, `${name}-${view}.png`) });
+    }));
   }
 
   it('logs in with the link familiar console prints; the token leaves the address bar and works only once', async () => {
