@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Starts what the Docker and mail suites need (or says what to install): test/setup/global-setup.ts.
     globalSetup: ['test/setup/global-setup.ts'],
+    setupFiles: ['test/setup/real-timers.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -4,9 +4,7 @@
 // edit and revert a memory file, see the usage chart. Every page is also opened dark and on a phone (a script error
 // there fails the last test); with UPDATE_SCREENSHOTS=1 each view is saved into docs/console/ as well (the
 // screenshots were most of this file's time, and nobody looks at them in an ordinary run).
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -16,7 +14,8 @@ import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { startTelegramServer, type FakeTelegram } from '../fakes/telegram-server.js';
 import { tempDir, writeTestConfig } from '../helpers/app.js';
 import { describeBrowser, launchChromium, VIEWS } from '../helpers/browser.js';
-import { alive, MAIN, startDaemon, type Daemon } from '../helpers/daemon.js';
+import { alive, startDaemon, type Daemon } from '../helpers/daemon.js';
+import { freePort, runFamiliar } from '../helpers/rig.js';
 
 const OWNER = 1001;
 const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
@@ -96,7 +95,9 @@ describeBrowser('the console in a browser, against the running daemon', () => {
   }
 
   it('logs in with the link familiar console prints; the token leaves the address bar and works only once', async () => {
-    const printed = await runCli(dir, ['console']);
+    const { code, stdout, stderr } = await runFamiliar(dir, ['console']);
+    const printed = stdout + stderr;
+    expect(code, printed).toBe(0);
     const link = /(http:\/\/\S+\/console\/login#token=[A-Za-z0-9_-]+)/.exec(printed)?.[1];
     expect(link, printed).toBeDefined();
     await page.goto(link ?? '');
@@ -249,27 +250,3 @@ function seedUsage(dir: string): void {
     db.close();
   }
 }
-
-function runCli(dir: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args, '--config', path.join(dir, 'config.yaml')], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`familiar ${args.join(' ')} exited ${code}: ${output}`))));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
