@@ -18,11 +18,16 @@ interface GrepParams {
   include?: string;
 }
 
-/** What one search has found so far: the lines shown, how many more matched, and the file the pattern was too slow on. */
+/**
+ * What one search has found so far: the lines shown, how many more matched, and the file the pattern was too slow
+ * on; and the one vm context its files are matched in (making a context costs milliseconds, so one per file made a
+ * search over a few thousand files take many seconds).
+ */
 interface Found {
   lines: string[];
   more: number;
   slow: string | undefined;
+  context: vm.Context;
 }
 
 /** The `grep` tool: a regular expression over the workspace's files, each file searched under a time limit. */
@@ -58,9 +63,9 @@ async function grepTarget({ files, names, relative }: Target, regex: RegExp, par
   const include = params.include ? globMatcher(params.include) : undefined;
   const info = await files.lstat(names);
   if (!info) return fail(`${relative} does not exist.`);
-  const found: Found = { lines: [], more: 0, slow: undefined };
+  const found: Found = { lines: [], more: 0, slow: undefined, context: vm.createContext({ lines: [], re: regex }) };
   const search = (dir: PinnedDir, name: string, shownAs: string): Promise<void> =>
-    found.slow !== undefined || (include && !include.test(shownAs)) ? Promise.resolve() : searchFile(dir, name, shownAs, regex, found);
+    found.slow !== undefined || (include && !include.test(shownAs)) ? Promise.resolve() : searchFile(dir, name, shownAs, found);
   let truncated = false;
   if (info.isDirectory()) {
     const prefix = relative === '.' ? '' : `${relative}/`;
@@ -78,7 +83,7 @@ async function grepTarget({ files, names, relative }: Target, regex: RegExp, par
 }
 
 /** Searches one file; FIFOs, links, hard-linked and oversized files are skipped, as unreadable ones. */
-async function searchFile(dir: PinnedDir, name: string, shownAs: string, regex: RegExp, found: Found): Promise<void> {
+async function searchFile(dir: PinnedDir, name: string, shownAs: string, found: Found): Promise<void> {
   let data: Buffer;
   try {
     data = await dir.readFile(name, GREP_FILE_BYTES);
@@ -89,7 +94,8 @@ async function searchFile(dir: PinnedDir, name: string, shownAs: string, regex: 
   const text = data.toString('utf8').split('\n');
   let hits: number[];
   try {
-    hits = MATCH_LINES.runInContext(vm.createContext({ lines: text, re: regex }), { timeout: GREP_FILE_MS }) as number[];
+    found.context.lines = text;
+    hits = MATCH_LINES.runInContext(found.context, { timeout: GREP_FILE_MS }) as number[];
   } catch {
     found.slow = shownAs;
     return;

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Daemon as App } from '../../src/daemon.js';
@@ -8,17 +7,10 @@ import { runCli } from '../../src/cli/run.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, tempDir, writeTestConfig } from '../helpers/app.js';
 import { captureIo } from '../helpers/io.js';
+import { freePort } from '../helpers/rig.js';
 
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const TOKEN = 'status-token-0123456789abcdef';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function status(configPath: string, ...args: string[]) {
   const io = captureIo();

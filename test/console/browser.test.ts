@@ -1,11 +1,10 @@
 // The console in a real browser (Debian's chromium through playwright-core) against the real daemon (`node
 // dist/main.js start`; run `npm run build` first), the fake LLM and the fake Telegram: log in with the link
 // `familiar console` prints, chat with a streamed reply, approve a question raised from Telegram, pause a job,
-// edit and revert a memory file, see the usage chart. Screenshots of every page (light, dark, phone) are taken
-// on the way: into docs/console/ with UPDATE_SCREENSHOTS=1, else into a temporary folder.
-import { spawn } from 'node:child_process';
+// edit and revert a memory file, see the usage chart. Every page is also opened dark and on a phone (a script error
+// there fails the last test); with UPDATE_SCREENSHOTS=1 each view is saved into docs/console/ as well (the
+// screenshots were most of this file's time, and nobody looks at them in an ordinary run).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -15,10 +14,11 @@ import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { startTelegramServer, type FakeTelegram } from '../fakes/telegram-server.js';
 import { tempDir, writeTestConfig } from '../helpers/app.js';
 import { describeBrowser, launchChromium, VIEWS } from '../helpers/browser.js';
-import { alive, MAIN, startDaemon, type Daemon } from '../helpers/daemon.js';
+import { alive, startDaemon, type Daemon } from '../helpers/daemon.js';
+import { freePort, runFamiliar } from '../helpers/rig.js';
 
 const OWNER = 1001;
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : tempDir('familiar-shots-');
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/console/', import.meta.url)) : undefined;
 
 describeBrowser('the console in a browser, against the running daemon', () => {
   let llm: FakeOpenAI;
@@ -67,24 +67,37 @@ describeBrowser('the console in a browser, against the running daemon', () => {
     await telegram?.close();
   });
 
+  // One page per other view, opened on first use with the logged-in session and then only navigated: a new
+  // context or page is a new renderer process, which cost more than the visit itself.
+  const otherViews = new Map<'dark' | 'phone', Page>();
+  async function viewPage(view: 'dark' | 'phone'): Promise<Page> {
+    let made = otherViews.get(view);
+    if (!made) {
+      made = await (await browser.newContext({ ...VIEWS[view], storageState: await context.storageState() })).newPage();
+      watchErrors(made);
+      otherViews.set(view, made);
+    }
+    return made;
+  }
+
   /** The page now, and the same URL in dark and on a phone (same session), as docs/console/NAME-{light,dark,phone}.png. */
   async function shoot(name: string): Promise<void> {
-    mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SHOTS, `${name}-light.png`) });
-    const state = await context.storageState();
-    for (const view of ['dark', 'phone'] as const) {
-      const other = await browser.newContext({ ...VIEWS[view], storageState: state });
-      const otherPage = await other.newPage();
-      watchErrors(otherPage);
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, `${name}-light.png`) });
+    }
+    await Promise.all((['dark', 'phone'] as const).map(async (view) => {
+      const otherPage = await viewPage(view);
       await otherPage.goto(page.url());
       await otherPage.waitForLoadState('networkidle').catch(() => undefined);
-      await otherPage.screenshot({ path: path.join(SHOTS, `${name}-${view}.png`) });
-      await other.close();
-    }
+      if (SHOTS) await otherPage.screenshot({ path: path.join(SHOTS, `${name}-${view}.png`) });
+    }));
   }
 
   it('logs in with the link familiar console prints; the token leaves the address bar and works only once', async () => {
-    const printed = await runCli(dir, ['console']);
+    const { code, stdout, stderr } = await runFamiliar(dir, ['console']);
+    const printed = stdout + stderr;
+    expect(code, printed).toBe(0);
     const link = /(http:\/\/\S+\/console\/login#token=[A-Za-z0-9_-]+)/.exec(printed)?.[1];
     expect(link, printed).toBeDefined();
     await page.goto(link ?? '');
@@ -237,27 +250,3 @@ function seedUsage(dir: string): void {
     db.close();
   }
 }
-
-function runCli(dir: string, args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args, '--config', path.join(dir, 'config.yaml')], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(output) : reject(new Error(`familiar ${args.join(' ')} exited ${code}: ${output}`))));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-

@@ -3,7 +3,7 @@
 // sampling, elicitation and roots.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../src/mcp/connection.js';
 import { McpManager } from '../../src/mcp/manager.js';
 import type { SamplingDeps } from '../../src/mcp/sampling.js';
@@ -141,12 +141,13 @@ describe('two servers with resources', () => {
   });
 });
 
+// One server for these tests: reading prompts changes nothing on it, and only the last test takes it away.
 describe('prompts of server-everything as chat commands', () => {
   let rig: Rig;
-  beforeEach(async () => {
+  beforeAll(async () => {
     rig = await connect({ everything: server(EVERYTHING) });
   });
-  afterEach(async () => {
+  afterAll(async () => {
     await rig.manager.close();
   });
 

@@ -8,48 +8,21 @@ import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { Sqlite } from '../../src/db/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpenAiServer, type FakeOpenAI, type RecordedRequest } from '../fakes/openai-server.js';
-import { startTelegramServer, type FakeTelegram } from '../fakes/telegram-server.js';
-import { tempDir, writeTestConfig } from '../helpers/app.js';
-import { alive, lastUserText, requestProblems, startDaemon, waitUntil, type Daemon } from '../helpers/daemon.js';
+import type { FakeTelegram } from '../fakes/telegram-server.js';
+import type { RecordedRequest } from '../fakes/openai-server.js';
+import { lastUserText, requestProblems, waitUntil } from '../helpers/daemon.js';
 import { TEST_IMAGE, TEST_LABEL, describeDocker, dockerClient } from '../helpers/docker.js';
+import { OWNER, useProcessRig } from '../helpers/rig.js';
 
-const OWNER = 1001;
-
-let llm: FakeOpenAI | undefined;
-let telegram: FakeTelegram | undefined;
 let slowServer: Server | undefined;
-const daemons: Daemon[] = [];
+// A folder with a config for the fake LLM and the fake Telegram (OWNER allowed), closed after each test.
+const setUp = useProcessRig();
 
-afterEach(async () => {
-  for (const daemon of daemons.splice(0)) if (alive(daemon)) await daemon.kill9();
-  await llm?.close();
-  await telegram?.close();
+afterEach(() => {
   slowServer?.closeAllConnections();
   slowServer?.close();
-  llm = undefined;
-  telegram = undefined;
   slowServer = undefined;
 });
-
-/** A folder with a config for the fake LLM and the fake Telegram (OWNER allowed). */
-async function setUp(overrides: Record<string, unknown> = {}): Promise<{ dir: string; llm: FakeOpenAI; telegram: FakeTelegram }> {
-  llm = await startOpenAiServer();
-  telegram = await startTelegramServer();
-  const dir = tempDir('familiar-crash-');
-  writeTestConfig(dir, llm, {
-    log: { level: 'info', format: 'json' },
-    channels: { telegram: { token: telegram.token, api_root: telegram.apiRoot, allowed_users: [OWNER] } },
-    ...overrides,
-  });
-  return { dir, llm, telegram };
-}
-
-function run(dir: string): Daemon {
-  const daemon = startDaemon(dir, { TEST_LLM_KEY: llm?.apiKey ?? '' });
-  daemons.push(daemon);
-  return daemon;
-}
 
 const answers = (fake: FakeTelegram): string[] => fake.messagesTo(OWNER).map((message) => message.text ?? '');
 const hasToolResult = (request: RecordedRequest): boolean => request.body.messages.at(-1)?.role === 'tool';
@@ -67,14 +40,14 @@ describe('kill -9 in the middle of a turn', () => {
     });
     await new Promise<void>((resolve) => slowServer?.listen(0, '127.0.0.1', resolve));
     const slowUrl = `http://127.0.0.1:${(slowServer.address() as AddressInfo).port}/slow`;
-    const { dir, llm: fake, telegram: tg } = await setUp({ tools: { http: { allow_private: true } } });
+    const { dir, llm: fake, telegram: tg, start: run } = await setUp({ tools: { http: { allow_private: true } } });
     let restarted = false;
     fake.handle((request) => {
       if (restarted) return { content: `answer to "${lastUserText(request)}"` };
       return hasToolResult(request) ? { content: 'unexpected' } : { toolCalls: [{ name: 'http', arguments: { url: slowUrl } }] };
     });
 
-    const first = run(dir);
+    const first = run();
     await first.ready;
     tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'fetch it' });
     await waitUntil(() => toolRequests === 1, 15_000, 'the slow tool to be running');
@@ -82,7 +55,7 @@ describe('kill -9 in the middle of a turn', () => {
     expect(answers(tg)).toEqual([]);
 
     restarted = true;
-    const second = run(dir);
+    const second = run();
     await second.ready;
     await waitUntil(() => answers(tg).length === 1, 15_000, 'the replayed answer');
     expect(answers(tg)).toEqual(['answer to "fetch it"']);
@@ -109,20 +82,20 @@ describe('kill -9 in the middle of a turn', () => {
   }, 90_000);
 
   it('during the LLM call after a tool call: the stored call keeps its result and the replayed turn goes on from there', async () => {
-    const { dir, llm: fake, telegram: tg } = await setUp();
+    const { dir, llm: fake, telegram: tg, start: run } = await setUp();
     let restarted = false;
     fake.handle((request) => {
       if (restarted) return { content: `done: ${lastUserText(request)}` };
       return hasToolResult(request) ? { hang: true } : { toolCalls: [{ name: 'memory_write', arguments: { path: 'todo.md', content: '- buy milk\n', mode: 'append' } }] };
     });
-    const first = run(dir);
+    const first = run();
     await first.ready;
     tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'note: buy milk' });
     await waitUntil(() => fake.requests.some(hasToolResult), 15_000, 'the LLM call after the tool call');
     await first.kill9();
 
     restarted = true;
-    const second = run(dir);
+    const second = run();
     await second.ready;
     await waitUntil(() => answers(tg).length === 1, 15_000, 'the replayed answer');
     expect(await second.term()).toBe(0);
@@ -144,9 +117,9 @@ describe('kill -9 in the middle of a turn', () => {
   it('repairs a tool call stored without its result, so the next LLM request is accepted', async () => {
     // What a kill between storing a call and its results would leave (the agent stores them in one transaction,
     // so this row is written by hand): the next turn must still send a valid request.
-    const { dir, llm: fake, telegram: tg } = await setUp();
+    const { dir, llm: fake, telegram: tg, start: run } = await setUp();
     fake.handle((request) => ({ content: `ok: ${lastUserText(request)}` }));
-    const first = run(dir);
+    const first = run();
     await first.ready;
     tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'hello' });
     await waitUntil(() => answers(tg).length === 1, 15_000, 'the first answer');
@@ -157,7 +130,7 @@ describe('kill -9 in the middle of a turn', () => {
     db.prepare("INSERT INTO messages (conversation_id, turn_id, role, body, tokens, created_at) VALUES (?, 'cut', 'assistant', ?, 10, ?)").run(conversationId, JSON.stringify(dangling), Date.now());
     db.close();
 
-    const second = run(dir);
+    const second = run();
     await second.ready;
     tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'still there?' });
     await waitUntil(() => answers(tg).length === 2, 15_000, 'the answer after the repair');
@@ -170,7 +143,7 @@ describe('kill -9 in the middle of a turn', () => {
 
 describe('kill -9 during memory writes', () => {
   it('leaves every memory file whole: the old content or one complete new version, never a mix or a cut', async () => {
-    const { dir, llm: fake, telegram: tg } = await setUp({ llm: { max_loops: 100 } });
+    const { dir, llm: fake, telegram: tg, start: run } = await setUp({ llm: { max_loops: 100 } });
     const FILES = 12;
     const SIZE = 16_000;
     const body = (version: string, file: number): string => `${`${version} f${file} `.repeat(Math.ceil(SIZE / 10))}`.slice(0, SIZE) + '\n';
@@ -186,7 +159,7 @@ describe('kill -9 during memory writes', () => {
       version += 1;
       return { toolCalls: names.map((name, file) => ({ name: 'memory_write', arguments: { path: name, content: body(`v${version}`, file), mode: 'overwrite' } })) };
     });
-    const first = run(dir);
+    const first = run();
     await first.ready;
     tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'rewrite the notes' });
     const killAfter = 4 + Math.floor(Math.random() * 4);
@@ -209,9 +182,9 @@ describe('kill -9 during memory writes', () => {
 
 describe('kill -9 after answering', () => {
   it('does not answer again updates that Telegram delivers a second time after the restart', async () => {
-    const { dir, llm: fake, telegram: tg } = await setUp();
+    const { llm: fake, telegram: tg, start: run } = await setUp();
     fake.handle((request) => ({ content: `re: ${lastUserText(request)}` }));
-    const first = run(dir);
+    const first = run();
     await first.ready;
     const updates = ['one', 'two', 'three'].map((text) => tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text }).updateId);
     await waitUntil(() => answers(tg).length === 3, 15_000, 'three answers');
@@ -219,7 +192,7 @@ describe('kill -9 after answering', () => {
     // Telegram redelivers what it thinks was not confirmed (the offset lives on its side).
     for (const updateId of updates) tg.redeliver(updateId);
 
-    const second = run(dir);
+    const second = run();
     await second.ready;
     tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'four' });
     // 'four' comes after the redelivered updates, so once it is answered they have been handled.
@@ -233,9 +206,9 @@ describe('kill -9 after answering', () => {
 
 describe('SIGTERM during a turn', () => {
   it('stops taking updates, lets the running turn answer, exits 0; the message that came meanwhile is answered by the next start', async () => {
-    const { dir, llm: fake, telegram: tg } = await setUp();
+    const { llm: fake, telegram: tg, start: run } = await setUp();
     fake.handle((request) => (lastUserText(request) === 'slow question' ? { content: 'slow answer', delayMs: 1500 } : { content: `re: ${lastUserText(request)}` }));
-    const first = run(dir);
+    const first = run();
     await first.ready;
     tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'slow question' });
     await waitUntil(() => fake.requests.length === 1, 15_000, 'the slow LLM call');
@@ -247,7 +220,7 @@ describe('SIGTERM during a turn', () => {
     expect(fake.requests.map(lastUserText)).toEqual(['slow question']);
     expect(first.stderr()).toMatch(/"msg":"stopped"/);
 
-    const second = run(dir);
+    const second = run();
     await second.ready;
     await waitUntil(() => answers(tg).length === 2, 15_000, 'the answer to the message sent during the shutdown');
     expect(await second.term()).toBe(0);
@@ -261,13 +234,13 @@ describeDocker('kill -9 during a sandbox command', () => {
 
   it('leaves no orphan container: the restart removes the killed daemon\'s, and SIGTERM removes its own', async () => {
     const label = `crash-${randomBytes(4).toString('hex')}`;
-    const { dir, llm: fake, telegram: tg } = await setUp({ tools: { sandbox: { image: TEST_IMAGE, pool_size: 1, labels: { [TEST_LABEL]: label } } } });
+    const { llm: fake, telegram: tg, start: run } = await setUp({ tools: { sandbox: { image: TEST_IMAGE, pool_size: 1, labels: { [TEST_LABEL]: label } } } });
     let restarted = false;
     fake.handle((request) => {
       if (restarted || hasToolResult(request)) return { content: `finished: ${lastUserText(request)}` };
       return { toolCalls: [{ name: 'sandbox_exec', arguments: { command: 'sleep 120' } }] };
     });
-    const first = run(dir);
+    const first = run();
     await first.ready;
     tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'run the long job' });
     const before = await waitUntil(async () => {
@@ -279,7 +252,7 @@ describeDocker('kill -9 during a sandbox command', () => {
     expect((await labelled(label)).length).toBeGreaterThan(0);
 
     restarted = true;
-    const second = run(dir);
+    const second = run();
     await second.ready;
     for (const id of before) await waitUntil(async () => (await labelled(label)).every((other) => other !== id), 15_000, `container ${id.slice(0, 12)} removed`);
     await waitUntil(() => answers(tg).length === 1, 15_000, 'the replayed answer');

@@ -1,72 +1,30 @@
 // One daemon per data folder, and one-shot commands beside a running daemon: the real `node dist/main.js` (run
 // `npm run build` first) against the fake LLM, the fake Telegram and the real Docker engine.
-import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Sqlite } from '../../src/db/sqlite.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
-import { startTelegramServer, type FakeTelegram } from '../fakes/telegram-server.js';
-import { tempDir, writeTestConfig } from '../helpers/app.js';
-import { MAIN, alive, startDaemon, waitUntil, type Daemon } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/app.js';
+import { alive, waitUntil } from '../helpers/daemon.js';
 import { TEST_IMAGE, describeDocker } from '../helpers/docker.js';
+import { OWNER, useProcessRig } from '../helpers/rig.js';
 
-const run = promisify(execFile);
-const OWNER = 1001;
-
-let llm: FakeOpenAI | undefined;
-let telegram: FakeTelegram | undefined;
 let proxy: Server | undefined;
-const daemons: Daemon[] = [];
+// A folder with a config for the fake LLM and the fake Telegram (OWNER allowed), closed after each test.
+const setUp = useProcessRig();
 
-afterEach(async () => {
-  for (const daemon of daemons.splice(0)) if (alive(daemon)) await daemon.kill9();
-  await llm?.close();
-  await telegram?.close();
+afterEach(() => {
   proxy?.close();
-  llm = undefined;
-  telegram = undefined;
   proxy = undefined;
 });
 
-async function setUp(overrides: Record<string, unknown> = {}): Promise<string> {
-  llm = await startOpenAiServer();
-  telegram = await startTelegramServer();
-  const dir = tempDir('familiar-lock-');
-  writeTestConfig(dir, llm, {
-    log: { level: 'info', format: 'json' },
-    channels: { telegram: { token: telegram.token, api_root: telegram.apiRoot, allowed_users: [OWNER] } },
-    ...overrides,
-  });
-  return dir;
-}
-
-function daemon(dir: string): Daemon {
-  const started = startDaemon(dir, { TEST_LLM_KEY: llm?.apiKey ?? '' });
-  daemons.push(started);
-  return started;
-}
-
-async function familiar(dir: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [MAIN, ...args, '--config', path.join(dir, 'config.yaml')], {
-      cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir, TEST_LLM_KEY: llm?.apiKey ?? '' }, timeout: 30_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
-
 describe('one daemon per data folder', () => {
   it('refuses a second start on the same data_dir with one line naming the running one', async () => {
-    const dir = await setUp();
-    const first = daemon(dir);
+    const { dir, start: daemon, familiar } = await setUp();
+    const first = daemon();
     await first.ready;
-    const second = await familiar(dir, 'start');
+    const second = await familiar('start');
     expect(second.code).toBe(1);
     expect(second.stderr.trim().split('\n')).toEqual([
       `familiar: another familiar daemon (pid ${first.child.pid}) is running with data_dir ${path.join(dir, 'data')}; stop it first (kill ${first.child.pid}), or give this one another data_dir [DAEMON_RUNNING]`,
@@ -75,23 +33,23 @@ describe('one daemon per data folder', () => {
   }, 60_000);
 
   it('starts again after the running daemon was killed with kill -9 (the lock dies with its process)', async () => {
-    const dir = await setUp();
-    const first = daemon(dir);
+    const { start: daemon } = await setUp();
+    const first = daemon();
     await first.ready;
     await first.kill9();
-    const second = daemon(dir);
+    const second = daemon();
     await second.ready;
     expect(alive(second)).toBe(true);
     expect(await second.term()).toBe(0);
   }, 60_000);
 
   it('starts after a clean stop, and a stale pid file alone does not block it', async () => {
-    const dir = await setUp();
-    const first = daemon(dir);
+    const { dir, start: daemon } = await setUp();
+    const first = daemon();
     await first.ready;
     expect(await first.term()).toBe(0);
     rmSync(path.join(dir, 'data', 'daemon.lock'), { force: true });
-    const second = daemon(dir);
+    const second = daemon();
     await second.ready;
     expect(await second.term()).toBe(0);
   }, 60_000);
@@ -110,19 +68,17 @@ describeDocker('one-shot commands beside a running daemon', () => {
       client.on('error', () => engine.destroy());
     });
     await new Promise<void>((resolve) => proxy?.listen(socket, resolve));
-    const dir = await setUp({
+    const { dir, start: daemon, familiar, llm: fake, telegram: tg } = await setUp({
       tools: { sandbox: { image: TEST_IMAGE, pool_size: 0, docker_host: `unix://${socket}` } },
       scheduler: { jobs: [{ id: 'daily', cron: '0 7 * * *', prompt: 'good morning' }] },
     });
-    const fake = llm as FakeOpenAI;
-    const tg = telegram as FakeTelegram;
     let release = false;
     // The turn calls a tool (so its row is written), then waits on the LLM until released.
     fake.handle((request) => {
       if (request.body.messages.at(-1)?.role !== 'tool') return { toolCalls: [{ name: 'memory_read', arguments: {} }] };
       return release ? { content: 'done' } : { hang: true };
     });
-    const running = daemon(dir);
+    const running = daemon();
     await running.ready;
     tg.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'take your time' });
     await waitUntil(() => fake.requests.length === 2, 15_000, 'the slow turn to be running');
@@ -134,7 +90,7 @@ describeDocker('one-shot commands beside a running daemon', () => {
       expect(turnBefore).toEqual([expect.objectContaining({ status: 'running', runner: 'daemon' })]);
       const connectionsBefore = connections;
       for (const args of [['audit'], ['usage'], ['memory', 'log'], ['jobs', 'list'], ['jobs', 'runs', 'daily'], ['skills', 'list'], ['pairing', 'list'], ['tools', 'list']]) {
-        const result = await familiar(dir, ...args);
+        const result = await familiar(...args);
         expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: '' });
       }
       expect(connections).toBe(connectionsBefore);
@@ -153,8 +109,7 @@ describeDocker('one-shot commands beside a running daemon', () => {
   }, 120_000);
 
   it('`ask` beside the daemon runs its own turn and leaves the daemon\'s running turn alone', async () => {
-    const dir = await setUp();
-    const fake = llm as FakeOpenAI;
+    const { dir, start: daemon, familiar, llm: fake, telegram } = await setUp();
     let release = false;
     // The daemon's turn calls a tool first (so its row exists), then waits on the LLM.
     fake.handle((request) => {
@@ -163,14 +118,14 @@ describeDocker('one-shot commands beside a running daemon', () => {
       if (last?.role === 'tool') return release ? { content: 'done' } : { hang: true };
       return { toolCalls: [{ name: 'memory_read', arguments: {} }] };
     });
-    const running = daemon(dir);
+    const running = daemon();
     await running.ready;
-    telegram?.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'read my memory' });
+    telegram.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'read my memory' });
     await waitUntil(() => fake.requests.length === 2, 15_000, 'the daemon\'s turn after its tool call');
     const db = new Sqlite(path.join(dir, 'data', 'familiar.db'), { readonly: true });
     try {
       expect(db.prepare('SELECT status, runner FROM turns').all()).toEqual([{ status: 'running', runner: 'daemon' }]);
-      const asked = await familiar(dir, 'ask', 'hello from the terminal');
+      const asked = await familiar('ask', 'hello from the terminal');
       expect(asked).toMatchObject({ code: 0, stdout: 'hi terminal\n' });
       const rows = db.prepare('SELECT status, runner FROM turns ORDER BY started_at').all() as Array<{ status: string; runner: string }>;
       expect(rows[0]).toEqual({ status: 'running', runner: 'daemon' });
@@ -180,7 +135,7 @@ describeDocker('one-shot commands beside a running daemon', () => {
       db.close();
     }
     release = true;
-    await waitUntil(() => (telegram?.messagesTo(OWNER).length ?? 0) === 1, 30_000, 'the daemon\'s answer');
+    await waitUntil(() => telegram.messagesTo(OWNER).length === 1, 30_000, 'the daemon\'s answer');
     expect(await running.term()).toBe(0);
   }, 120_000);
 });

@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { startTelegramServer, type FakeTelegram } from '../fakes/telegram-server.js';
 import { tempDir } from '../helpers/app.js';
-import { alive, lastUserText, MAIN, startDaemon, waitUntil, type Daemon } from '../helpers/daemon.js';
+import { alive, lastUserText, startDaemon, waitUntil, type Daemon } from '../helpers/daemon.js';
+import { freePort, runFamiliar } from '../helpers/rig.js';
 
 // Config reload against the real daemon process: each live key is changed in config.yaml (or .env) while it runs
 // and its effect is seen through the fake Telegram and the fake LLM; a bad config is refused and the old one kept.
@@ -26,14 +25,6 @@ interface TestConfig {
   [key: string]: unknown;
 }
 let config: TestConfig;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const found = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return found;
-}
 
 const reloadLines = (): string[] => daemon.stderr().split('\n').filter((line) => line.includes('"config reload'));
 
@@ -54,15 +45,7 @@ async function ask(userId: number, text: string): Promise<string> {
   return reply.text ?? '';
 }
 
-function familiar(...args: string[]): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args, '--config', path.join(dir, 'config.yaml')], { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
+const familiar = (...args: string[]) => runFamiliar(dir, args);
 
 beforeAll(async () => {
   llm = await startOpenAiServer();
@@ -166,10 +149,10 @@ describe('config reload in the running daemon', () => {
   it('declared jobs: added, changed and removed in the jobs table as scheduler.jobs changes', async () => {
     const line = await rewrite((c) => (c.scheduler = { jobs: [{ id: 'from-reload', cron: '0 8 * * *', prompt: 'morning summary' }] }));
     expect(line.applied).toEqual(['scheduler.jobs']);
-    const listed = JSON.parse((await familiar('jobs', 'list', '--json')).out) as Array<{ id: string; cron: string }>;
+    const listed = JSON.parse((await familiar('jobs', 'list', '--json')).stdout) as Array<{ id: string; cron: string }>;
     expect(listed.find((job) => job.id === 'from-reload')).toMatchObject({ cron: '0 8 * * *' });
     await rewrite((c) => (c.scheduler = { jobs: [] }));
-    const after = JSON.parse((await familiar('jobs', 'list', '--json')).out) as Array<{ id: string }>;
+    const after = JSON.parse((await familiar('jobs', 'list', '--json')).stdout) as Array<{ id: string }>;
     expect(after.map((job) => job.id)).not.toContain('from-reload');
   });
 
@@ -182,10 +165,10 @@ describe('config reload in the running daemon', () => {
     expect(line.restart).toEqual(['agent.max_concurrent_turns']);
     expect(line.msg).toBe('config reloaded: applied llm.max_loops; needs a restart to take effect: agent.max_concurrent_turns');
     const status = await familiar('status');
-    expect(status.out).toContain('needs a restart to take effect: agent.max_concurrent_turns');
+    expect(status.stdout).toContain('needs a restart to take effect: agent.max_concurrent_turns');
     // Undone on disk: nothing waits for a restart any more.
     await rewrite((c) => delete c.agent);
-    expect((await familiar('status')).out).not.toContain('needs a restart');
+    expect((await familiar('status')).stdout).not.toContain('needs a restart');
   });
 
   it('refuses an invalid config whole, keeps running on the old one, and shows the refusal in familiar status', async () => {
@@ -200,7 +183,7 @@ describe('config reload in the running daemon', () => {
     await ask(OWNER, 'are you ok?');
     expect(llm.requests.at(-1)?.body.model).toBe('gpt-from-yaml');
     const status = await familiar('status');
-    expect(status.out).toMatch(/reload REFUSED at .* \(config\.yaml changed\); running on the config above:\n\s+llm\.max_loops: must be number, not the text "many"/);
+    expect(status.stdout).toMatch(/reload REFUSED at .* \(config\.yaml changed\); running on the config above:\n\s+llm\.max_loops: must be number, not the text "many"/);
     // A route to an agent that does not exist is refused too (a check a start makes beyond the schema).
     const routes = await rewrite((c) => {
       c.llm.max_loops = 7;
@@ -211,7 +194,7 @@ describe('config reload in the running daemon', () => {
       c.llm.model = 'gpt-fixed';
     });
     expect(fixed.applied).toEqual(['llm.model']);
-    expect((await familiar('status')).out).not.toContain('REFUSED');
+    expect((await familiar('status')).stdout).not.toContain('REFUSED');
   });
 
   it('applies a reload without dropping a turn that is running', async () => {
