@@ -169,7 +169,10 @@ describe('job runs in the app', () => {
     const job = create({ kind: 'reminder', prompt: 'water the plants' });
     await app.start();
     expect(await finishedRun(job.id)).toMatchObject({ status: 'ok', deliveredTo: 'rec:chat-a' });
-    expect(rec.sent).toEqual([{ chatId: 'chat-a', reply: { text: '⏰ water the plants' } }]);
+    // As written, with the Snooze and Done buttons every delivered reminder carries (docs/memory-and-notes.md#reminders).
+    expect(rec.sent).toHaveLength(1);
+    expect(rec.sent[0]).toMatchObject({ chatId: 'chat-a', reply: { text: '⏰ water the plants' } });
+    expect(rec.sent[0]?.reply.buttons?.map((button) => button.label)).toEqual(['💤 10 min', '💤 1 h', '💤 Tomorrow', '✅ Done']);
     expect(fake.requests).toHaveLength(0);
   });
 });
