@@ -1,11 +1,10 @@
 // MCP prompts and progress in the chats: Telegram and Discord (real grammy and discord.js against the fakes) and
 // `familiar chat`, with server-everything spawned over stdio.
-import { PassThrough, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { startOpenAiServer } from '../fakes/openai-server.js';
 import { writeTestConfig, tempDir } from '../helpers/app.js';
-import { captureIo } from '../helpers/io.js';
+import { captureIo, scriptedTerminal } from '../helpers/io.js';
 import { OWNER_DC, OWNER_TG, startChannelRig, userTexts, type ChannelRig } from '../helpers/channels.js';
 import { EVERYTHING, until } from '../helpers/mcp.js';
 
@@ -107,19 +106,12 @@ describe('MCP prompts and progress in familiar chat', { timeout: 90_000 }, () =>
         { toolCalls: [{ name: LONG_CALL, arguments: { duration: 1, steps: 2 } }] },
         { content: 'Done long.' },
       );
-      const stdin = new PassThrough();
-      let out = '';
-      const stdout = new Writable({
-        write(chunk: Buffer, _encoding, callback) {
-          out += chunk.toString();
-          callback();
-        },
-      });
-      const stderr = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+      const terminal = scriptedTerminal();
       // Lines are queued by the chat's reader: the turns run one after the other.
       // /reset: in the conversation the prompt tainted, the MCP call would be asked about first.
-      stdin.end('/help\n/everything_args_prompt "Rio de Janeiro"\n/reset\nrun it\n');
-      const code = await runCli(['chat', '--config', configPath, '--log-level', 'silent'], { stdin, stdout, stderr });
+      terminal.io.stdin.end('/help\n/everything_args_prompt "Rio de Janeiro"\n/reset\nrun it\n');
+      const code = await runCli(['chat', '--config', configPath, '--log-level', 'silent'], terminal.io);
+      const out = terminal.out();
       expect(code).toBe(0);
       expect(out).toMatch(/\/everything_args_prompt — A prompt with two arguments/);
       expect(userTexts(fake)[0]).toBe("What's weather in Rio de Janeiro?");
