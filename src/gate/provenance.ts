@@ -96,11 +96,12 @@ function checkPersist(effect: Extract<Effect, { kind: 'persist' }>): ProvenanceV
 }
 
 /**
- * A file the person named (its path, as a run of words of what they wrote) may be changed; otherwise only an
- * explicit call, and only with a yes. An implicit one stays a guest: new files only (src/sandbox/guest.ts).
+ * A file the person named (its path, with a dot or a slash so that it reads as a file, as a run of words of what
+ * they wrote: "notes.txt", not "notes") may be changed; otherwise only an explicit call, and only with a yes. An
+ * implicit one stays a guest: new files only (src/sandbox/guest.ts).
  */
 function checkModify(effect: Extract<Effect, { kind: 'modify' }>, choices: Choices): ProvenanceVerdict {
-  if (effect.path !== undefined && choices.personWrote(effect.path)) {
+  if (effect.path !== undefined && /[./]/.test(effect.path) && choices.personWrote(effect.path)) {
     return { ask: false, lines: [`The file ${effect.path} is one the person named.`], bits: 0, owner: true };
   }
   if (!effect.explicit) return { ask: false, lines: [], bits: 0 };

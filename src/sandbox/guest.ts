@@ -9,10 +9,11 @@
  *    itself: a sticky folder's entries can be removed only by their owner or the folder's.
  *  - `write` and `edit` may create files and change files such a turn made, never other existing ones.
  *
- * The gate decides (`ctx.guest`, src/gate/gate.ts): every call it allows in such a turn is a guest's, except one
- * with `modify_existing: true`, which declares a `modify` effect that asks the person (src/gate/provenance.ts; an
- * unattended run is refused) and runs as the sandbox user once they say yes. What a guest makes is world-writable (umask 000), so
- * the sandbox user can change and remove it in later clean turns.
+ * The gate decides (`ctx.guest`, src/gate/gate.ts): every call it allows in such a turn is a guest's, except a
+ * `write` or `edit` of a file the person named, and one with `modify_existing: true`, which declares a `modify`
+ * effect that asks the person (src/gate/provenance.ts; an unattended run is refused) and runs as the sandbox user
+ * once they say yes. What a guest makes is world-writable (umask 000), so the sandbox user can change and remove it
+ * in later clean turns.
  */
 import type { Stats } from 'node:fs';
 import type Docker from 'dockerode';
