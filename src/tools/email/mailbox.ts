@@ -5,6 +5,8 @@ import type { ImapSession } from './imap.js';
 /** One line of a listing: what a person scans an inbox for. */
 export interface MessageSummary {
   uid: number;
+  /** The Message-ID header, from the envelope. */
+  messageId: string | undefined;
   from: string;
   subject: string;
   /** The message's own Date header, when it has one that can be read. */
@@ -100,6 +102,7 @@ function toSummary(message: FetchMessageObject): MessageSummary {
   const envelope = message.envelope;
   return {
     uid: message.uid,
+    messageId: envelope?.messageId,
     from: formatAddresses(envelope?.from),
     subject: envelope?.subject ?? '',
     // imapflow gives a Date for a readable header and the raw text for one it cannot read.

@@ -1,5 +1,5 @@
 import type { ImapSession } from './imap.js';
-import { fetchMessage, formatAddresses, searchMessages } from './mailbox.js';
+import { fetchMessage, listMessages, searchMessages } from './mailbox.js';
 import { parseMessage } from './read.js';
 
 /** One recent message, parsed: what the notes part's email scan reads (src/notes/email-source.ts). */
@@ -39,20 +39,12 @@ export function createRecentMail(session: ImapSession, account: string, folder =
 }
 
 /**
- * Unread mail of INBOX for the heartbeat's mail probe: SEARCH UNSEEN and the newest `limit` envelopes (no body, read
- * only, nothing marked seen) over the tool's one connection.
+ * Unread mail of INBOX for the heartbeat's mail probe: the newest `limit` unread envelopes, as `email list` with
+ * `unread_only` reads them (no body, read only, nothing marked seen), over the tool's one connection.
  */
 export function createUnseenMail(session: ImapSession, account: string, folder = 'INBOX'): { account: string; unseen(limit: number): Promise<Array<{ uid: number; messageId: string | undefined; from: string; subject: string }>> } {
   return {
     account,
-    unseen: (limit) => session.withMailbox(folder, 'read', async (client) => {
-      const found = (await client.search({ seen: false }, { uid: true })) || [];
-      if (found.length === 0) return [];
-      const newest = [...found].sort((a, b) => b - a).slice(0, limit);
-      const fetched = await client.fetchAll(newest.join(','), { uid: true, envelope: true }, { uid: true });
-      return fetched.map((message) => ({
-        uid: message.uid, messageId: message.envelope?.messageId, from: formatAddresses(message.envelope?.from), subject: message.envelope?.subject ?? '',
-      }));
-    }),
+    unseen: async (limit) => (await listMessages(session, folder, { unreadOnly: true, limit })).messages,
   };
 }
