@@ -56,6 +56,13 @@ export interface ToolDefinition<P = Record<string, unknown>> {
   /** For agents' tool patterns such as `home.*` (default: the name up to its first `_`). */
   group?: string;
   aliases?: readonly string[];
+  /**
+   * Named permissions every call needs (`home.lights`): an agent with a `permissions` grant list is offered the tool
+   * only when it holds them all. Undeclared, the tool needs `tool:<its name>`. Agents without a grant list ignore it.
+   */
+  permissions?: readonly string[];
+  /** Permissions some calls need beyond `permissions` (a "delete" action needing `home.admin`), checked per call. */
+  callPermissions?: (params: P) => readonly string[];
   execute(params: P, ctx: CustomToolContext): ToolReturn | Promise<ToolReturn>;
 }
 

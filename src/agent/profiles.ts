@@ -1,5 +1,6 @@
 import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
+import { createPermissionFilter } from '../tools/permissions.js';
 import { createToolFilter, intersectFilters, type ToolFilter } from '../tools/tool-filter.js';
 import type { CallOrigin } from '../tools/types.js';
 import type { TurnInput } from './agent.js';
@@ -29,7 +30,8 @@ export function agentProfile(config: Config, name: string): AgentProfile | undef
     name,
     ...(declared.persona !== undefined ? { persona: declared.persona } : {}),
     ...(declared.model !== undefined ? { model: declared.model } : {}),
-    tools: createToolFilter(declared.tools),
+    // A grant list narrows the tool list: a tool is offered when both allow it.
+    tools: declared.permissions === undefined ? createToolFilter(declared.tools) : intersectFilters(createToolFilter(declared.tools), createPermissionFilter(declared.permissions, name)),
   };
 }
 

@@ -53,7 +53,7 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
     commands: [
       {
         name: 'list', summary: 'every registered tool with its schema, risk and aliases',
-        options: [{ name: 'agent', value: 'NAME', description: "only this agent's tools" }, { name: 'builtins', description: 'the built-in tools by name, and whether this config makes them (tools.enabled)' }],
+        options: [{ name: 'agent', value: 'NAME', description: "only this agent's tools, then the others with why each is not offered" }, { name: 'all', description: "with --agent --json: the tools not offered too (offered: false, why)" }, { name: 'builtins', description: 'the built-in tools by name, and whether this config makes them (tools.enabled)' }],
       },
       { name: 'new', summary: 'a tool of your own in tools_dir, from a template, with a test', usage: id('name'), options: [{ name: 'script', description: 'a NAME.yaml script tool instead of a module' }] },
       { name: 'test', summary: 'one call of a tool outside a chat, through the registry (audited)', usage: `${id('name')} ['{"argument": …}']`, options: [{ name: 'yes', description: 'approve a high-risk call without asking' }] },

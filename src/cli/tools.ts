@@ -5,12 +5,14 @@ import { agentProfile } from '../agent/profiles.js';
 import type { ApprovalPrompter } from '../approval/prompter.js';
 import { createTerminalPrompter } from '../approval/terminal.js';
 import { nearestKey } from '../config/suggest.js';
+import type { RegisteredTool } from '../tools/call.js';
+import { neededPermissions } from '../tools/permissions.js';
 import type { ApprovalHandler } from '../tools/call.js';
 import { parseCommandArgs } from './args.js';
 import { optionsOf } from './spec.js';
 import type { Command, CommandContext } from './context.js';
 
-const USAGE = `usage: familiar tools list [--json] [--agent NAME] [--builtins]
+const USAGE = `usage: familiar tools list [--json] [--agent NAME [--all]] [--builtins]
        familiar tools new NAME [--script]
        familiar tools test NAME ['{"argument": …}'] [--yes]
 `;
@@ -30,14 +32,14 @@ export const toolsCommand: Command = async (context) => {
   const { positionals, values } = parsed;
   const [action, name, argumentsText, ...rest] = positionals;
   if (action === 'list' && values.builtins === true) return listBuiltins(context);
-  if (action === 'list') return listTools(context, typeof values.agent === 'string' ? values.agent : undefined);
+  if (action === 'list') return listTools(context, typeof values.agent === 'string' ? values.agent : undefined, values.all === true);
   if (action === 'new' && name !== undefined && argumentsText === undefined) return newTool(context, name, values.script === true);
   if (action === 'test' && name !== undefined && rest.length === 0) return testTool(context, name, argumentsText ?? '{}', values.yes === true);
   context.io.stderr.write(USAGE);
   return 2;
 };
 
-async function listTools(context: CommandContext, agent: string | undefined): Promise<number> {
+async function listTools(context: CommandContext, agent: string | undefined, all: boolean): Promise<number> {
   const app = await context.daemon('command');
   try {
     const profile = agent !== undefined ? agentProfile(app.config, agent) : undefined;
@@ -55,26 +57,38 @@ async function listTools(context: CommandContext, agent: string | undefined): Pr
     for (const problem of app.customTools.report().problems) context.io.stderr.write(`custom tool ${problem.name}: ${problem.error}\n`);
     const custom = new Map(app.customTools.report().files.flatMap((file) => file.tools.map((tool) => [tool, file] as const)));
     const entries = app.tools.list(profile?.tools);
+    const left = profile ? app.tools.list().filter((entry) => !profile.tools.allows(entry)) : [];
+    const why = (entry: RegisteredTool): string => profile?.tools.why?.(entry) ?? `left out by ${profile?.tools.description ?? 'the agent'}`;
     if (context.options.json) {
-      const out = entries.map((entry) => ({
+      const row = (entry: RegisteredTool) => ({
         name: entry.name,
         function_name: entry.functionName,
         aliases: entry.aliases,
         group: entry.group,
+        permissions: neededPermissions(entry),
         risk: typeof entry.tool.risk === 'function' ? 'per-call' : (entry.tool.risk ?? 'low'),
         external: entry.tool.external === true,
         ...(custom.has(entry.name) ? { custom: { file: custom.get(entry.name)?.file, sha256: custom.get(entry.name)?.sha256 } } : {}),
         description: entry.tool.description,
         parameters: entry.tool.parameters,
-      }));
+      });
+      const out = [
+        ...entries.map((entry) => ({ ...row(entry), ...(profile ? { offered: true } : {}) })),
+        ...(all ? left.map((entry) => ({ ...row(entry), offered: false, why: why(entry) })) : []),
+      ];
       context.io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     } else {
+      if (profile) context.io.stdout.write(`Agent "${profile.name}" is offered the tools its list allows (${profile.tools.description}):\n\n`);
       for (const entry of entries) {
         const risk = typeof entry.tool.risk === 'function' ? 'risk per call' : `${entry.tool.risk ?? 'low'} risk`;
         const alias = entry.functionName !== entry.name ? ` (as ${entry.functionName})` : '';
         const file = custom.get(entry.name);
         const origin = file ? ` — yours: ${file.name}` : '';
-        context.io.stdout.write(`${entry.name}${alias} — ${risk}${origin}\n  ${entry.tool.description}\n  parameters: ${JSON.stringify(entry.tool.parameters)}\n`);
+        context.io.stdout.write(`${entry.name}${alias} — ${risk}${origin}\n  ${entry.tool.description}\n  permissions: ${neededPermissions(entry).join(', ')}\n  parameters: ${JSON.stringify(entry.tool.parameters)}\n`);
+      }
+      if (profile && left.length > 0) {
+        context.io.stdout.write(`\nNot offered to agent "${profile.name}":\n`);
+        for (const entry of left) context.io.stdout.write(`${entry.name} — ${why(entry)}\n`);
       }
     }
     return 0;
@@ -91,7 +105,7 @@ async function listBuiltins(context: CommandContext): Promise<number> {
   const rows = BUILTIN_TOOLS.map((tool) => {
     const on = enabled.allows({ name: tool.name, group: tool.group, aliases: [] });
     const off = tool.off?.(config);
-    return { name: tool.name, group: tool.group, part: tool.part, settings: tool.settings, enabled: on, available: off === undefined, ...(off ? { off } : {}), summary: tool.summary };
+    return { name: tool.name, group: tool.group, part: tool.part, settings: tool.settings, permissions: tool.permissions, enabled: on, available: off === undefined, ...(off ? { off } : {}), summary: tool.summary };
   });
   if (context.options.json) {
     const schemas = builtinSchemas();
@@ -102,7 +116,7 @@ async function listBuiltins(context: CommandContext): Promise<number> {
   const width = Math.max(...rows.map((row) => row.name.length));
   for (const row of rows) {
     const state = !row.enabled ? 'left out by tools.enabled' : row.off ? `off: ${row.off}` : 'on';
-    context.io.stdout.write(`${row.name.padEnd(width)}  ${row.summary} [${row.part}, from ${row.settings}] — ${state}\n`);
+    context.io.stdout.write(`${row.name.padEnd(width)}  ${row.summary} [${row.part}, from ${row.settings}; needs ${row.permissions.join(', ')}] — ${state}\n`);
   }
   context.io.stdout.write(`\n${config.tools.enabled === undefined ? 'tools.enabled is not set: every built-in tool whose settings are there exists.' : `tools.enabled: ${config.tools.enabled.join(', ')}`}\n`);
   return 0;

@@ -347,10 +347,14 @@ const trustSchema = z.strictObject({
   leak_budget: leakBudgetSchema.default({}),
 });
 
+/** A grant (src/tools/permissions.ts): a name of letters, digits, `.`, `:`, `_` or `-`, a prefix ending in `*`, or `*`. */
+const permissionGrant = z.string().regex(/^!?(?:\*|[a-z0-9][a-z0-9_.:-]*(?:[.:]\*)?)$/i, 'a permission (email.send), a prefix with * (email.*), * or !name');
+
 const agentProfileSchema = z.strictObject({
   persona: z.string().optional(),
   model: z.string().optional(),
   tools: z.array(z.string()).default(['*']),
+  permissions: z.array(permissionGrant).optional(),
 });
 
 const routeSchema = z.strictObject({

@@ -61,6 +61,9 @@ function checkHook(record: Record<PropertyKey, unknown>): Result<HookSpec> {
   return succeed({ event, handler: handler as HookSpec['handler'] });
 }
 
+/** A permission a tool declares: a plain name, no patterns (those are for grants). */
+const PERMISSION_NAME = /^[a-z0-9][a-z0-9_.:-]*$/i;
+
 async function checkTool(given: Record<PropertyKey, unknown>): Promise<Result<AnyTool>> {
   const flattened = flattenSeedShape(given);
   if (!flattened.success) return flattened;
@@ -70,7 +73,9 @@ async function checkTool(given: Record<PropertyKey, unknown>): Promise<Result<An
     ?? (typeof record.execute !== 'function' ? 'execute must be a function (params, ctx) => result' : undefined)
     ?? (record.external !== undefined && typeof record.external !== 'boolean' ? 'external must be true or false' : undefined)
     ?? (record.group !== undefined && (typeof record.group !== 'string' || record.group === '') ? 'group must be a non-empty text' : undefined)
-    ?? (record.aliases !== undefined && (!Array.isArray(record.aliases) || record.aliases.some((alias) => typeof alias !== 'string' || checkName(alias) !== undefined)) ? 'aliases must be a list of names (letters, digits, _ or -)' : undefined);
+    ?? (record.aliases !== undefined && (!Array.isArray(record.aliases) || record.aliases.some((alias) => typeof alias !== 'string' || checkName(alias) !== undefined)) ? 'aliases must be a list of names (letters, digits, _ or -)' : undefined)
+    ?? (record.permissions !== undefined && (!Array.isArray(record.permissions) || record.permissions.some((permission) => typeof permission !== 'string' || !PERMISSION_NAME.test(permission))) ? 'permissions must be a list of names such as "home.lights" (letters, digits, ".", ":", "_" or "-")' : undefined)
+    ?? (record.callPermissions !== undefined && typeof record.callPermissions !== 'function' ? 'callPermissions must be a function (params) => a list of permission names' : undefined);
   if (problem) return failure(problem);
   const parameters = await checkParameters(record.parameters);
   if (!parameters.success) return parameters;
@@ -86,6 +91,8 @@ async function checkTool(given: Record<PropertyKey, unknown>): Promise<Result<An
     ...(record.timeoutMs !== undefined ? { timeoutMs: record.timeoutMs as number } : {}),
     ...(record.group !== undefined ? { group: record.group as string } : {}),
     ...(record.aliases !== undefined ? { aliases: record.aliases as string[] } : {}),
+    ...(record.permissions !== undefined ? { permissions: record.permissions as string[] } : {}),
+    ...(record.callPermissions !== undefined ? { callPermissions: record.callPermissions as (params: Record<string, unknown>) => string[] } : {}),
     async execute(params: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
       return asToolResult(name, await execute(params, customContext(name, ctx)));
     },

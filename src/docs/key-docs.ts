@@ -202,6 +202,7 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   'agents.<name>.persona': 'Its persona instead of the default.',
   'agents.<name>.model': 'Its model instead of `llm.model`.',
   'agents.<name>.tools': 'Its tools: names, groups (`memory.*`), `*`, and `!name` to leave one out.',
+  'agents.<name>.permissions': 'Named permissions it is granted (`email.read`, `files.*`, `mcp:github`, `tool:NAME`, `*`, `!name`): when set, a tool is offered only when it is in `tools` and every permission it needs is granted. Unset: `tools` alone decides.',
   routes: 'Which agent serves which chat; the first match wins.',
   'routes[]': 'One route.',
   'routes[].channel': 'The channel it matches.',

@@ -2,8 +2,10 @@
  * The gate: every tool call passes these checks, in this order, once its arguments are valid and the `tool:before`
  * hooks have run (src/registry/registry.ts calls `decide`):
  *
- *  1. offer       the tool is one this turn is offered (the agent's tools ∩ a skill's list ∩ the unattended set,
- *                 unattended.ts); the registry refuses any other at lookup, before anything here
+ *  1. offer       the tool is one this turn is offered (the agent's tools and granted permissions ∩ a skill's list ∩
+ *                 the unattended set, unattended.ts); the registry refuses any other at lookup, before anything
+ *                 here. What a call needs beyond its tool (`email` action "send" needs `email.send`) is checked here
+ *                 first: not granted is a refusal, never a question
  *  2. provenance  in a turn holding outside content, the call's declared effects against where its inputs came from
  *                 (provenance.ts): anything composed, sent with data, or changing what runs later wants a person
  *  3. risk        a high-risk tool or call wants a person
@@ -40,6 +42,8 @@ export function createGate(deps: GateDeps): CallGate {
   return {
     async decide(call: GateCall): Promise<GateDecision> {
       const { entry, params, request, risk } = call;
+      const beyond = request.filter?.missing && entry.tool.callPermissions ? request.filter.missing(safePermissions(() => entry.tool.callPermissions?.(params) ?? [])) : undefined;
+      if (beyond !== undefined) return { allowed: false, decision: 'denied: permission', reason: `this call needs ${beyond}` };
       const taint = request.taint ?? [];
       const verdict = taint.length > 0 ? checkEffects(call.effects, request.provenance) : undefined;
       // The guest is lifted only for a call whose every effect is a change the person named or says yes to.
@@ -83,5 +87,14 @@ function safeLines(explain: () => string[]): string[] {
     return explain().filter((line) => typeof line === 'string').slice(0, 20);
   } catch {
     return [];
+  }
+}
+
+/** A tool's per-call permissions; one that throws needs a permission no one is granted, so the call is refused. */
+function safePermissions(permissions: () => readonly string[]): readonly string[] {
+  try {
+    return permissions();
+  } catch {
+    return ['(the tool failed to say)'];
   }
 }

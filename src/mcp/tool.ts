@@ -33,6 +33,8 @@ export function mcpTool(host: ToolHost, canonical: string, tool: RemoteTool, cli
   return {
     name: canonical,
     group: `mcp:${server}`,
+    // One grant for a server's tools: `mcp:github` (agents' `permissions`).
+    permissions: [`mcp:${server}`],
     description: `[MCP ${server}] ${(tool.description ?? tool.title ?? tool.name).slice(0, 1000)}`,
     parameters: cleanInputSchema(tool.inputSchema),
     risk: host.risk,

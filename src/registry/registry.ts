@@ -64,11 +64,13 @@ export class ToolRegistry {
     this.gate = gate;
   }
 
-  register(tool: AnyTool): void {
+  /** `permissions` stands in for a tool that declares none (the root passes the built-in catalogue's). */
+  register(tool: AnyTool, options: { permissions?: readonly string[] | undefined } = {}): void {
     if (this.byName.has(tool.name) || this.byAlias.has(tool.name)) throw new Error(`tool ${tool.name} is already registered`);
     const safeName = FUNCTION_NAME.test(tool.name) ? tool.name : functionSafeName(tool.name);
     const aliases = [...new Set([...(tool.aliases ?? []), ...(safeName !== tool.name ? [safeName] : [])])];
-    const entry: RegisteredTool = { tool, name: tool.name, functionName: safeName, aliases, group: toolGroup(tool) };
+    const permissions = tool.permissions ?? options.permissions;
+    const entry: RegisteredTool = { tool, name: tool.name, functionName: safeName, aliases, group: toolGroup(tool), ...(permissions ? { permissions } : {}) };
     this.byName.set(tool.name, entry);
     for (const alias of aliases) this.byAlias.set(alias, entry);
   }
@@ -239,7 +241,8 @@ export class ToolRegistry {
     const entry = this.get(request.name);
     if (entry && filter.allows(entry)) return { success: true, value: entry };
     const valid = this.list(filter).map((candidate) => candidate.functionName).join(', ');
-    const reason = entry ? `Tool "${request.name}" is not allowed here.` : `Unknown tool "${request.name}".`;
+    const why = entry ? filter.why?.(entry) : undefined;
+    const reason = entry ? `Tool "${request.name}" is not allowed here${why !== undefined ? ` (${why})` : ''}.` : `Unknown tool "${request.name}".`;
     return { success: false, error: fail(`${reason} Valid tools: ${valid || '(none)'}.`) };
   }
 

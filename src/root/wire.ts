@@ -1,5 +1,6 @@
 import { layeredMap } from '../lib/layered-map.js';
 import type { ChatCommand, ChatCommands, Part } from '../part.js';
+import { builtinTool } from '../tools/builtins.js';
 import { toolGroup } from '../tools/names.js';
 import type { Core } from './core.js';
 import type { Made } from './parts.js';
@@ -17,7 +18,9 @@ export function wire(core: Core, made: Made): ChatCommands {
   for (const { owns, execute } of [...made.skills.executors, ...made.notes.executors]) made.scheduler.scheduler.addExecutor(owns, execute);
   const parts = toolParts(core, made);
   for (const part of parts) {
-    for (const tool of part.tools ?? []) if (core.builtins.allows({ name: tool.name, group: toolGroup(tool), aliases: tool.aliases ?? [] })) core.tools.register(tool);
+    for (const tool of part.tools ?? []) {
+      if (core.builtins.allows({ name: tool.name, group: toolGroup(tool), aliases: tool.aliases ?? [] })) core.tools.register(tool, { permissions: builtinTool(tool.name)?.permissions });
+    }
   }
   const commands = collectCommands(parts);
   return made.mcp.prompts ? layeredMap([commands, made.mcp.prompts]) : commands;

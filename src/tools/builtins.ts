@@ -19,6 +19,8 @@ export interface BuiltinTool {
   /** The config it is made from. */
   settings: string;
   summary: string;
+  /** The named permissions it needs (./permissions.ts), for agents with a grant list. */
+  permissions: readonly string[];
   /** Why this config leaves it off (no section, no credentials), or undefined when the part makes it. */
   off?(config: Config): string | undefined;
 }
@@ -26,59 +28,62 @@ export interface BuiltinTool {
 const noSandbox = (config: Config) => (config.tools.sandbox ? undefined : 'needs tools.sandbox');
 const noEmail = (config: Config) => (config.tools.email ? undefined : 'needs tools.email');
 
-function entries(part: string, settings: string, group: string | undefined, list: ReadonlyArray<[string, string]>, off?: BuiltinTool['off']): BuiltinTool[] {
-  return list.map(([name, summary]) => ({ name, group: toolGroup({ name, ...(group ? { group } : {}) }), part, settings, summary, ...(off ? { off } : {}) }));
+function entries(part: string, settings: string, group: string | undefined, list: ReadonlyArray<[string, string, string | readonly string[]]>, off?: BuiltinTool['off']): BuiltinTool[] {
+  return list.map(([name, summary, permissions]) => ({
+    name, group: toolGroup({ name, ...(group ? { group } : {}) }), part, settings, summary,
+    permissions: typeof permissions === 'string' ? [permissions] : permissions, ...(off ? { off } : {}),
+  }));
 }
 
 export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
   ...entries('memory', 'memory_dir', 'memory', [
-    ['memory_read', 'read a memory file'],
-    ['memory_write', 'write or append to a memory file'],
-    ['memory_search', 'search the memory files'],
+    ['memory_read', 'read a memory file', 'memory.read'],
+    ['memory_write', 'write or append to a memory file', 'memory.write'],
+    ['memory_search', 'search the memory files', 'memory.read'],
   ]),
-  ...entries('web', 'tools.web_search', undefined, [['web_search', 'search the web (Tavily, Exa or SearXNG)']], (config) => (config.tools.web_search ? undefined : 'needs tools.web_search')),
-  ...entries('web', 'tools.http', undefined, [['http', 'HTTP requests, with presets and the private-address guard']]),
-  ...entries('images', 'tools.images', undefined, [['image_generate', 'make an image from a description (an OpenAI-compatible images endpoint)']], (config) => (config.tools.images ? undefined : 'needs tools.images')),
-  ...entries('email', 'tools.email', undefined, [['email', 'list, search, read and (if allowed) send mail']], noEmail),
-  ...entries('sandbox', 'tools.sandbox', 'sandbox', [['sandbox_exec', 'run a command in the conversation\'s Docker sandbox']], noSandbox),
+  ...entries('web', 'tools.web_search', undefined, [['web_search', 'search the web (Tavily, Exa or SearXNG)', 'web.search']], (config) => (config.tools.web_search ? undefined : 'needs tools.web_search')),
+  ...entries('web', 'tools.http', undefined, [['http', 'HTTP requests, with presets and the private-address guard', 'web.request']]),
+  ...entries('images', 'tools.images', undefined, [['image_generate', 'make an image from a description (an OpenAI-compatible images endpoint)', 'images.generate']], (config) => (config.tools.images ? undefined : 'needs tools.images')),
+  ...entries('email', 'tools.email', undefined, [['email', 'list, search, read and (if allowed) send mail; sending needs email.send too', 'email.read']], noEmail),
+  ...entries('sandbox', 'tools.sandbox', 'sandbox', [['sandbox_exec', 'run a command in the conversation\'s Docker sandbox', 'sandbox.exec']], noSandbox),
   ...entries('sandbox', 'tools.sandbox', 'files', [
-    ['read', 'read a workspace file'],
-    ['write', 'write a workspace file'],
-    ['edit', 'replace text in a workspace file'],
-    ['glob', 'find workspace files by pattern'],
-    ['grep', 'search workspace files'],
-    ['listdir', 'list a workspace folder'],
+    ['read', 'read a workspace file', 'files.read'],
+    ['write', 'write a workspace file', 'files.write'],
+    ['edit', 'replace text in a workspace file', 'files.write'],
+    ['glob', 'find workspace files by pattern', 'files.read'],
+    ['grep', 'search workspace files', 'files.read'],
+    ['listdir', 'list a workspace folder', 'files.read'],
   ], noSandbox),
-  ...entries('sandbox', 'tools.sandbox.code_agent', 'sandbox', [['opencode', 'give a coding task to a coding agent in its own container']],
+  ...entries('sandbox', 'tools.sandbox.code_agent', 'sandbox', [['opencode', 'give a coding task to a coding agent in its own container', ['sandbox.exec', 'files.write']]],
     (config) => (config.tools.sandbox?.code_agent ? undefined : 'needs tools.sandbox.code_agent')),
-  ...entries('scheduler', 'scheduler', undefined, [['schedule', 'create, list and remove jobs and reminders']]),
+  ...entries('scheduler', 'scheduler', undefined, [['schedule', 'create, list and remove jobs and reminders', 'jobs.manage']]),
   ...entries('skills', 'skills_dir', 'skills', [
-    ['create_skill', 'write a new skill'],
-    ['list_skills', 'list the skills'],
-    ['run_skill', 'run a skill now'],
-    ['manage_skill', 'activate, pause, resume or remove a skill'],
-    ['install_skill', 'install a skill from the hub'],
+    ['create_skill', 'write a new skill', 'skills.write'],
+    ['list_skills', 'list the skills', 'skills.read'],
+    ['run_skill', 'run a skill now', 'skills.run'],
+    ['manage_skill', 'activate, pause, resume or remove a skill', 'skills.write'],
+    ['install_skill', 'install a skill from the hub', 'skills.install'],
   ]),
   ...entries('notes', 'memory_dir', undefined, [
-    ['note_create', 'write a note'],
-    ['note_read', 'read a note'],
-    ['note_update', 'change a note'],
-    ['note_delete', 'delete a note'],
-    ['note_search', 'search notes'],
-    ['note_link', 'link two notes'],
-    ['task_create', 'add a task'],
-    ['task_update', 'change a task'],
-    ['task_complete', 'tick a task off'],
-    ['task_search', 'find tasks'],
-    ['reminder_create', 'remind the person at a time, as written (Snooze and Done buttons)'],
-    ['goal_create', 'set a goal'],
-    ['goal_update', 'change a goal'],
-    ['reflection_create', 'write a reflection'],
-    ['plan_review', 'read the plans'],
-    ['plan_create', 'write a plan'],
-    ['web_scrape', 'read a web page as Markdown'],
+    ['note_create', 'write a note', 'notes.write'],
+    ['note_read', 'read a note', 'notes.read'],
+    ['note_update', 'change a note', 'notes.write'],
+    ['note_delete', 'delete a note', 'notes.write'],
+    ['note_search', 'search notes', 'notes.read'],
+    ['note_link', 'link two notes', 'notes.write'],
+    ['task_create', 'add a task', 'tasks.write'],
+    ['task_update', 'change a task', 'tasks.write'],
+    ['task_complete', 'tick a task off', 'tasks.write'],
+    ['task_search', 'find tasks', 'tasks.read'],
+    ['reminder_create', 'remind the person at a time, as written (Snooze and Done buttons)', 'reminders.write'],
+    ['goal_create', 'set a goal', 'notes.write'],
+    ['goal_update', 'change a goal', 'notes.write'],
+    ['reflection_create', 'write a reflection', 'notes.write'],
+    ['plan_review', 'read the plans', 'notes.read'],
+    ['plan_create', 'write a plan', 'notes.write'],
+    ['web_scrape', 'read a web page as Markdown', 'web.read'],
   ]),
-  ...entries('notes', 'tools.email', undefined, [['email_tasks', 'find tasks in recent mail (needs the LLM too)']], noEmail),
+  ...entries('notes', 'tools.email', undefined, [['email_tasks', 'find tasks in recent mail (needs the LLM too)', ['email.read', 'tasks.write']]], noEmail),
 ];
 
 const BY_NAME: ReadonlyMap<string, BuiltinTool> = new Map(BUILTIN_TOOLS.map((tool) => [tool.name, tool]));

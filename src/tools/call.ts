@@ -16,6 +16,8 @@ export interface RegisteredTool {
   /** Grows when `registry.alias` adds one. */
   aliases: readonly string[];
   group: string;
+  /** What it needs to be offered: its own declaration, else the built-in catalogue's (src/tools/builtins.ts). */
+  permissions?: readonly string[] | undefined;
 }
 
 /** An unattended run (a job, a skill on its schedule): who owns it, for its leak budget and its notes. */

@@ -113,6 +113,13 @@ export interface NativeTool<P = Record<string, unknown>> {
   aliases?: readonly string[];
   /** Group for policy patterns such as `memory.*`; defaults to the name's prefix before `_` or `:`. */
   group?: string;
+  /**
+   * Named permissions every call needs (`email.read`, `files.write`: ./permissions.ts): an agent with a grant list
+   * is offered the tool only when it holds them all. Undeclared: the tool needs `tool:<name>`.
+   */
+  permissions?: readonly string[];
+  /** Permissions some calls need beyond `permissions` (`email` action "send" needs `email.send`); the gate checks them. */
+  callPermissions?: (params: P) => readonly string[];
   /** Fixed, or decided per call (`http` GET is low, POST high). Default low. */
   risk?: Risk | ((params: P) => Risk);
   /** Results carry outside content (web, mail, MCP): the turn becomes tainted. */

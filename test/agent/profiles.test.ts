@@ -80,7 +80,7 @@ describe('agents in a turn', () => {
     await app.turns.start({ text: 'run it', origin: { channel: 'telegram', chatId: '100' }, source: 'chat' });
     expect(ran).toEqual([]);
     const toolMessage = fake.requests[1]?.body.messages.find((message) => message.role === 'tool');
-    expect(toolMessage?.content).toMatch(/Tool "shell_out" is not allowed here\. Valid tools: lookup, memory_read\./);
+    expect(toolMessage?.content).toMatch(/Tool "shell_out" is not allowed here \(not in the tool list \(memory_read, lookup\)\)\. Valid tools: lookup, memory_read\./);
   });
 
   it('gives other chats the default agent', async () => {

@@ -41,6 +41,16 @@ describe('the seed\'s tool shape', () => {
     expect((await harness.call('plain')).result).toEqual({ success: true, output: 'plain ok' });
   });
 
+  it('keeps the named permissions a module declares, and refuses ones that are not names', async () => {
+    harness = await makeHarness({
+      'lamp.mjs': `export default { name: 'lamp', description: 'x', parameters: { type: 'object', properties: {} }, permissions: ['home.lights'], callPermissions: () => [], execute: () => 'on' };`,
+      'bad.mjs': `export default { name: 'bad', description: 'x', parameters: { type: 'object', properties: {} }, permissions: 'home.lights', execute: () => 'on' };`,
+    });
+    expect(harness.registry.get('lamp')?.permissions).toEqual(['home.lights']);
+    expect(harness.registry.get('bad')).toBeUndefined();
+    expect(harness.custom.report().problems[0]?.error).toMatch(/permissions must be a list of names/);
+  });
+
   it('refuses a definition that mixes the two shapes, saying so', async () => {
     harness = await makeHarness({
       'mixed.mjs': `import { defineTool } from 'familiar';

@@ -166,7 +166,7 @@ describe('skills with the fake LLM', () => {
     expect(String(first?.messages[0]?.content)).toContain('Call echo with the text "hello"');
     expect(String(first?.messages.at(-1)?.content)).toContain('be brief');
     const toolMessages = fake.requests[1]?.body.messages.filter((message) => message.role === 'tool') ?? [];
-    expect(String(toolMessages[0]?.content)).toBe('ERROR: Tool "secret_tool" is not allowed here. Valid tools: echo.');
+    expect(String(toolMessages[0]?.content)).toBe('ERROR: Tool "secret_tool" is not allowed here (not in the tool list (echo)). Valid tools: echo.');
     expect(String(toolMessages[1]?.content)).toBe('echo: hello');
     // The run is recorded with its status, duration and output.
     const [run] = app.skills.store.runs('echoer') ?? [];

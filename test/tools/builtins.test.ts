@@ -95,8 +95,8 @@ describe('familiar tools list --builtins', () => {
     const code = await runCli(['tools', 'list', '--builtins', '--config', path.join(dir, 'config.yaml')], io);
     expect(code).toBe(0);
     const out = io.out();
-    expect(out).toMatch(/^memory_read +read a memory file \[memory, from memory_dir\] — on$/m);
-    expect(out).toMatch(/^web_search +search the web .*\[web, from tools\.web_search\] — off: needs tools\.web_search$/m);
+    expect(out).toMatch(/^memory_read +read a memory file \[memory, from memory_dir; needs memory\.read\] — on$/m);
+    expect(out).toMatch(/^web_search +search the web .*\[web, from tools\.web_search; needs web\.search\] — off: needs tools\.web_search$/m);
     expect(out).toMatch(/^opencode +.* — left out by tools\.enabled$/m);
     expect(out).toMatch(/^sandbox_exec +.* — on$/m);
     expect(existsSync(path.join(dir, 'data', 'familiar.db'))).toBe(false);

@@ -52,6 +52,7 @@ export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
     parameters: PARAMETERS,
     // Reading is low risk; anything that sends mail in the person's name is high.
     risk: (params) => (params.action === 'send' || params.action === 'reply' ? 'high' : 'low'),
+    callPermissions: (params) => (params.action === 'send' || params.action === 'reply' ? ['email.send'] : []),
     external: true,
     vouches: true,
     // Sending is a way out: the question shows where each recipient came from. Reading stays on the person's server.
