@@ -1,10 +1,8 @@
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import { stripInvisible } from '../lib/invisible.js';
 import type { Result } from '../lib/result.js';
-import { UPLOADS, openWorkspace, storeUpload } from '../workspace/uploads.js';
-import { fullMessage } from '../workspace/workspace-files.js';
+import { UPLOADS, safeFileName, saveUpload } from '../workspace/uploads.js';
 import type { Workspaces } from '../workspace/workspace.js';
 import type { AttachmentKind, InboundAttachment } from './types.js';
 
@@ -93,27 +91,8 @@ export async function storeAttachments(input: {
 }
 
 /** Stores one downloaded file; the reason when it cannot be (the workspace is full). Contract: never throws. */
-async function store(
-  input: { dataDir: string; conversationId: string; log: Logger; workspaces?: Workspaces | undefined },
-  name: string,
-  data: Buffer,
-): Promise<Result<string>> {
-  const opened = await openWorkspace(input.workspaces, input.conversationId, path.join(input.dataDir, 'workspaces', input.conversationId), { create: true });
-  if (!opened.success) return { success: false, error: `the workspace is not available (${opened.error.slice(0, 200)})` };
-  const files = opened.value;
-  try {
-    return { success: true, value: await storeUpload(files, name, data) };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EDQUOT') {
-      const usage = await files.usage().catch(() => undefined);
-      return { success: false, error: usage ? fullMessage(usage) : 'the disk is full' };
-    }
-    input.log.warn({ err: error, file: name }, 'attachment could not be stored');
-    return { success: false, error: `it could not be stored (${errorMessage(error).slice(0, 200)})` };
-  } finally {
-    await files.close();
-  }
+function store(input: { dataDir: string; conversationId: string; log: Logger; workspaces?: Workspaces | undefined }, name: string, data: Buffer): Promise<Result<string>> {
+  return saveUpload({ ...input, onError: (error) => input.log.warn({ err: error, file: name }, 'attachment could not be stored') }, name, data);
 }
 
 /**
@@ -137,12 +116,6 @@ export function describeAttachments(saved: readonly InboundAttachment[], skipped
  * Keeps a platform file name readable but harmless: no path separators, no leading dots, no control, reordering or
  * invisible characters (`invoice\u202Efdp.exe` would show as "invoiceexe.pdf"), bounded length.
  */
-export function safeFileName(name: string): string {
-  const base = stripInvisible(name.split(/[\\/]/).pop() ?? '');
-  const cleaned = base.replace(/[\u0000-\u001f<>:"|?*]/g, '_').replace(/^\.+/, '').trim().slice(-120);
-  return cleaned === '' ? 'file' : cleaned;
-}
-
 function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1048576) return `${(bytes / 1024).toFixed(1)} KB`;

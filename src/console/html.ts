@@ -1,3 +1,4 @@
+import { escapeHtml } from '../lib/html-escape.js';
 /**
  * HTML built from template literals where every interpolated value is escaped unless it is already `Html`
  * (made by this tag, or by `trusted` for markup produced by a renderer that escapes on its own). Pages are
@@ -23,11 +24,7 @@ export function trusted(markup: string): Html {
   return new Html(markup);
 }
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+export { escapeHtml };
 
 function render(value: Value): string {
   if (value === null || value === undefined || value === false || value === true) return '';

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { errorMessage } from '../errors.js';
+import { stripInvisible } from '../lib/invisible.js';
 import type { Result } from '../lib/result.js';
 import { PinnedDir, RefusedError, using } from './pinned-dir.js';
-import { WorkspaceFiles } from './workspace-files.js';
+import { fullMessage, WorkspaceFiles } from './workspace-files.js';
 import type { Workspaces } from './workspace.js';
 
 export const UPLOADS = 'uploads';
@@ -56,4 +59,39 @@ export async function storeUpload(files: WorkspaceFiles, name: string, data: Buf
       }
     }
   });
+}
+
+/**
+ * Stores one file that came from outside the sandbox (a chat's upload, a mail's attachment) in the conversation's
+ * `uploads/`; its name there, or why it could not be (the workspace is full: what fills it). `onError` hears a
+ * failure other than a full disk. Contract: never throws.
+ */
+export async function saveUpload(
+  input: { dataDir: string; conversationId: string; workspaces?: Workspaces | undefined; onError?: (error: unknown) => void },
+  name: string,
+  data: Buffer,
+): Promise<Result<string>> {
+  const opened = await openWorkspace(input.workspaces, input.conversationId, path.join(input.dataDir, 'workspaces', input.conversationId), { create: true });
+  if (!opened.success) return { success: false, error: `the workspace is not available (${opened.error.slice(0, 200)})` };
+  const files = opened.value;
+  try {
+    return { success: true, value: await storeUpload(files, name, data) };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      const usage = await files.usage().catch(() => undefined);
+      return { success: false, error: usage ? fullMessage(usage) : 'the disk is full' };
+    }
+    input.onError?.(error);
+    return { success: false, error: `it could not be stored (${errorMessage(error).slice(0, 200)})` };
+  } finally {
+    await files.close();
+  }
+}
+
+/** A file name someone else chose, made safe to store: no folders, no control or reserved characters, no leading dot. */
+export function safeFileName(name: string): string {
+  const base = stripInvisible(name.split(/[\\/]/).pop() ?? '');
+  const cleaned = base.replace(/[\u0000-\u001f<>:"|?*]/g, '_').replace(/^\.+/, '').trim().slice(-120);
+  return cleaned === '' ? 'file' : cleaned;
 }

@@ -71,6 +71,18 @@ export function searchMessages(session: ImapSession, folder: string, criteria: S
   });
 }
 
+/**
+ * The UID of the message with this Message-ID in a folder (the newest when a copy came twice), or undefined. The
+ * Message-ID outlives UIDs (a server that renumbers a folder changes its UIDVALIDITY), so a task keeps it.
+ */
+export function findByMessageId(session: ImapSession, folder: string, messageId: string): Promise<number | undefined> {
+  const bare = messageId.trim().replace(/^<|>$/g, '');
+  return session.withMailbox(folder, 'read', async (client) => {
+    const found = (await client.search({ header: { 'message-id': `<${bare}>` } }, { uid: true })) || [];
+    return found.length > 0 ? Math.max(...found) : undefined;
+  });
+}
+
 export interface RawMessage {
   uid: number;
   source: Buffer;

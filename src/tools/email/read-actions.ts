@@ -1,8 +1,9 @@
+import { failure, succeed, type Result } from '../../lib/result.js';
 import { wrapOutside } from '../external.js';
 import { fail, ok, type ToolCallContext, type ToolResult } from '../types.js';
 import { formatMessage, formatPage } from './format.js';
 import type { ImapSession } from './imap.js';
-import { fetchMessage, listMessages, searchMessages, type MessagePage } from './mailbox.js';
+import { fetchMessage, findByMessageId, listMessages, searchMessages, type MessagePage } from './mailbox.js';
 import { parseMessage } from './read.js';
 import type { EmailParams } from './types.js';
 
@@ -50,7 +51,9 @@ export async function listOrSearch({ session, account }: Mailbox, params: EmailP
 /** `read`: one message's headers, text body and attachment names, as outside content. */
 export async function readMessage({ session, account }: Mailbox, params: EmailParams, ctx: ToolCallContext): Promise<ToolResult> {
   const folder = params.folder ?? 'INBOX';
-  const uid = params.uid as number;
+  const found = await uidOf(session, folder, params);
+  if (!found.success) return fail(found.error);
+  const uid = found.value;
   const markSeen = params.mark_seen === true;
   const raw = await fetchMessage(session, folder, uid, { markSeen });
   if (!raw) return fail(`No message with uid ${uid} in ${folder}. Use list or search to find its uid.`);
@@ -62,6 +65,14 @@ export async function readMessage({ session, account }: Mailbox, params: EmailPa
   // The sender's headers and body are their words; the line naming the message is ours.
   const outside = wrapOutside(source, formatMessage({ ...message, received: raw.internalDate }, ctx.config.timezone, bodyLimit));
   return ok(`Message uid ${uid} in ${folder} (${status}):\n${outside.wrapped}`, { externalSource: source, thirdParty: [outside.shown] });
+}
+
+/** The message a call names: by `uid`, or by `message_id` (what a task made from mail keeps), searched in the folder. */
+export async function uidOf(session: ImapSession, folder: string, params: Pick<EmailParams, 'uid' | 'message_id'>): Promise<Result<number>> {
+  if (params.uid !== undefined) return succeed(params.uid);
+  const messageId = params.message_id ?? '';
+  const uid = await findByMessageId(session, folder, messageId);
+  return uid === undefined ? failure(`No message with Message-ID ${messageId} in ${folder}; it may have been moved or deleted. Search for it, or give its uid.`) : succeed(uid);
 }
 
 /** A YYYY-MM-DD (or any date JavaScript reads) to a Date; null when unreadable. */

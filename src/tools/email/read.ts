@@ -110,3 +110,10 @@ function addresses(value: AddressObject | AddressObject[] | undefined): string[]
   }
   return out;
 }
+
+/** The files attached to a message, with their bytes (for `save_attachment`). */
+export async function attachmentsOf(source: Buffer): Promise<Array<{ filename: string; contentType: string; content: Buffer }>> {
+  const { simpleParser } = await import('mailparser');
+  const parsed: ParsedMail = await simpleParser(source, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true });
+  return parsed.attachments.map((attachment) => ({ filename: attachment.filename ?? '(unnamed)', contentType: attachment.contentType, content: attachment.content }));
+}

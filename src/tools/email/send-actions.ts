@@ -1,10 +1,13 @@
 import path from 'node:path';
+import { escapeHtml } from '../../lib/html-escape.js';
+import { hasMarkdown, markdownToHtml } from '../../lib/markdown-html.js';
 import { fail, ok, type ToolCallContext, type ToolResult } from '../types.js';
 import { openWorkspace } from '../../workspace/uploads.js';
 import { loadAttachments, MAX_RECIPIENTS, parseRecipients, planReply } from './compose.js';
 import { formatDate, formatSize, oneLine } from './format.js';
 import { addFlag, fetchMessage } from './mailbox.js';
 import { parseMessage } from './read.js';
+import { uidOf } from './read-actions.js';
 import type { SmtpSender } from './send.js';
 import { bareAddress } from './settings.js';
 import type { EmailParams, EmailToolDeps } from './types.js';
@@ -18,7 +21,17 @@ function sendGate({ settings, sender }: EmailToolDeps): { allowed: true; smtp: S
   return { allowed: true, smtp: sender };
 }
 
-/** `send`: a new plain-text message, with files from the conversation's workspace attached. */
+/**
+ * The HTML alternative of a body the model wrote in Markdown (lists, links, emphasis, tables), so the recipient sees
+ * it formatted; plain text stays the first part as written. A reply's HTML quotes the original as a blockquote.
+ */
+function htmlPart(body: string, quote?: { header: string; text: string }): { html?: string } {
+  if (!hasMarkdown(body)) return {};
+  const quoted = quote ? `<p>${escapeHtml(quote.header)}</p><blockquote style="margin:0 0 0 .8ex;border-left:1px solid #ccc;padding-left:1ex">${escapeHtml(quote.text).replace(/\r?\n/g, '<br>')}</blockquote>` : '';
+  return { html: `<!doctype html><html><body>${markdownToHtml(body)}${quoted}</body></html>` };
+}
+
+/** `send`: a new message (plain text, and HTML when the body is Markdown), with files from the conversation's workspace attached. */
 export async function sendMessage(deps: EmailToolDeps, params: EmailParams, ctx: ToolCallContext): Promise<ToolResult> {
   const gate = sendGate(deps);
   if (!gate.allowed) return gate.result;
@@ -34,7 +47,8 @@ export async function sendMessage(deps: EmailToolDeps, params: EmailParams, ctx:
   const attachments = await loadAttachments(() => openWorkspace(deps.workspaces, ctx.conversationId, workspace, { create: false }), params.attachments ?? []);
   if (!attachments.success) return fail(`Not sent: ${attachments.error}.`);
   const subject = oneLine(params.subject ?? '', 500);
-  const sent = await gate.smtp.send({ to: to.value, cc: cc.value, bcc: bcc.value, subject, text: params.body ?? '', attachments: attachments.value }, ctx.signal);
+  const body = params.body ?? '';
+  const sent = await gate.smtp.send({ to: to.value, cc: cc.value, bcc: bcc.value, subject, text: body, ...htmlPart(body), attachments: attachments.value }, ctx.signal);
   ctx.log.info({ to: sent.accepted, rejected: sent.rejected, messageId: sent.messageId, attachments: attachments.value.length }, 'email sent');
   const attached = attachments.value.map((file) => `${file.filename} (${formatSize(file.content.length)})`);
   return ok(
@@ -51,7 +65,9 @@ export async function replyToMessage(deps: EmailToolDeps, params: EmailParams, c
   const gate = sendGate(deps);
   if (!gate.allowed) return gate.result;
   const folder = params.folder ?? 'INBOX';
-  const uid = params.uid as number;
+  const found = await uidOf(session, folder, params);
+  if (!found.success) return fail(`Not sent: ${found.error}`);
+  const uid = found.value;
   const raw = await fetchMessage(session, folder, uid, { markSeen: false });
   if (!raw) return fail(`No message with uid ${uid} in ${folder}. Use list or search to find its uid.`);
   const original = await parseMessage(raw.source);
@@ -62,7 +78,7 @@ export async function replyToMessage(deps: EmailToolDeps, params: EmailParams, c
   const plan = planReply(original, params.body ?? '', { all: params.all === true, self, quoteHeader });
   if (plan.to.length === 0) return fail(`Not sent: message ${uid} has no sender address to reply to.`);
   const sent = await gate.smtp.send({
-    to: plan.to, cc: plan.cc, bcc: [], subject: plan.subject, text: plan.text, attachments: [],
+    to: plan.to, cc: plan.cc, bcc: [], subject: plan.subject, text: plan.text, ...htmlPart(params.body ?? '', { header: quoteHeader, text: original.text }), attachments: [],
     ...(plan.inReplyTo !== undefined ? { inReplyTo: plan.inReplyTo } : {}), references: plan.references,
   }, ctx.signal);
   ctx.log.info({ to: sent.accepted, rejected: sent.rejected, messageId: sent.messageId, uid }, 'email reply sent');

@@ -10,6 +10,8 @@ export interface OutgoingMail {
   bcc: string[];
   subject: string;
   text: string;
+  /** An HTML alternative of `text` (multipart/alternative), when the body was written in Markdown. */
+  html?: string;
   attachments: Array<{ filename: string; content: Buffer }>;
   inReplyTo?: string;
   references?: string[];
@@ -31,7 +33,7 @@ const TIMEOUT_MS = 30_000;
 
 /**
  * Sends through the configured SMTP server with nodemailer: implicit TLS or STARTTLS that must succeed.
- * Messages are plain text; attachments arrive as bytes, and nodemailer's own file and URL access is turned off so
+ * Messages are plain text, with an HTML alternative when the body was Markdown; attachments arrive as bytes, and nodemailer's own file and URL access is turned off so
  * nothing in a message can make it read a path or fetch a URL.
  */
 export class SmtpSender {
@@ -54,6 +56,7 @@ export class SmtpSender {
         ...(mail.bcc.length > 0 ? { bcc: mail.bcc } : {}),
         subject: mail.subject,
         text: mail.text,
+        ...(mail.html !== undefined ? { html: mail.html } : {}),
         attachments: mail.attachments.map((attachment) => ({ filename: attachment.filename, content: attachment.content })),
         ...(mail.inReplyTo !== undefined ? { inReplyTo: mail.inReplyTo } : {}),
         ...(mail.references !== undefined && mail.references.length > 0 ? { references: mail.references } : {}),

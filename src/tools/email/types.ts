@@ -4,7 +4,7 @@ import type { SmtpSender } from './send.js';
 import type { EmailSettings } from './settings.js';
 
 /** The email tool's actions; its schema is flat and the action decides which fields apply. */
-export type Action = 'list' | 'read' | 'search' | 'send' | 'reply';
+export type Action = 'list' | 'read' | 'search' | 'send' | 'reply' | 'save_attachment';
 
 export interface EmailParams {
   action: Action;
@@ -12,6 +12,10 @@ export interface EmailParams {
   unread_only?: boolean;
   limit?: number;
   uid?: number;
+  /** Instead of `uid`: the message's Message-ID (a task made from mail keeps it as `mid:`). */
+  message_id?: string;
+  /** save_attachment: which attachment, by its file name (the only one when absent). */
+  filename?: string;
   mark_seen?: boolean;
   from?: string;
   to?: string | string[];

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Daemon as App } from '../../../src/daemon.js';
@@ -197,9 +197,53 @@ describeMail('email tool against real Dovecot + Postfix', () => {
     expect(wrongField.result.output).toBe('list does not take subject; it takes folder, unread_only, limit.');
 
     const noUid = await callEmail(app, { action: 'read' });
-    expect(noUid.result.output).toBe('read needs uid.');
+    expect(noUid.result.output).toBe('read needs uid or message_id.');
 
     const badAction = await callEmail(app, { action: 'delete' });
-    expect(badAction.result.output).toContain('must be one of "list", "read", "search", "send", "reply"');
+    expect(badAction.result.output).toContain('must be one of "list", "read", "search", "send", "reply", "save_attachment"');
+  });
+
+  it('sends Markdown as plain text with an HTML alternative, and plain text alone as it is', async () => {
+    const formatted = unique('Agenda');
+    const body = 'Hi Alice,\n\n- **budget** review\n- see [the plan](https://example.org/plan)\n';
+    expect((await callEmail(app, { action: 'send', to: 'alice@familiar.test', subject: formatted, body })).result.success).toBe(true);
+    const { parsed } = await waitForMail(server, 'alice', formatted);
+    expect(parsed.text).toContain('- **budget** review');
+    expect(parsed.html).toContain('<strong>budget</strong>');
+    expect(parsed.html).toContain('<a href="https://example.org/plan"');
+    const plain = unique('Plain note');
+    expect((await callEmail(app, { action: 'send', to: 'alice@familiar.test', subject: plain, body: 'Just words, <b>not</b> markup.' })).result.success).toBe(true);
+    expect((await waitForMail(server, 'alice', plain)).parsed.html).toBe(false);
+  });
+
+  it('reads and replies to a message by its Message-ID', async () => {
+    const subject = unique('Found by id');
+    const messageId = `<${unique('byid')}@familiar.test>`;
+    const uid = await appendMessage(server, 'me', rawMessage({ subject, messageId, text: 'Can you confirm?' }));
+    const read = await callEmail(app, { action: 'read', message_id: messageId.slice(1, -1) });
+    expect(read.result.output).toContain(`Message uid ${uid} in INBOX`);
+    const replied = await callEmail(app, { action: 'reply', message_id: messageId, body: 'Confirmed.' });
+    expect(replied.result.success, replied.result.output).toBe(true);
+    expect((await waitForMail(server, 'alice', `Re: ${subject}`)).parsed.inReplyTo).toBe(messageId);
+    const missing = await callEmail(app, { action: 'reply', message_id: '<gone@familiar.test>', body: 'x' });
+    expect(missing.result.output).toMatch(/^Not sent: No message with Message-ID <gone@familiar.test> in INBOX/);
+  });
+
+  it('saves an attachment into the workspace uploads, asking which when there are several', async () => {
+    const workspace = path.join(app.config.data_dir, 'workspaces', 'email-test');
+    mkdirSync(workspace, { recursive: true });
+    writeFileSync(path.join(workspace, 'a.txt'), 'first file\n');
+    writeFileSync(path.join(workspace, 'b.csv'), 'x,y\n1,2\n');
+    const subject = unique('Two files');
+    expect((await callEmail(app, { action: 'send', to: 'me@familiar.test', subject, body: 'both', attachments: ['a.txt', 'b.csv'] })).result.success).toBe(true);
+    const { uid } = await waitForMail(server, 'me', subject);
+    const which = await callEmail(app, { action: 'save_attachment', uid });
+    expect(which.result.output).toContain('has 2 attachments ("a.txt", "b.csv"); say which with "filename"');
+    const saved = await callEmail(app, { action: 'save_attachment', uid, filename: 'B.CSV' });
+    expect(saved.result.success, saved.result.output).toBe(true);
+    const where = /as (uploads\/\S+) in the workspace/.exec(saved.result.output)?.[1] ?? '';
+    expect(where).toMatch(/^uploads\/[a-z0-9]+-b\.csv$/);
+    expect(readFileSync(path.join(workspace, where), 'utf8')).toBe('x,y\n1,2\n');
+    expect((await callEmail(app, { action: 'save_attachment', uid, filename: 'c.pdf' })).result.output).toContain('has no attachment "c.pdf"; it has "a.txt", "b.csv"');
   });
 });
