@@ -4,6 +4,7 @@ import { errorMessage } from '../errors.js';
 import type { ChatMessage } from '../llm/types.js';
 import { addProposals, chatKey } from './email-tool.js';
 import { formatProposals } from './email-scan.js';
+import { emailReplyCommand } from './mail-link.js';
 import { tasksByDue, taskForChat } from './format.js';
 import { planningReview } from './goal-tools.js';
 import type { NotesServices } from './services.js';
@@ -30,7 +31,7 @@ export interface ConversationAccess {
 const SCRAPE_PREVIEW_CHARS = 3000;
 const URL_ONLY = /^https?:\/\/\S+$/i;
 
-/** `/save`, `/task`, `/tasks`, `/plan`, `/scrape`, `/email`: answered without an LLM call, except `/plan`. */
+/** `/save`, `/task`, `/tasks`, `/plan`, `/scrape`, `/email`, `/email-reply`: answered without an LLM call, except `/plan` and `/email-reply`. */
 export function createNotesCommands(services: NotesServices, access: ConversationAccess): Map<string, NotesCommand> {
   return new Map<string, NotesCommand>([
     ['task', taskCommand(services)],
@@ -39,6 +40,7 @@ export function createNotesCommands(services: NotesServices, access: Conversatio
     ['scrape', scrapeCommand(services, access)],
     ['plan', planCommand(services, access)],
     ['email', emailCommand(services)],
+    ['email-reply', emailReplyCommand(services)],
   ]);
 }
 

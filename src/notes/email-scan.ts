@@ -3,6 +3,7 @@ import type { LlmClient } from '../llm/types.js';
 import { wrapExternal } from '../tools/external.js';
 import { dayOf, isDay } from './dates.js';
 import type { MailItem, MailSource } from './email-source.js';
+import { mailLink } from './mail-link.js';
 import { plainDescription } from './task-line.js';
 import { failure, succeed, type Result } from '../lib/result.js';
 
@@ -139,12 +140,16 @@ function parseAnswer(text: string): Result<Array<{ message: number; task: string
   return succeed(out);
 }
 
-/** Where a task proposed from mail came from, kept on its line: `✉ "subject" from sender, date`. */
+/**
+ * Where a task proposed from mail came from, kept on its line: `✉ "subject" from sender, date <mid:…>` — the link
+ * (./mail-link.ts) lets the task be answered later; an ID too long to fit on a task line is left out.
+ */
 export function mailNote(proposal: Proposal, timeZone: string): string {
-  const subject = plainDescription(proposal.mail.subject).replace(/["[\]]/g, "'").slice(0, 80) || '(no subject)';
-  const sender = plainDescription(proposal.mail.fromAddress ?? proposal.mail.from).slice(0, 80);
+  const subject = plainDescription(proposal.mail.subject).replace(/["[\]<>]/g, "'").slice(0, 60) || '(no subject)';
+  const sender = plainDescription(proposal.mail.fromAddress ?? proposal.mail.from).replace(/[<>]/g, '').slice(0, 60);
   const date = proposal.mail.date ? `, ${dayOf(proposal.mail.date.getTime(), timeZone)}` : '';
-  return `✉ "${subject}" from ${sender}${date}`;
+  const link = proposal.mail.messageId !== undefined ? mailLink(proposal.mail.messageId) : '';
+  return `✉ "${subject}" from ${sender}${date}${link !== '' && link.length <= 120 ? ` ${link}` : ''}`;
 }
 
 export function formatProposals(proposals: readonly Proposal[], scanned: number, account: string, timeZone: string): string {

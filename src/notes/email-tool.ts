@@ -20,8 +20,10 @@ export async function addProposals(services: NotesServices, scanner: EmailScanne
   const added: Task[] = [];
   const failed: string[] = [];
   for (const proposal of taken) {
+    // The note (with its link) must fit the line's 300 characters whole: the description gives way.
+    const note = mailNote(proposal, services.timeZone);
     const created = await services.tasks.create(
-      { description: `${proposal.description} ${mailNote(proposal, services.timeZone)}`, ...(proposal.due ? { due: proposal.due } : {}) },
+      { description: `${proposal.description.slice(0, Math.max(20, 299 - note.length))} ${note}`, ...(proposal.due ? { due: proposal.due } : {}) },
       { ...(conversationId !== undefined ? { conversationId } : {}), chat: origin },
     );
     if (created.success) added.push(created.value);

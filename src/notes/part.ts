@@ -1,3 +1,5 @@
+import type { AfterHook } from '../tools/call.js';
+import { recordReplies } from './mail-link.js';
 import type { Database } from '../db/database.js';
 import type { ButtonHandler, Delivery } from '../delivery/types.js';
 import type { LlmClient } from '../llm/types.js';
@@ -70,6 +72,8 @@ export interface NotesPart {
   memoryHooks: NotesMemoryHooks;
   /** Presses of the Snooze and Done buttons delivered reminders carry, for the channels and the console. */
   pressButton: ButtonHandler;
+  /** A `tool:after` hook: an `email` reply to a task's message is recorded on the task (./mail-link.ts). */
+  recordReplies: AfterHook;
 }
 
 /**
@@ -151,7 +155,7 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   };
   // A press of a reminder's button: brought in line with the files first, as the tools and commands are.
   const pressButton: ButtonHandler = async (press) => (actions ? (await follow(), actions.press(press)) : undefined);
-  return { part, services, executors, memoryHooks, pressButton };
+  return { part, services, executors, memoryHooks, pressButton, recordReplies: recordReplies(services) };
 }
 
 /** Task reminders and what a delivered reminder's buttons do, over the scheduler. */

@@ -15,6 +15,7 @@ export function wire(core: Core, made: Made): ChatCommands {
   const memory = core.memory.store;
   memory.addOutsideLabeler(made.notes.memoryHooks.outsideLabeler);
   memory.addPromptFilter(made.notes.memoryHooks.promptFilter);
+  core.tools.on('tool:after', made.notes.recordReplies, { source: 'the notes part (replies to tasks\' mail)' });
   for (const { owns, execute } of [...made.skills.executors, ...made.notes.executors]) made.scheduler.scheduler.addExecutor(owns, execute);
   const parts = toolParts(core, made);
   for (const part of parts) {

@@ -21,7 +21,7 @@ describeMail('/email: tasks found in mail, written only when confirmed (real Dov
   beforeAll(async () => {
     server = await startMailServer();
     fake = await startOpenAiServer();
-    ({ app } = await makeTestApp(fake, { tools: { email: emailConfig(server, { allow_send: false }) } }));
+    ({ app } = await makeTestApp(fake, { tools: { email: emailConfig(server) } }));
     // Alice sends through Postfix (submission, STARTTLS, AUTH) to me; Dovecot delivers into my INBOX.
     const smtp = createTransport({ host: server.host, port: server.smtpPort, secure: false, requireTLS: true, auth: { user: server.users.alice.user, pass: server.users.alice.password }, tls: { ca: server.ca } });
     invoice = unique('Invoice 42');
@@ -70,9 +70,28 @@ describeMail('/email: tasks found in mail, written only when confirmed (real Dov
     expect(added).toContain('Added 1 task(s)');
     const lines = readFileSync(tasksFile(), 'utf8').split('\n').filter((line) => line.startsWith('- ['));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^- \\[ \\] Pay invoice 42 \\(120 EUR\\) ✉ "${invoice}" from alice@familiar\\.test, \\d{4}-\\d\\d-\\d\\d 📅 2030-03-15 🆔 [a-z0-9]{6}$`));
+    // The message is linked (RFC 2392 mid:), so the task can be answered later.
+    expect(lines[0]).toMatch(new RegExp(`^- \\[ \\] Pay invoice 42 \\(120 EUR\\) ✉ "${invoice}" from alice@familiar\\.test, \\d{4}-\\d\\d-\\d\\d <mid:[^>\\s]+@[^>\\s]+> 📅 2030-03-15 🆔 [a-z0-9]{6}$`));
     // Added once: a second add of the same number does not write it again.
     expect(await run('email', 'add 1')).toContain('No proposal 1');
+  });
+
+  it('answers the mail a task came from, and records the reply on the task', async () => {
+    const line = () => readFileSync(tasksFile(), 'utf8').split('\n').find((entry) => entry.includes('Pay invoice 42')) ?? '';
+    const messageId = decodeURIComponent(/<mid:([^>]+)>/.exec(line())?.[1] ?? '');
+    expect(messageId).toMatch(/@/);
+    const started = await run('email-reply', 'invoice Paid today, thanks.');
+    expect(started).toMatchObject({ turn: { text: expect.stringContaining(`message_id "${messageId}"`) as unknown } });
+    expect(JSON.stringify(started)).toContain('Paid today, thanks.');
+    expect(await run('email-reply', 'nothing-like-this')).toContain('No task "nothing-like-this"');
+    // What the model then calls: the reply by Message-ID, approved by the person.
+    const replied = await app.tools.execute({
+      name: 'email', arguments: { action: 'reply', message_id: messageId, body: 'Paid today, thanks.' }, conversationId: 'c', turnId: 't', origin: CHAT,
+      approve: async () => ({ approved: true, by: 'the person' }),
+    });
+    expect(replied.result.success, replied.result.output).toBe(true);
+    expect((await waitForMail(server, 'alice', `Re: ${invoice}`)).parsed.text).toContain('Paid today, thanks.');
+    expect(line()).toMatch(/ ↩ replied \d{4}-\d\d-\d\d 📅 2030-03-15 🆔 [a-z0-9]{6}$/);
   });
 
   it('a task the mail dictates cannot carry fields or lines of its own', async () => {
