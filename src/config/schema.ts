@@ -70,6 +70,14 @@ const mailEndpoint = z.strictObject({
   password: secret,
 });
 
+const mailAccount = z.strictObject({
+  imap: mailEndpoint.default({}),
+  smtp: mailEndpoint.extend({ from: z.string().default('') }).default({}),
+  ca: z.string().optional(),
+  ca_file: z.string().optional(),
+  allow_send: z.boolean().default(false),
+});
+
 const mcpServerSchema = z.strictObject({
   command: z.string().optional(),
   args: z.array(z.string()).default([]),
@@ -130,13 +138,10 @@ const toolsSchema = z.strictObject({
       max_redirects: z.number().int().min(0).max(20).default(5),
     })
     .default({}),
-  email: z
-    .strictObject({
-      imap: mailEndpoint.default({}),
-      smtp: mailEndpoint.extend({ from: z.string().default('') }).default({}),
-      ca: z.string().optional(),
-      ca_file: z.string().optional(),
-      allow_send: z.boolean().default(false),
+  email: mailAccount
+    .extend({
+      /** More mailboxes by name (`work`, `family`): each as the top level is; the tool's `account` picks one. */
+      accounts: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/i, 'an account name: letters, digits, _ or -'), mailAccount).default({}),
     })
     .optional(),
   sandbox: z

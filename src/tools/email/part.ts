@@ -7,7 +7,7 @@ import type { createRecentMail, createUnseenMail } from './recent.js';
 import { EmailError } from './errors.js';
 import type { ImapSession } from './imap.js';
 import type { SmtpSender } from './send.js';
-import { resolveEmailSettings, type EmailSettings } from './settings.js';
+import { resolveEmailAccounts, type EmailAccountSettings, type EmailSettings } from './settings.js';
 
 /**
  * Installs the `email` tool when `tools.email` has IMAP credentials; otherwise one log line and nothing else.
@@ -15,33 +15,39 @@ import { resolveEmailSettings, type EmailSettings } from './settings.js';
  * loaded only then. The tool's own modules are loaded only when the section is there.
  */
 export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger; workspaces?: Workspaces | undefined }): Promise<{ part: Part; recent: ReturnType<typeof createRecentMail>; unseen: ReturnType<typeof createUnseenMail> } | undefined> {
-  const resolved = resolveEmailSettings(deps.config.tools.email, deps.configDir);
+  const resolved = resolveEmailAccounts(deps.config.tools.email, deps.configDir);
   const log = deps.log.child({ component: 'email' });
-  if (!resolved.enabled) {
-    log.info(`email: ${resolved.reason}; the email tool is off`);
+  const [first, ...more] = resolved.accounts;
+  if (!first) {
+    log.info(`email: ${resolved.reason ?? 'no account'}; the email tool is off`);
     return undefined;
   }
-  const { settings } = resolved;
   const [{ ImapSession }, { SmtpSender }, { createEmailTool }, { createRecentMail, createUnseenMail }] = await Promise.all([import('./imap.js'), import('./send.js'), import('./tool.js'), import('./recent.js')]);
-  const session = new ImapSession({ endpoint: settings.imap, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log });
-  const sender = settings.smtp
-    ? new SmtpSender({ endpoint: settings.smtp, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log })
-    : undefined;
-  log.info(
-    { account: settings.imap.user, imap: `${settings.imap.host}:${settings.imap.port}`, smtp: settings.smtp ? `${settings.smtp.host}:${settings.smtp.port}` : null, allowSend: settings.allowSend },
-    `email: ${settings.imap.user}; sending ${!settings.smtp ? 'unavailable (no smtp.host)' : settings.allowSend ? 'allowed' : 'off (allow_send: false)'}`,
-  );
+  // One IMAP connection and one SMTP sender per account, each made on first use.
+  const open = ({ name, settings }: EmailAccountSettings) => {
+    const session = new ImapSession({ endpoint: settings.imap, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log });
+    const sender = settings.smtp ? new SmtpSender({ endpoint: settings.smtp, ...(settings.ca !== undefined ? { ca: settings.ca } : {}), log }) : undefined;
+    log.info(
+      { account: name, user: settings.imap.user, imap: `${settings.imap.host}:${settings.imap.port}`, smtp: settings.smtp ? `${settings.smtp.host}:${settings.smtp.port}` : null, allowSend: settings.allowSend },
+      `email: ${settings.imap.user}; sending ${!settings.smtp ? 'unavailable (no smtp.host)' : settings.allowSend ? 'allowed' : 'off (allow_send: false)'}`,
+    );
+    return { name, settings, session, sender, workspaces: deps.workspaces };
+  };
+  const accounts = [open(first), ...more.map(open)] as const;
   const part: Part = {
     name: 'email',
-    tools: [createEmailTool({ settings, session, sender, workspaces: deps.workspaces })],
+    tools: [createEmailTool(accounts)],
     async close() {
-      sender?.close();
-      await session.close();
+      for (const account of accounts) {
+        account.sender?.close();
+        await account.session.close();
+      }
     },
-    doctor: () => emailDoctor(settings, session, sender),
+    doctor: async () => (await Promise.all(accounts.map((account) => emailDoctor(account.settings, account.session, account.sender)))).flat(),
   };
-  // The notes part's email scan reads recent mail through the same one connection.
-  return { part, recent: createRecentMail(session, settings.imap.user), unseen: createUnseenMail(session, settings.imap.user) };
+  // The notes part's email scan and the heartbeat read the first account's mail through its one connection.
+  const main = accounts[0];
+  return { part, recent: createRecentMail(main.session, main.settings.imap.user), unseen: createUnseenMail(main.session, main.settings.imap.user) };
 }
 
 async function emailDoctor(settings: EmailSettings, session: ImapSession, sender: SmtpSender | undefined): Promise<DoctorLine[]> {

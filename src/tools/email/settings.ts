@@ -23,19 +23,49 @@ export interface EmailSettings {
 
 export type EmailSettingsResult = { enabled: true; settings: EmailSettings } | { enabled: false; reason: string };
 
-type EmailSection = NonNullable<ToolsConfig['email']>;
+type EmailSection = Omit<NonNullable<ToolsConfig['email']>, 'accounts'>;
+
+/** One mailbox the tool can use: its name (`default` for the top level of `tools.email`) and settings. */
+export interface EmailAccountSettings {
+  name: string;
+  /** The key its settings are under, for messages. */
+  key: string;
+  settings: EmailSettings;
+}
+
+/**
+ * Every usable mailbox of `tools.email`: the top level (named `default`) when it has IMAP credentials, then each of
+ * `accounts` in order. An account under `accounts` without credentials is a config mistake (ConfigError naming its
+ * key), where an empty top level only means "accounts only". Throws ConfigError for an unusable CA, as below.
+ */
+export function resolveEmailAccounts(section: NonNullable<ToolsConfig['email']> | undefined, configDir: string): { accounts: EmailAccountSettings[]; reason?: string } {
+  if (!section) return { accounts: [], reason: 'no tools.email section' };
+  const accounts: EmailAccountSettings[] = [];
+  const top = resolveEmailSettings(section, configDir);
+  if (top.enabled) accounts.push({ name: 'default', key: 'tools.email', settings: top.settings });
+  for (const [name, account] of Object.entries(section.accounts)) {
+    const key = `tools.email.accounts.${name}`;
+    if (name === 'default') throw new ConfigError(key, '"default" names the top level of tools.email; give this account another name');
+    const resolved = resolveEmailSettings(account, configDir, key);
+    // "tools.email.accounts.work: imap.user, password are empty"
+    if (!resolved.enabled) throw new ConfigError(key, resolved.reason.replace(`${key}.`, ''));
+    accounts.push({ name, key, settings: resolved.settings });
+  }
+  if (accounts.length === 0 && !top.enabled) return { accounts, reason: top.reason };
+  return { accounts };
+}
 
 /**
  * Turns `tools.email` into connection settings. Returns `enabled: false` with the reason when the section is
  * absent or lacks IMAP credentials; throws ConfigError when a CA is configured but unusable (fail at start).
  * `configDir` is where a relative `ca_file` is looked up.
  */
-export function resolveEmailSettings(section: EmailSection | undefined, configDir: string): EmailSettingsResult {
+export function resolveEmailSettings(section: EmailSection | undefined, configDir: string, key = 'tools.email'): EmailSettingsResult {
   if (!section) return { enabled: false, reason: 'no tools.email section' };
   const { imap, smtp } = section;
   const missing = (['host', 'user', 'password'] as const).filter((key) => imap[key].trim() === '');
   if (missing.length > 0) {
-    return { enabled: false, reason: `tools.email.imap.${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} empty` };
+    return { enabled: false, reason: `${key}.imap.${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} empty` };
   }
   // Implicit TLS unless the operator says otherwise or picks the STARTTLS port.
   const imapSecure = imap.secure ?? imap.port !== 143;
@@ -58,18 +88,18 @@ export function resolveEmailSettings(section: EmailSection | undefined, configDi
       from: smtp.from.trim() !== '' ? smtp.from.trim() : user,
     };
   }
-  const ca = loadCa(section, configDir);
+  const ca = loadCa(section, configDir, key);
   if (ca !== undefined) settings.ca = ca;
   return { enabled: true, settings };
 }
 
-function loadCa(section: EmailSection, configDir: string): string | undefined {
+function loadCa(section: EmailSection, configDir: string, prefix: string): string | undefined {
   let pem: string | undefined;
-  let key = 'tools.email.ca';
+  let key = `${prefix}.ca`;
   if (section.ca !== undefined && section.ca.trim() !== '') {
     pem = section.ca;
   } else if (section.ca_file !== undefined && section.ca_file.trim() !== '') {
-    key = 'tools.email.ca_file';
+    key = `${prefix}.ca_file`;
     const file = path.resolve(configDir, section.ca_file.trim());
     try {
       pem = readFileSync(file, 'utf8');

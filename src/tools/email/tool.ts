@@ -47,13 +47,20 @@ const PARAMETERS = {
   additionalProperties: false,
 };
 
-/** The `email` tool: read one IMAP account (list, read, search) and, when allowed, send and reply over SMTP. */
-export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
-  const mailbox: Mailbox = { session: deps.session, account: deps.settings.imap.user };
+/**
+ * The `email` tool: read IMAP accounts (list, read, search, save_attachment) and, when allowed, send and reply over
+ * SMTP. With several accounts (`tools.email.accounts`) the call's `account` picks one; the first is the default.
+ */
+export function createEmailTool(accounts: readonly [NamedAccount, ...NamedAccount[]]): NativeTool<EmailParams> {
+  const byName = new Map(accounts.map((account) => [account.name, account]));
+  const parameters = accounts.length === 1 ? PARAMETERS : {
+    ...PARAMETERS,
+    properties: { ...PARAMETERS.properties, account: { type: 'string', enum: accounts.map((account) => account.name), description: `which mailbox; default ${accounts[0].name}` } },
+  };
   return {
     name: 'email',
-    description: describeEmail(deps),
-    parameters: PARAMETERS,
+    description: accounts.map((account, index) => describeEmail(account, index, accounts.length)).join('\n'),
+    parameters,
     // Reading is low risk; anything that sends mail in the person's name is high.
     risk: (params) => (params.action === 'send' || params.action === 'reply' ? 'high' : 'low'),
     callPermissions: (params) => (params.action === 'send' || params.action === 'reply' ? ['email.send'] : []),
@@ -66,8 +73,11 @@ export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
       return [];
     },
     async execute(params, ctx) {
+      const deps = byName.get(params.account ?? accounts[0].name);
+      if (!deps) return fail(`No mail account "${params.account ?? ''}"; the accounts are ${[...byName.keys()].join(', ')}.`);
       const problem = checkFields(params);
       if (problem !== undefined) return fail(problem);
+      const mailbox: Mailbox = { session: deps.session, account: deps.settings.imap.user };
       try {
         switch (params.action) {
           case 'list':
@@ -89,14 +99,17 @@ export function createEmailTool(deps: EmailToolDeps): NativeTool<EmailParams> {
   };
 }
 
-/** The tool's description: its actions, and whether sending works here. */
-function describeEmail({ settings, sender }: EmailToolDeps): string {
+type NamedAccount = EmailToolDeps & { name: string };
+
+/** The tool's description of one account: its actions, and whether sending works there. */
+function describeEmail({ settings, sender, name }: NamedAccount, index: number, count: number): string {
   const sendState = !settings.allowSend
     ? ' send and reply are turned off by the operator (tools.email.allow_send).'
     : sender === undefined
       ? ' send and reply are unavailable (no SMTP server configured).'
       : ' send and reply deliver real mail: only when the person asked for it.';
-  return `E-mail of the account ${settings.imap.user}. action "list" {folder?, unread_only?, limit?} shows the newest messages (uid, date, from, subject, flags); ` +
+  if (index > 0) return `Account "${name}" (${settings.imap.user}):${sendState}`;
+  return `E-mail of the account ${settings.imap.user}${count > 1 ? ` (account "${name}", the default; the others below, picked with "account")` : ''}. action "list" {folder?, unread_only?, limit?} shows the newest messages (uid, date, from, subject, flags); ` +
     '"search" {from?, to?, subject?, text?, since?, before?, unread_only?, folder?, limit?} finds messages on the server (dates as YYYY-MM-DD); ' +
     '"read" {uid, folder?, mark_seen?} shows one message: headers, text body, attachment names (it stays unread unless mark_seen is true); ' +
     '"save_attachment" {uid, filename?, folder?} saves one attached file into the workspace (uploads/); ' +
@@ -124,7 +137,7 @@ async function failure(session: ImapSession, error: unknown, params: EmailParams
 function checkFields(params: EmailParams): string | undefined {
   const spec = FIELDS.get(params.action);
   if (!spec) return `Unknown action "${String(params.action)}"; use list, read, search, send, reply or save_attachment.`;
-  const given = Object.entries(params).filter(([key, value]) => key !== 'action' && value !== undefined).map(([key]) => key);
+  const given = Object.entries(params).filter(([key, value]) => key !== 'action' && key !== 'account' && value !== undefined).map(([key]) => key);
   const extra = given.filter((key) => !spec.allowed.includes(key));
   if (extra.length > 0) {
     return `${params.action} does not take ${extra.join(', ')}; it takes ${spec.allowed.join(', ')}.`;

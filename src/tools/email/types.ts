@@ -8,6 +8,8 @@ export type Action = 'list' | 'read' | 'search' | 'send' | 'reply' | 'save_attac
 
 export interface EmailParams {
   action: Action;
+  /** Which mailbox, by its name in `tools.email.accounts` (`default`: the top level); absent: the first. */
+  account?: string;
   folder?: string;
   unread_only?: boolean;
   limit?: number;

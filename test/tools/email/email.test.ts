@@ -247,3 +247,43 @@ describeMail('email tool against real Dovecot + Postfix', () => {
     expect((await callEmail(app, { action: 'save_attachment', uid, filename: 'c.pdf' })).result.output).toContain('has no attachment "c.pdf"; it has "a.txt", "b.csv"');
   });
 });
+
+describeMail('email tool with several accounts (tools.email.accounts)', () => {
+  let server: MailServer;
+  let fake: FakeOpenAI;
+  let app: App;
+
+  beforeAll(async () => {
+    server = await startMailServer();
+    fake = await startOpenAiServer();
+    const { alice } = server.users;
+    const family = emailConfig(server, {
+      imap: { user: alice.user, password: alice.password }, smtp: { user: alice.user, password: alice.password, from: `Alice Example <${alice.address}>` },
+    });
+    ({ app } = await makeTestApp(fake, { tools: { email: { ...emailConfig(server), accounts: { family } } } }));
+  });
+
+  afterAll(async () => {
+    await app?.close(0);
+    await fake?.close();
+    await server?.stop();
+  });
+
+  it('reads and sends from the account the call names, the first by default', async () => {
+    const parameters = app.tools.get('email')?.tool.parameters as { properties: { account?: { enum: string[] } } };
+    expect(parameters.properties.account?.enum).toEqual(['default', 'family']);
+    const subject = unique('For Alice only');
+    await appendMessage(server, 'alice', rawMessage({ to: 'alice@familiar.test', subject, text: 'x' }));
+    expect((await callEmail(app, { action: 'list', account: 'family', limit: 50 })).result.output).toContain(subject);
+    expect((await callEmail(app, { action: 'list', limit: 50 })).result.output).not.toContain(subject);
+    const sent = unique('From the family account');
+    expect((await callEmail(app, { action: 'send', account: 'family', to: 'me@familiar.test', subject: sent, body: 'hello' })).result.success).toBe(true);
+    expect((await waitForMail(server, 'me', sent)).parsed.from?.value[0]?.address).toBe('alice@familiar.test');
+    expect((await callEmail(app, { action: 'list', account: 'work' })).result.output).toMatch(/account.*must be one of "default", "family"/);
+  });
+
+  it('refuses an account without credentials at start, naming its key', async () => {
+    await expect(makeTestApp(fake, { tools: { email: { ...emailConfig(server), accounts: { work: { imap: { host: 'x' } } } } } }))
+      .rejects.toThrow(/tools\.email\.accounts\.work: imap\.user, password are empty/);
+  });
+});
