@@ -29,7 +29,7 @@ export function newEvent(fields: EventFields & { summary: string }, timeZone: st
   const vevent = new ICAL.Component('vevent');
   const uid = randomUUID();
   vevent.updatePropertyWithValue('uid', uid);
-  vevent.updatePropertyWithValue('dtstamp', ICAL.Time.now());
+  vevent.updatePropertyWithValue('dtstamp', ICAL.Time.fromJSDate(new Date(), true));
   applyFields(vevent, fields, zone);
   if (fields.attendees && fields.attendees.length > 0 && organizer !== undefined) vevent.updatePropertyWithValue('organizer', `mailto:${organizer}`);
   calendar.addSubcomponent(vevent);
@@ -103,7 +103,8 @@ function findComponent(calendar: ICAL.Component, target: Target, timeZone: strin
   const masterStart = event.startDate;
   const original = timeLike(masterStart, target.occurrence);
   if (!occursAt(event, original, timeZone)) return { success: false, error: `Event ${target.uid} has no occurrence starting ${new Date(target.occurrence).toISOString()}; use an occurrence as calendar list shows it.` };
-  const override = new ICAL.Component(master.toJSON() as unknown[]);
+  // A deep copy: toJSON() is the master's own jCal, and changing it would change the series.
+  const override = new ICAL.Component(structuredClone(master.toJSON()) as unknown[]);
   for (const name of ['rrule', 'rdate', 'exdate', 'exrule']) override.removeAllProperties(name);
   const duration = event.duration;
   const end = original.clone();
@@ -223,5 +224,5 @@ function parseCalendar(data: string): ICAL.Component {
 function bumpSequence(vevent: ICAL.Component): void {
   const sequence = Number(vevent.getFirstPropertyValue('sequence') ?? 0);
   vevent.updatePropertyWithValue('sequence', Number.isFinite(sequence) ? sequence + 1 : 1);
-  vevent.updatePropertyWithValue('dtstamp', ICAL.Time.now());
+  vevent.updatePropertyWithValue('dtstamp', ICAL.Time.fromJSDate(new Date(), true));
 }
