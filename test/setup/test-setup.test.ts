@@ -10,7 +10,7 @@ const isRoot = process.getuid?.() === 0;
 
 describe('the test set-up plans what the machine lacks', () => {
   it.skipIf(!isRoot)('does nothing when everything is there', () => {
-    expect(planSetup(allReady, rootDebian).map((step) => step.action)).toEqual(['ready', 'ready', 'ready', 'ready', 'ready', 'ready']);
+    expect(planSetup(allReady, rootDebian).map((step) => step.action)).toEqual(['ready', 'ready', 'ready', 'ready', 'ready', 'ready', 'ready']);
   });
 
   it('as root on Debian, installs what is missing, in order', () => {
@@ -25,7 +25,7 @@ describe('the test set-up plans what the machine lacks', () => {
 
   it('without root: one line per part saying what to install, nothing run', () => {
     const steps = planSetup({ docker: { ready: false, reason: 'no Docker engine answers at unix:///var/run/docker.sock' }, image: { ready: false }, mail: { ready: false, reason: 'Dovecot/Postfix are not installed' }, voice: { ready: false, reason: 'ffmpeg, espeak-ng and pocketsphinx are not installed' }, tools: ready, browser: { ready: false, reason: "Debian's chromium is not installed (no /usr/bin/chromium)" }, caldav: ready }, user);
-    expect(steps.map((step) => step.action)).toEqual(['skip', 'skip', 'skip', 'ready', 'skip']);
+    expect(steps.map((step) => step.action)).toEqual(['skip', 'skip', 'skip', 'ready', 'skip', 'ready']);
     expect(steps[0]).toMatchObject({ line: expect.stringMatching(/^Docker suites skipped: no Docker engine answers at unix:\/\/\/var\/run\/docker\.sock\. To run them, install and start a Docker engine \(Debian: apt-get install docker\.io/) });
     expect(steps[1]).toMatchObject({ line: expect.stringMatching(/^mail suites skipped: Dovecot\/Postfix are not installed\. To run them, as root on Debian: sudo bash scripts\/setup-mail\.sh/) });
     expect(steps[2]).toMatchObject({ line: expect.stringMatching(/^voice suites skipped: ffmpeg, espeak-ng and pocketsphinx are not installed\. To run them, as root on Debian: sudo bash scripts\/setup-voice\.sh/) });
