@@ -23,7 +23,7 @@ export interface Made {
   web: Awaited<ReturnType<typeof createWebPart>>;
   images: ReturnType<typeof createImagesPart>;
   email: { part: Part | undefined; recent?: NonNullable<NotesPartMail>; unseen?: UnseenMail };
-  calendar: CalendarPart | { part: undefined; calendars: undefined };
+  calendar: CalendarPart | { part: undefined; calendars: undefined; alarms: undefined };
   skills: ReturnType<typeof createSkillsPart>;
   mcp: McpPart | { part: undefined; manager: undefined; prompts: undefined };
   notes: NotesPart;
@@ -57,8 +57,8 @@ export async function makeParts(core: Core): Promise<Made> {
     : (log.info('email: no tools.email section; the email tool is off'), { part: undefined });
   // The calendar's modules (ical.js, tsdav) load only when tools.calendar is set.
   const calendar = config.tools.calendar
-    ? (await import('../tools/calendar/part.js').then(({ createCalendarPart }) => createCalendarPart({ config, log, ...(options.now ? { now: () => options.now?.().getTime() ?? Date.now() } : {}) }))) ?? { part: undefined, calendars: undefined }
-    : { part: undefined, calendars: undefined };
+    ? (await import('../tools/calendar/part.js').then(({ createCalendarPart }) => createCalendarPart({ config, log, scheduler: scheduler.access, ...(options.now ? { now: () => options.now?.().getTime() ?? Date.now() } : {}) }))) ?? { part: undefined, calendars: undefined, alarms: undefined }
+    : { part: undefined, calendars: undefined, alarms: undefined };
   const skills = createSkillsPart({
     config, db, clock, log, tools, llm: core.llm, sandbox: sandbox.sandbox, startTurn: turns.start, delivery, labels: core.labels,
     scheduler: scheduler.scheduler, baseDir: core.configDir,

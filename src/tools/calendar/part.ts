@@ -2,7 +2,9 @@ import type { Config } from '../../config/schema.js';
 import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { ChatCommand, DoctorLine, Part } from '../../part.js';
+import type { SchedulerAccess } from '../context.js';
 import { agenda } from './agenda.js';
+import { CalendarAlarms } from './alarms.js';
 import { Calendars } from './calendars.js';
 import { CalendarError } from './errors.js';
 import { resolveCalendarSettings } from './settings.js';
@@ -12,14 +14,16 @@ import { dayRange, localDate } from './when.js';
 export interface CalendarPart {
   part: Part;
   calendars: Calendars;
+  alarms: CalendarAlarms | undefined;
 }
 
 /**
- * The calendar: the `calendar` tool, `/today` and `/week`, and a doctor that logs in to each account. Nothing connects
+ * The calendar: the `calendar` tool, `/today` and `/week`, event alarms as reminders, and a doctor that logs in to
+ * each account. Nothing connects
  * here: discovery happens on the first call. No `tools.calendar` (or neither an account nor a feed): one log line and
  * no part.
  */
-export function createCalendarPart(deps: { config: Config; log: Logger; now?: () => number }): CalendarPart | undefined {
+export function createCalendarPart(deps: { config: Config; log: Logger; scheduler?: SchedulerAccess; now?: () => number }): CalendarPart | undefined {
   const resolved = resolveCalendarSettings(deps.config.tools.calendar);
   const log = deps.log.child({ component: 'calendar' });
   if (!resolved.enabled) {
@@ -36,14 +40,18 @@ export function createCalendarPart(deps: { config: Config; log: Logger; now?: ()
     description,
     run: async () => agenda(calendars, { days, timeZone: timeZone(), now: now() }),
   });
+  // Alarms become reminders only in a started daemon (start() is never called for one-shot commands).
+  const alarms = deps.scheduler && settings.alarmDays > 0 ? new CalendarAlarms({ calendars, scheduler: deps.scheduler, timeZone, now, days: settings.alarmDays, log }) : undefined;
   log.info({ accounts: settings.accounts.map((account) => account.name), subscriptions: settings.subscriptions.map((feed) => feed.name) }, 'calendar: on');
   const part: Part = {
     name: 'calendar',
     tools: [tool],
     commands: new Map([['today', command(1, 'today\'s events')], ['week', command(7, 'the events of the next seven days')]]),
     doctor: async () => calendarDoctor(calendars, timeZone(), now()),
+    start: async () => alarms?.start(),
+    stop: async () => alarms?.stop(),
   };
-  return { part, calendars };
+  return { part, calendars, alarms };
 }
 
 /** Per account: the login and discovery, the calendars found, and a time-range query of today. */
