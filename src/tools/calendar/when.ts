@@ -13,7 +13,7 @@ export function parseEventTime(text: string, now: number, timeZone: string): Res
   const value = text.trim();
   if (/^\d{4}-\d{2}-\d{2}/.test(value)) return parseRunAt(value, timeZone);
   const parsed = parseWhenText(value, now, timeZone);
-  if (!parsed.success) return { success: false, error: `${parsed.error} Give an ISO time ("2026-12-24T18:00") or words like ${WHEN_FORMS.split(', and recurrences')[0] ?? ''}.` };
+  if (!parsed.success) return { success: false, error: `${parsed.error} Give an ISO time ("2026-12-24T18:00") or ${WHEN_FORMS.split(', and recurrences')[0] ?? ''}.` };
   if (parsed.value.schedule.type !== 'once') return { success: false, error: `"${value}" is a repeat; give the first time, and the repeat as repeat (an RRULE such as FREQ=WEEKLY;BYDAY=MO).` };
   return { success: true, value: parsed.value.schedule.at };
 }
