@@ -71,7 +71,7 @@ export async function makeParts(core: Core): Promise<Made> {
   const notes = makeNotes(core, scheduler, 'recent' in email ? email.recent : undefined);
   // Voice notes heard and answers spoken, for the channels (and the console): engines are only run on use.
   const voice = createVoicePart({ config, db, log, ...(options.now ? { now: options.now } : {}) });
-  const heartbeat = makeHeartbeat(core, scheduler, notes, 'unseen' in email ? email.unseen : undefined);
+  const heartbeat = makeHeartbeat(core, scheduler, notes, 'unseen' in email ? email.unseen : undefined, calendar.calendars);
   return { scheduler, sandbox, web, images, email, calendar, skills, mcp, notes, voice, heartbeat };
 }
 
@@ -109,13 +109,14 @@ function makeNotes(core: Core, scheduler: SchedulerPart, mail: NotesPartMail): N
 }
 
 /** The heartbeat's probes read the email part's connection, the task files and the run ledger (src/heartbeat/). */
-function makeHeartbeat(core: Core, scheduler: SchedulerPart, notes: NotesPart, mail: UnseenMail | undefined): ReturnType<typeof createHeartbeatPart> {
+function makeHeartbeat(core: Core, scheduler: SchedulerPart, notes: NotesPart, mail: UnseenMail | undefined, calendars: CalendarPart['calendars'] | undefined): ReturnType<typeof createHeartbeatPart> {
   const { config, db, turns, delivery, events, options } = core;
   const now = options.now;
   return createHeartbeatPart({
     config, db, log: options.log, startTurn: turns.start, delivery, events, mail,
     dueTasks: (day) => notes.services.tasks.search({ status: 'open', dueBefore: day, limit: 200 }),
     failedRuns: (since) => scheduler.scheduler.store.failedSince(since),
+    ...(calendars ? { soonEvents: (from: number, to: number) => calendars.soonEvents(from, to) } : {}),
     ...(now ? { now: () => now().getTime() } : {}),
   });
 }

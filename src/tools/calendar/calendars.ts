@@ -53,6 +53,18 @@ export class Calendars {
     return { occurrences, problems };
   }
 
+  /** Events starting in [from, to), for the heartbeat's probe; a calendar that fails is left out (never throws). */
+  async soonEvents(from: number, to: number): Promise<Array<{ key: string; start: number; summary: string; location?: string; outside?: string }>> {
+    const { occurrences } = await this.occurrences({ from, to });
+    return occurrences.filter((occurrence) => !occurrence.allDay && occurrence.start >= from && occurrence.start < to).map((occurrence) => ({
+      key: `${occurrence.source}\u0000${occurrence.uid}\u0000${occurrence.recurrenceId ?? ''}`,
+      start: occurrence.start,
+      summary: occurrence.summary,
+      ...(occurrence.location ? { location: occurrence.location } : {}),
+      ...(occurrence.outside ? { outside: `calendar:${occurrence.source}` } : {}),
+    }));
+  }
+
   /** The account's client by name (the first account when none is named). */
   client(name: string | undefined): CalDavClient | undefined {
     if (name === undefined) return this.clients[0];

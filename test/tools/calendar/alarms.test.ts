@@ -3,6 +3,7 @@ import { openDatabase, type Database } from '../../../src/db/database.js';
 import { schedulerAccess } from '../../../src/scheduler/access.js';
 import { Scheduler } from '../../../src/scheduler/scheduler.js';
 import { JobStore } from '../../../src/scheduler/store.js';
+import { eventsProbe } from '../../../src/heartbeat/probes.js';
 import { ALARM_PREFIX, CalendarAlarms } from '../../../src/tools/calendar/alarms.js';
 import { captureLogger, tempDir } from '../../helpers/app.js';
 import { describeCaldav, startRadicale, type CaldavServer } from '../../helpers/caldav-server.js';
@@ -15,13 +16,14 @@ const WITH_ALARMS = ics(
   'BEGIN:VALARM', 'ACTION:DISPLAY', 'DESCRIPTION:Piano', 'TRIGGER:-PT30M', 'END:VALARM', 'END:VEVENT',
 );
 
-describeCaldav('calendar alarms as reminders', () => {
+describeCaldav('calendar alarms as reminders, and the heartbeat\'s events probe', () => {
   let server: CaldavServer;
   let db: Database;
   let scheduler: Scheduler;
   beforeAll(async () => {
     server = await startRadicale();
     await putEvent(server, 'alarmed', WITH_ALARMS);
+    await putEvent(server, 'soon', ics('BEGIN:VEVENT', 'UID:soon-1', 'DTSTAMP:20260901T000000Z', 'SUMMARY:Call with the bank', 'DTSTART:20261001T090000Z', 'DTEND:20261001T093000Z', 'ORGANIZER:mailto:advisor@bank.example', 'END:VEVENT'));
     db = openDatabase(tempDir('familiar-calendar-alarms-'));
     scheduler = new Scheduler({ store: new JobStore(db), timeZone: ZONE, log: captureLogger([], []), execute: async () => ({ status: 'ok', output: '' }), runTimeoutMs: 60_000, catchUpWindowMs: 3_600_000, closeWaitMs: 100, now: () => NOW });
   });
@@ -52,5 +54,11 @@ describeCaldav('calendar alarms as reminders', () => {
     expect((await call({ action: 'delete', uid: 'alarmed', occurrence: '2026-10-03T15:00:00.000Z' })).success).toBe(true);
     expect(await alarms().sync()).toEqual({ created: 0, removed: 1 });
     expect(jobs()).toHaveLength(2);
+  });
+
+  it('has the heartbeat see an event starting within two hours, labelled as outside content when someone else wrote it', async () => {
+    const probe = eventsProbe((from, to) => calendarTool(server, NOW).calendars.soonEvents(from, to), (at) => new Date(at).toISOString().slice(11, 16));
+    const items = await probe.check(NOW);
+    expect(items).toEqual([{ key: expect.stringContaining('soon-1'), text: 'event starting at 09:00: Call with the bank', outside: 'calendar:home' }]);
   });
 });
