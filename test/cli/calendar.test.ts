@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
-import { validateConfig } from '../../src/config/load.js';
+import { loadConfig, validateConfig } from '../../src/config/load.js';
 import { createCalendarPart } from '../../src/tools/calendar/part.js';
 import { localDate } from '../../src/tools/calendar/when.js';
 import { captureLogger, tempDir, writeTestConfig } from '../helpers/app.js';
@@ -10,7 +12,7 @@ import { ics, putEvent } from '../tools/calendar/fixtures.js';
 
 const ZONE = 'Europe/Paris';
 
-describeCaldav('familiar calendar, /today and the calendar doctor', () => {
+describeCaldav('familiar calendar, /today, the calendar doctor and init', () => {
   let server: CaldavServer;
   let configPath: string;
   const today = localDate(Date.now(), ZONE).replaceAll('-', '');
@@ -61,5 +63,19 @@ describeCaldav('familiar calendar, /today and the calendar doctor', () => {
     const bad = validateConfig({ timezone: ZONE, tools: { calendar: { accounts: [{ name: 'home', url: server.url, user: server.user, password: 'wrong' }] } } });
     const failed = await createCalendarPart({ config: bad, log: captureLogger([], []) })?.part.doctor?.();
     expect(failed?.[0]).toMatchObject({ status: 'fail', fix: 'check tools.calendar.accounts[].user and password' });
+  });
+
+  it('writes tools.calendar with the password in .env, after finding the calendars', async () => {
+    const dir = tempDir();
+    const io = captureIo();
+    const code = await runCli(['init', '--config', path.join(dir, 'config.yaml'), '--yes', '--no-sandbox', '--provider', 'custom', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'gpt-test', '--skip-llm-test',
+      '--caldav-url', server.url, '--caldav-user', server.user, '--caldav-password', server.password], io);
+    expect(code, io.out() + io.err()).toBe(0);
+    expect(io.out()).toContain(`Calendar: found Personal at ${server.url}`);
+    const config = readFileSync(path.join(dir, 'config.yaml'), 'utf8');
+    expect(config).not.toContain(server.password);
+    expect(readFileSync(path.join(dir, '.env'), 'utf8')).toContain(`CALDAV_PASSWORD=${server.password}`);
+    const loaded = loadConfig({ configPath: path.join(dir, 'config.yaml') });
+    expect(loaded.config.tools.calendar?.accounts).toEqual([expect.objectContaining({ name: 'home', url: server.url, user: server.user, password: server.password })]);
   });
 });
