@@ -1,20 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeCaldav, python, startRadicale, startXandikos, type CaldavServer } from '../../helpers/caldav-server.js';
-import { calendarTool, putEvent, WEEKLY } from './fixtures.js';
+import { describeCaldav, startRadicale, type CaldavServer } from '../../helpers/caldav-server.js';
+import { calendarTool, ics, putEvent, WEEKLY } from './fixtures.js';
 
 const version = (output: string, uid: string): string => new RegExp(`uid=${uid}(?: occurrence=\\S+)? version=("[^"]*"|\\S+)`).exec(output)?.[1] ?? '';
 
-/** python3-caldav, a second client: changes the title of the event with this UID. */
-const RETITLE = String.raw`
-import json, sys, caldav
-args = json.loads(sys.argv[1])
-client = caldav.DAVClient(url=args['url'], username=args['user'] or None, password=args['password'] or None)
-calendar = client.calendar(url=args['calendar'])
-event = calendar.event_by_uid(args['uid'])
-event.vobject_instance.vevent.summary.value = args['summary']
-event.save()
-print(json.dumps('ok'))
-`;
 
 describeCaldav('calendar writes on radicale', () => {
   let server: CaldavServer;
@@ -59,7 +48,8 @@ describeCaldav('calendar writes on radicale', () => {
     const uid = /uid=([\w-]+)/.exec(made.output)?.[1] ?? '';
     const seen = version((await call({ action: 'list', from: '2026-10-07', days: 1 })).output, uid);
     expect(seen).not.toBe('');
-    await python(RETITLE, { url: server.url, user: server.user, password: server.password, calendar: server.calendarUrl, uid, summary: 'Team lunch (phone)' });
+    // The person's phone changes it meanwhile (a plain PUT, as any client writes).
+    await putEvent(server, uid, ics('BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260901T000000Z', 'SUMMARY:Team lunch (phone)', 'DTSTART;TZID=Europe/Berlin:20261007T123000', 'DTEND;TZID=Europe/Berlin:20261007T133000', 'END:VEVENT'));
     const refused = await call({ action: 'update', uid, version: seen, location: 'Canteen' });
     expect(refused.success).toBe(false);
     expect(refused.output).toContain('Nothing was changed');
@@ -80,24 +70,5 @@ describeCaldav('calendar writes on radicale', () => {
     expect((await call({ action: 'list', from: '2026-10-08', days: 1 })).output).toContain('Call Bob');
     expect((await call({ action: 'delete', uid })).success).toBe(true);
     expect((await call({ action: 'list', from: '2026-10-08', days: 1 })).output).not.toContain('Call Bob');
-  });
-});
-
-describeCaldav('calendar on xandikos', () => {
-  let server: CaldavServer;
-  beforeAll(async () => {
-    server = await startXandikos();
-  });
-  afterAll(async () => server.close());
-
-  it('creates, sees another client\'s change, and expands a series there too', async () => {
-    const { call } = calendarTool(server);
-    await putEvent(server, 'weekly', WEEKLY);
-    const made = await call({ action: 'create', summary: 'Standup', start: '2026-10-06T09:15', end: '2026-10-06T09:30' });
-    const uid = /uid=([\w-]+)/.exec(made.output)?.[1] ?? '';
-    await python(RETITLE, { url: server.url, user: '', password: '', calendar: server.calendarUrl, uid, summary: 'Standup (moved room)' });
-    const listed = await call({ action: 'list', from: '2026-10-05', days: 7 });
-    expect(listed.output).toContain('Tue, 6 Oct 2026 09:15–09:30 Standup (moved room)');
-    expect(listed.output).toContain('Mon, 5 Oct 2026 09:00–09:30 Weekly sync');
   });
 });
