@@ -119,7 +119,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // tools the chats offer, the chats, then the scheduler (its catch-up runs deliver to the chats), skills and
   // notes, the heartbeat (its probes read them), the person's tools, an embedder's parts, and the config watcher.
   lifecycle.parts = [
-    running?.http, core.memory.part, core.usage.part, made.mcp.part, made.web.part, made.images.part, made.email.part, made.sandbox.part, made.voice.part,
+    running?.http, core.memory.part, core.usage.part, made.mcp.part, made.web.part, made.images.part, made.email.part, made.calendar.part, made.sandbox.part, made.voice.part,
     running?.telegram, running?.discord, running?.chatApprovals, running?.console,
     made.scheduler.part, made.skills.part, made.notes.part, made.heartbeat.part, customTools.part, ...(options.parts ?? []), reload.part,
   ].filter((part): part is Part => part !== undefined);

@@ -15,6 +15,7 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['memory', async () => (await import('./memory.js')).memoryCommand],
   ['audit', async () => (await import('./audit.js')).auditCommand],
   ['jobs', async () => (await import('./jobs.js')).jobsCommand],
+  ['calendar', async () => (await import('./calendar.js')).calendarCommand],
   ['heartbeat', async () => (await import('./heartbeat.js')).heartbeatCommand],
   ['skills', async () => (await import('./skills.js')).skillsCommand],
   ['pairing', async () => (await import('./pairing.js')).pairingCommand],

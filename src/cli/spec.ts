@@ -87,6 +87,19 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
     ],
   },
   {
+    name: 'calendar', summary: 'the calendars of tools.calendar, expanded on this machine (recurrences, time zones)',
+    commands: [
+      {
+        name: 'list', summary: 'events from a day on, on the person\'s clock',
+        options: [
+          { name: 'from', value: 'DAY', description: 'the first day: YYYY-MM-DD or words ("next monday"); default today' },
+          { name: 'days', value: 'N', description: 'how many days (default 7)' },
+        ],
+      },
+      { name: 'today', summary: 'today\'s events' },
+    ],
+  },
+  {
     name: 'heartbeat', summary: 'the heartbeat: probes first, the model only on a change; its status and budgets',
     commands: [
       { name: 'status', summary: "on or off, paused or stopped and why, the last beat and change, today's tokens and calls" },

@@ -7,6 +7,7 @@ export const SECTIONS = [
   { id: 'activity', href: '/console/activity', label: 'Activity' },
   { id: 'usage', href: '/console/usage', label: 'Usage' },
   { id: 'jobs', href: '/console/jobs', label: 'Jobs' },
+  { id: 'calendar', href: '/console/calendar', label: 'Calendar' },
   { id: 'skills', href: '/console/skills', label: 'Skills' },
   { id: 'pairing', href: '/console/pairing', label: 'People' },
   { id: 'memory', href: '/console/memory', label: 'Memory' },

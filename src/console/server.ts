@@ -12,6 +12,7 @@ import { healthRoutes } from './pages/health.js';
 import { jobRoutes } from './pages/jobs.js';
 import { loginRoutes } from './pages/login.js';
 import { memoryRoutes } from './pages/memory.js';
+import { calendarRoutes } from './pages/calendar.js';
 import { pairingRoutes } from './pages/pairing.js';
 import { skillRoutes } from './pages/skills.js';
 import { usageRoutes } from './pages/usage.js';
@@ -42,7 +43,7 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleServer {
   const app = new ConsoleApp(deps, { auth, events, chat, items, assets: loadAssets() });
   const routes: Route[] = [
     ...loginRoutes(app), ...chatRoutes(app), ...approvalRoutes(app), ...activityRoutes(app), ...usageRoutes(app),
-    ...jobRoutes(app), ...skillRoutes(app), ...pairingRoutes(app), ...memoryRoutes(app), ...healthRoutes(app),
+    ...jobRoutes(app), ...calendarRoutes(app), ...skillRoutes(app), ...pairingRoutes(app), ...memoryRoutes(app), ...healthRoutes(app),
   ];
   const listen = deps.config.http.listen ?? '';
   const hosts = allowedHostNames({

@@ -122,6 +122,20 @@ export interface ConsoleRecords {
   usageByDayAndModel(days: number, at: Date): Array<{ day: string; models: ModelDay[] }>;
 }
 
+/** A week of the person's calendars as the console shows it (made by the calendar part, expanded on the client). */
+export interface ConsoleWeek {
+  /** The first day, `YYYY-MM-DD`. */
+  first: string;
+  days: Array<{ day: string; label: string; events: Array<{ time: string; summary: string; location?: string; from?: string }> }>;
+  /** Calendars that could not be read. */
+  problems: string[];
+}
+
+export interface ConsoleCalendar {
+  /** Seven days from `first` (default: this week's Monday). Throws for a day it cannot read. */
+  week(first: string | undefined): Promise<ConsoleWeek>;
+}
+
 export interface ConsoleDeps {
   config: Config;
   db: Database;
@@ -144,6 +158,8 @@ export interface ConsoleDeps {
   skills: SkillService;
   tools: Pick<ToolRegistry, 'execute' | 'get'>;
   pairing: ConsolePairing | undefined;
+  /** The calendar's week view; absent without tools.calendar. */
+  calendar?: ConsoleCalendar | undefined;
   memory: MemoryStore;
   history: MemoryHistory;
   records: ConsoleRecords;

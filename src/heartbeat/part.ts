@@ -8,10 +8,10 @@ import type { EventBus } from '../tools/events.js';
 import type { StartTurn } from '../turns/types.js';
 import { Heartbeat, type BeatOutcome } from './beat.js';
 import { localDay } from './hours.js';
-import { failedJobsProbe, inboxProbe, mailProbe, tasksProbe } from './probes.js';
+import { eventsProbe, failedJobsProbe, inboxProbe, mailProbe, tasksProbe } from './probes.js';
 import { formatStatus } from './status.js';
 import { HeartbeatStore } from './store.js';
-import type { DueTasks, FailedRuns, Probe, UnseenMail } from './types.js';
+import type { DueTasks, FailedRuns, Probe, SoonEvents, UnseenMail } from './types.js';
 
 export interface HeartbeatPartDeps {
   config: Config;
@@ -24,6 +24,8 @@ export interface HeartbeatPartDeps {
   mail?: UnseenMail | undefined;
   dueTasks?: DueTasks | undefined;
   failedRuns?: FailedRuns | undefined;
+  /** Calendar events starting soon (when tools.calendar is set). */
+  soonEvents?: SoonEvents | undefined;
   now?: () => number;
 }
 
@@ -42,6 +44,7 @@ export function createHeartbeatPart(deps: HeartbeatPartDeps): { heartbeat: Heart
     ...(deps.mail ? [mailProbe(deps.mail)] : []),
     ...(deps.dueTasks ? [tasksProbe(deps.dueTasks, (at) => localDay(at, config.timezone))] : []),
     ...(deps.failedRuns ? [failedJobsProbe(deps.failedRuns)] : []),
+    ...(deps.soonEvents ? [eventsProbe(deps.soonEvents, (at) => new Intl.DateTimeFormat('en-GB', { timeZone: config.timezone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at))] : []),
     inboxProbe(),
   ];
   const store = new HeartbeatStore(deps.db);

@@ -1,4 +1,4 @@
-import type { DueTasks, FailedRuns, Probe, UnseenMail } from './types.js';
+import type { DueTasks, FailedRuns, Probe, SoonEvents, UnseenMail } from './types.js';
 
 /** At most this many unread messages are looked at per beat (the newest). */
 const MAIL_LIMIT = 50;
@@ -46,6 +46,27 @@ export function failedJobsProbe(failedRuns: FailedRuns): Probe {
       return failedRuns(now - FAILURES_WINDOW_MS).map((run) => ({
         key: String(run.id),
         text: `the scheduled job "${run.jobId}" failed: ${(run.error ?? 'no reason given').slice(0, 200)}`,
+      }));
+    },
+  };
+}
+
+/** How far ahead "starting soon" looks. */
+const SOON_MS = 2 * 3_600_000;
+
+/**
+ * Calendar events starting in the next two hours, keyed by event and occurrence (a moved occurrence is new again).
+ * An invitation's or a feed's title is a third party's words: outside content, labelled with the calendar's source.
+ */
+export function eventsProbe(soonEvents: SoonEvents, clock: (at: number) => string): Probe {
+  return {
+    name: 'events',
+    async check(now) {
+      const events = await soonEvents(now, now + SOON_MS);
+      return events.filter((event) => event.start >= now).map((event) => ({
+        key: `${event.key}\u0000${event.start}`,
+        text: `event starting at ${clock(event.start)}: ${event.summary}${event.location ? ` @ ${event.location}` : ''}`,
+        ...(event.outside ? { outside: event.outside } : {}),
       }));
     },
   };

@@ -13,7 +13,7 @@ export interface ProbeItem {
 }
 
 export interface Probe {
-  /** `mail`, `tasks`, `jobs`, `inbox`: names the probe in state, status and the prompt. */
+  /** `mail`, `tasks`, `jobs`, `events`, `inbox`: names the probe in state, status and the prompt. */
   name: string;
   /** Everything the probe sees now; the heartbeat keeps what was already reported. Contract: may throw (logged). */
   check(now: number): Promise<ProbeItem[]>;
@@ -31,3 +31,6 @@ export type DueTasks = (day: string) => Array<{ ref: string; path: string; descr
 
 /** Scheduled runs that failed since a moment (the scheduler's run ledger). */
 export type FailedRuns = (since: number) => Array<{ id: number; jobId: string; error: string | undefined; startedAt: number }>;
+
+/** Calendar events starting within a window (made by the calendar part, expanded on the client). */
+export type SoonEvents = (from: number, to: number) => Promise<Array<{ key: string; start: number; summary: string; location?: string; outside?: string }>>;

@@ -5,6 +5,8 @@ import type { Result } from '../lib/result.js';
 /** Every question of `familiar init` has a flag; with --yes, what no flag says is the default (or the current value). */
 export interface SetupFlags {
   yes: boolean;
+  /** --caldav-url and its login; --no-calendar removes tools.calendar. Undefined: not asked about (--yes). */
+  calendar: { off: boolean; url?: string; user?: string; password?: string };
   provider: string | undefined;
   baseUrl: string | undefined;
   model: string | undefined;
@@ -67,6 +69,10 @@ export const INIT_OPTIONS: readonly OptionSpec[] = [
   { name: 'tts-model', value: 'NAME', description: 'its model (default tts-1)' },
   { name: 'tts-voice', value: 'V', description: 'its voice' },
   { name: 'tts-command', value: 'CMD', description: 'or a local synthesiser: the text on stdin, audio to {output} or stdout (espeak-ng --stdout)' },
+  { name: 'caldav-url', value: 'URL', description: 'your CalDAV server (Radicale, Baïkal, Nextcloud…), for the calendar tool' },
+  { name: 'caldav-user', value: 'USER', description: 'its login' },
+  { name: 'caldav-password', value: 'P', description: 'its password (goes to .env as CALDAV_PASSWORD)' },
+  { name: 'no-calendar', description: 'no calendar' },
   { name: 'console', description: 'the web console on 127.0.0.1:8484 (http.listen); familiar console prints a login link' },
   { name: 'no-console', description: 'no web console (http.listen left as it is)' },
   { name: 'default-chat', value: 'TARGET', description: 'where results of jobs made in the terminal go, e.g. telegram:123 (default: your Telegram chat when known; none for none)' },
@@ -106,6 +112,8 @@ changing an existing file, showing the diff. Every question has a flag; with --y
   --tts-url URL             text to speech through this OpenAI-compatible server
   --tts-model NAME          its model (default tts-1); --tts-voice V; --tts-key KEY (.env: TTS_API_KEY)
   --tts-command "CMD"       or a local synthesiser: the text on stdin, audio to {output} or stdout (espeak-ng --stdout)
+  --caldav-url URL          your CalDAV calendar (Radicale, Baïkal, Nextcloud…); --caldav-user USER,
+                            --caldav-password P (.env: CALDAV_PASSWORD); --no-calendar: none
   --console / --no-console  the web console on 127.0.0.1:8484 (http.listen), or none
   --default-chat TARGET     where results of jobs made in the terminal go (telegram:123; none); default: your
                             Telegram chat when init learnt it
@@ -137,6 +145,7 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
     console: flag('console'), 'no-console': flag('no-console'), 'default-chat': text('default-chat'), compose: flag('compose'), service: flag('service'),
     'stt-url': text('stt-url'), 'stt-key': text('stt-key'), 'stt-model': text('stt-model'), 'stt-command': text('stt-command'),
     'tts-url': text('tts-url'), 'tts-key': text('tts-key'), 'tts-model': text('tts-model'), 'tts-voice': text('tts-voice'), 'tts-command': text('tts-command'),
+    'caldav-url': text('caldav-url'), 'caldav-user': text('caldav-user'), 'caldav-password': text('caldav-password'), 'no-calendar': flag('no-calendar'),
   };
   const wait = values['telegram-wait'] !== undefined ? Number(values['telegram-wait']) : 300;
   if (!Number.isFinite(wait) || wait < 0) return { success: false, error: `--telegram-wait ${values['telegram-wait']}: give seconds` };
@@ -153,10 +162,13 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
     Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: string };
   const stt = defined({ url: values['stt-url'], key: values['stt-key'], model: values['stt-model'], command: values['stt-command'] });
   const tts = defined({ url: values['tts-url'], key: values['tts-key'], model: values['tts-model'], voice: values['tts-voice'], command: values['tts-command'] });
+  if (values['caldav-url'] !== undefined && !/^https?:\/\/\S+$/.test(values['caldav-url'])) return { success: false, error: `--caldav-url ${values['caldav-url']}: give the server's http(s):// address` };
+  const calendar = defined({ url: values['caldav-url'], user: values['caldav-user'], password: values['caldav-password'] });
   return {
     success: true,
     value: {
       yes: values.yes === true,
+      calendar: { off: values['no-calendar'] === true, ...calendar },
       provider: values.provider, baseUrl: values['base-url'], model: values.model, apiKey: values['api-key'],
       skipLlmTest: values['skip-llm-test'] === true, timezone: values.timezone,
       telegram: either(undefined, values['no-telegram'], values['telegram-token']),

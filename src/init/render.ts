@@ -12,6 +12,8 @@ export interface SetupChoices {
   voice?: VoiceChoice;
   /** The web console (http.listen) on this loopback address; absent: http is left as it is. */
   console?: string;
+  /** tools.calendar with one CalDAV account (its password as ${CALDAV_PASSWORD}); 'off' removes it; absent: left as it is. */
+  calendar?: { url: string; user: string; password: boolean } | 'off';
   /** scheduler.default_chat; absent: left as it is. */
   defaultChat?: string;
   /** Secret values by variable name, for `.env`. */
@@ -63,6 +65,10 @@ export function renderConfig(baseText: string, choices: SetupChoices): string {
     document.setIn(['http', 'console'], true);
   }
   if (choices.defaultChat !== undefined) document.setIn(['scheduler', 'default_chat'], choices.defaultChat);
+  if (choices.calendar === 'off') remove(document, ['tools', 'calendar']);
+  else if (choices.calendar) {
+    document.setIn(['tools', 'calendar', 'accounts'], document.createNode([{ name: 'home', url: choices.calendar.url, user: choices.calendar.user, ...(choices.calendar.password ? { password: '${CALDAV_PASSWORD}' } : {}) }]));
+  }
 
   if (choices.voice === 'off') remove(document, ['voice']);
   else if (choices.voice) {

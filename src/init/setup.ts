@@ -14,6 +14,7 @@ import { presetForUrl } from './presets.js';
 import { renderConfig, renderEnv, type SetupChoices } from './render.js';
 import { chooseConsole, chooseDefaultChat, chooseRun, CONSOLE_LISTEN, type RunChoice } from './run-steps.js';
 import { SetupCancelled, type SetupUi } from './ui.js';
+import { chooseCalendar } from './calendar-step.js';
 import { chooseVoice } from './voice-step.js';
 
 const SANDBOX_IMAGE = 'familiar-sandbox:latest';
@@ -101,7 +102,8 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   const consoleOn = await chooseConsole(ui, flags, existing.console);
   const sandbox = await chooseSandbox(ui, flags, existing.sandbox);
   const voice = await chooseVoice(ui, flags, { llmBaseUrl: llm.baseUrl, llmKey: llm.key, existing: existing.voice });
-  const env: Record<string, string> = { ...voice.env };
+  const calendar = await chooseCalendar(ui, flags);
+  const env: Record<string, string> = { ...voice.env, ...calendar.env };
   if (llm.keyVariable !== undefined && llm.key !== '') env[llm.keyVariable] = llm.key;
   if (telegram) env.TELEGRAM_BOT_TOKEN = telegram.token;
   if (discord) env.DISCORD_BOT_TOKEN = discord.token;
@@ -114,6 +116,7 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
     ...(sandbox ? { sandbox: { image: SANDBOX_IMAGE } } : {}),
     ...(voice.choice !== undefined ? { voice: voice.choice } : {}),
     ...(consoleOn ? { console: CONSOLE_LISTEN } : {}),
+    ...(calendar.choice !== undefined ? { calendar: calendar.choice } : {}),
     ...(defaultChat !== undefined && defaultChat !== existing.defaultChat ? { defaultChat } : {}),
     env: llm.key !== '' && llm.keyVariable === undefined ? { ...env, LLM_API_KEY: llm.key } : env,
   };

@@ -10,6 +10,7 @@ import type { ToolRegistry } from '../registry/registry.js';
 import { createSandboxPart, type SandboxPart } from '../sandbox/part.js';
 import { createSchedulerPart, type SchedulerPart } from '../scheduler/part.js';
 import { createSkillsPart } from '../skills/part.js';
+import type { CalendarPart } from '../tools/calendar/part.js';
 import { createImagesPart } from '../tools/images/part.js';
 import { createWebPart } from '../tools/web/part.js';
 import { createVoicePart } from '../voice/part.js';
@@ -22,6 +23,7 @@ export interface Made {
   web: Awaited<ReturnType<typeof createWebPart>>;
   images: ReturnType<typeof createImagesPart>;
   email: { part: Part | undefined; recent?: NonNullable<NotesPartMail>; unseen?: UnseenMail };
+  calendar: CalendarPart | { part: undefined; calendars: undefined; alarms: undefined };
   skills: ReturnType<typeof createSkillsPart>;
   mcp: McpPart | { part: undefined; manager: undefined; prompts: undefined };
   notes: NotesPart;
@@ -53,6 +55,10 @@ export async function makeParts(core: Core): Promise<Made> {
   const email = config.tools.email
     ? (await import('../tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir: core.configDir, log, workspaces: sandbox.sandbox?.workspaces }))) ?? { part: undefined }
     : (log.info('email: no tools.email section; the email tool is off'), { part: undefined });
+  // The calendar's modules (ical.js, tsdav) load only when tools.calendar is set.
+  const calendar = config.tools.calendar
+    ? (await import('../tools/calendar/part.js').then(({ createCalendarPart }) => createCalendarPart({ config, log, scheduler: scheduler.access, ...(options.now ? { now: () => options.now?.().getTime() ?? Date.now() } : {}) }))) ?? { part: undefined, calendars: undefined, alarms: undefined }
+    : { part: undefined, calendars: undefined, alarms: undefined };
   const skills = createSkillsPart({
     config, db, clock, log, tools, llm: core.llm, sandbox: sandbox.sandbox, startTurn: turns.start, delivery, labels: core.labels,
     scheduler: scheduler.scheduler, baseDir: core.configDir,
@@ -65,8 +71,8 @@ export async function makeParts(core: Core): Promise<Made> {
   const notes = makeNotes(core, scheduler, 'recent' in email ? email.recent : undefined);
   // Voice notes heard and answers spoken, for the channels (and the console): engines are only run on use.
   const voice = createVoicePart({ config, db, log, ...(options.now ? { now: options.now } : {}) });
-  const heartbeat = makeHeartbeat(core, scheduler, notes, 'unseen' in email ? email.unseen : undefined);
-  return { scheduler, sandbox, web, images, email, skills, mcp, notes, voice, heartbeat };
+  const heartbeat = makeHeartbeat(core, scheduler, notes, 'unseen' in email ? email.unseen : undefined, calendar.calendars);
+  return { scheduler, sandbox, web, images, email, calendar, skills, mcp, notes, voice, heartbeat };
 }
 
 /** MCP is loaded only when a server is configured (the SDK is large). */
@@ -103,13 +109,14 @@ function makeNotes(core: Core, scheduler: SchedulerPart, mail: NotesPartMail): N
 }
 
 /** The heartbeat's probes read the email part's connection, the task files and the run ledger (src/heartbeat/). */
-function makeHeartbeat(core: Core, scheduler: SchedulerPart, notes: NotesPart, mail: UnseenMail | undefined): ReturnType<typeof createHeartbeatPart> {
+function makeHeartbeat(core: Core, scheduler: SchedulerPart, notes: NotesPart, mail: UnseenMail | undefined, calendars: CalendarPart['calendars'] | undefined): ReturnType<typeof createHeartbeatPart> {
   const { config, db, turns, delivery, events, options } = core;
   const now = options.now;
   return createHeartbeatPart({
     config, db, log: options.log, startTurn: turns.start, delivery, events, mail,
     dueTasks: (day) => notes.services.tasks.search({ status: 'open', dueBefore: day, limit: 200 }),
     failedRuns: (since) => scheduler.scheduler.store.failedSince(since),
+    ...(calendars ? { soonEvents: (from: number, to: number) => calendars.soonEvents(from, to) } : {}),
     ...(now ? { now: () => now().getTime() } : {}),
   });
 }

@@ -8,6 +8,7 @@ import type { VoiceService } from '../voice/types.js';
 import type { Core } from './core.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Made } from './parts.js';
+import { weekView } from '../tools/calendar/week.js';
 
 /** What only a running daemon has (step 4), each part as its factory returned it. */
 export interface Running {
@@ -77,6 +78,7 @@ async function makeConsole(core: Core, made: Made, router: ChannelRouter, http: 
     config, db, log: options.log, secrets: options.loaded.secrets, clock: core.clock, mount: http.mount, address: http.address,
     hub: core.hub, inbound: (update, io) => router.handle(update, io), conversations: core.conversations, commands: router.commands,
     approvals: core.approvals, scheduler: made.scheduler.scheduler, skills: made.skills.service, tools: core.tools, pairing: router.pairing,
+    ...(made.calendar.calendars ? { calendar: weekView(made.calendar.calendars, () => config.timezone, options.now ? () => options.now?.().getTime() ?? Date.now() : Date.now) } : {}),
     memory: core.memory.store, history: core.memory.history, labels: core.labels, logs: options.logRing, pressButton: made.notes.pressButton,
     records: {
       audit: (filter) => audit.listAudit(db, filter), auditedTools: () => audit.auditedTools(db), auditOutcome: audit.auditOutcome,

@@ -30,7 +30,7 @@ export function wire(core: Core, made: Made): ChatCommands {
 /** The parts whose tools and commands are offered, in the order they claim names. */
 export function toolParts(core: Core, made: Made): Part[] {
   const candidates = [
-    core.memory.part, core.usage.part, made.mcp.part, made.web.part, made.images.part, made.email.part, made.sandbox.part, made.voice.part,
+    core.memory.part, core.usage.part, made.mcp.part, made.web.part, made.images.part, made.email.part, made.calendar.part, made.sandbox.part, made.voice.part,
     made.scheduler.part, made.skills.part, made.notes.part, made.heartbeat.part,
   ];
   return candidates.filter((part): part is Part => part !== undefined);

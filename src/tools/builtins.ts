@@ -45,6 +45,8 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
   ...entries('web', 'tools.http', undefined, [['http', 'HTTP requests, with presets and the private-address guard', 'web.request']]),
   ...entries('images', 'tools.images', undefined, [['image_generate', 'make an image from a description (an OpenAI-compatible images endpoint)', 'images.generate']], (config) => (config.tools.images ? undefined : 'needs tools.images')),
   ...entries('email', 'tools.email', undefined, [['email', 'list, search, read and (if allowed) send mail; sending needs email.send too', 'email.read']], noEmail),
+  ...entries('calendar', 'tools.calendar', undefined, [['calendar', 'the person\'s CalDAV calendars and ICS feeds: list, search, free_busy, create, update, delete, respond; writing needs calendar.write too', 'calendar.read']],
+    (config) => (config.tools.calendar && (config.tools.calendar.accounts.length > 0 || config.tools.calendar.subscriptions.length > 0) ? undefined : 'needs tools.calendar')),
   ...entries('sandbox', 'tools.sandbox', 'sandbox', [['sandbox_exec', 'run a command in the conversation\'s Docker sandbox', 'sandbox.exec']], noSandbox),
   ...entries('sandbox', 'tools.sandbox', 'files', [
     ['read', 'read a workspace file', 'files.read'],

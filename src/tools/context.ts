@@ -46,6 +46,8 @@ export interface JobRequest {
   catchUp?: 'once' | 'skip';
   /** The chat that made it: results go there. */
   origin?: CallOrigin;
+  /** Outside sources its text came from (a calendar invitation's alarm): delivered saying so. */
+  sources?: string[];
 }
 
 export interface JobView {

@@ -45,7 +45,7 @@ describe('console', () => {
   it('renders every section for a logged-in person', async () => {
     const app = await start();
     const client = await app.login();
-    for (const page of ['/console/chat', '/console/approvals', '/console/activity', '/console/turns', '/console/usage', '/console/jobs', '/console/skills', '/console/pairing', '/console/memory', '/console/health']) {
+    for (const page of ['/console/chat', '/console/approvals', '/console/activity', '/console/turns', '/console/usage', '/console/jobs', '/console/calendar', '/console/skills', '/console/pairing', '/console/memory', '/console/health']) {
       const response = await client.get(page);
       expect(response.status, page).toBe(200);
       expect(response.headers.get('content-type'), page).toContain('text/html');

@@ -31,7 +31,7 @@ export default async function setup(project: TestProject): Promise<void> {
   const capability = machineCapability();
   const steps = planSetup(await checkMachine(), capability);
   if (steps.every((step) => step.action === 'ready')) {
-    say(`Docker engine, sandbox image, mail servers, voice engines, zsh, fish, systemd-analyze and chromium are ready (${Math.round(performance.now() - started)} ms)`);
+    say(`Docker engine, sandbox image, mail servers, voice engines, zsh, fish, systemd-analyze, chromium and the CalDAV servers are ready (${Math.round(performance.now() - started)} ms)`);
     project.provide('familiarSetupSkipped', []);
     return;
   }

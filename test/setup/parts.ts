@@ -14,10 +14,13 @@ const MAIL_FILES = ['/usr/sbin/dovecot', '/usr/lib/postfix/sbin/master', '/usr/l
 /** ffmpeg, espeak-ng, pocketsphinx and its English model: the real local engines of the voice suites. */
 export const VOICE_FILES = ['/usr/bin/ffmpeg', '/usr/bin/ffprobe', '/usr/bin/espeak-ng', '/usr/bin/pocketsphinx_continuous', '/usr/share/pocketsphinx/model/en-us/en-us/mdef'];
 
-export type Part = 'docker' | 'image' | 'mail' | 'voice' | 'tools' | 'browser';
+export type Part = 'docker' | 'image' | 'mail' | 'voice' | 'tools' | 'browser' | 'caldav';
 
 /** The programs the command-line tests run (completion scripts in each shell, `systemd-analyze verify`). */
 export const CLI_TOOLS: Readonly<Record<string, string>> = { zsh: '/usr/bin/zsh', fish: '/usr/bin/fish', 'systemd-analyze': '/usr/bin/systemd-analyze' };
+
+/** Radicale and Xandikos (the CalDAV servers), python3-caldav (a second client) and the recurrence oracle. */
+export const CALDAV_FILES = ['/usr/bin/radicale', '/usr/bin/xandikos', '/usr/lib/python3/dist-packages/caldav/__init__.py', '/usr/lib/python3/dist-packages/dateutil/rrule.py', '/usr/lib/python3/dist-packages/icalendar/__init__.py'];
 
 /** Debian's chromium, which the console's browser tests drive (playwright-core). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -61,6 +64,7 @@ export async function checkMachine(timeoutMs = 2000): Promise<MachineStatus> {
     voice: voiceStatus(),
     tools: toolsStatus(),
     browser: browserStatus(),
+    caldav: caldavStatus(),
   };
   const docker = new Docker({ timeout: timeoutMs });
   try {
@@ -87,6 +91,12 @@ function voiceStatus(): PartStatus {
 
 export function browserStatus(): PartStatus {
   return existsSync(CHROMIUM) ? { ready: true } : { ready: false, reason: `Debian's chromium is not installed (no ${CHROMIUM})` };
+}
+
+export function caldavStatus(): PartStatus {
+  const missing = CALDAV_FILES.filter((file) => !existsSync(file));
+  if (missing.length > 0) return { ready: false, reason: `radicale, xandikos, python3-caldav, python3-dateutil and python3-icalendar are not installed (no ${missing.join(', ')})` };
+  return { ready: true };
 }
 
 function mailStatus(): PartStatus {
@@ -126,6 +136,7 @@ const HOW = {
   voice: 'as root on Debian: sudo bash scripts/setup-voice.sh (apt-get install ffmpeg espeak-ng pocketsphinx pocketsphinx-en-us)',
   tools: 'sudo bash scripts/setup-cli-tools.sh (apt-get install zsh fish systemd)',
   browser: 'as root on Debian: sudo bash scripts/setup-browser.sh (apt-get install chromium)',
+  caldav: 'as root on Debian: sudo bash scripts/setup-caldav.sh (apt-get install radicale xandikos python3-caldav python3-dateutil python3-icalendar)',
 } as const;
 
 /** What to do for each part: nothing, run its set-up script, or skip its suites with one line saying what to install. */
@@ -155,5 +166,8 @@ export function planSetup(status: MachineStatus, capability: Capability): Step[]
   if (status.browser.ready) steps.push({ part: 'browser', action: 'ready' });
   else if (can) steps.push({ part: 'browser', action: 'install', script: 'scripts/setup-browser.sh', what: 'installing Debian\'s chromium for the console\'s browser tests (once)' });
   else steps.push({ part: 'browser', action: 'skip', line: `browser suites skipped: ${status.browser.reason ?? 'no chromium'}. To run them, ${HOW.browser}` });
+  if (status.caldav.ready) steps.push({ part: 'caldav', action: 'ready' });
+  else if (can) steps.push({ part: 'caldav', action: 'install', script: 'scripts/setup-caldav.sh', what: 'installing radicale, xandikos, python3-caldav and the recurrence oracle for the calendar tests (about 10 s, once)' });
+  else steps.push({ part: 'caldav', action: 'skip', line: `calendar suites skipped: ${status.caldav.reason ?? 'not installed'}. To run them, ${HOW.caldav}` });
   return steps;
 }

@@ -3,19 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { checkMachine, planSetup, ROOT, type Capability, type MachineStatus } from './parts.js';
 
 const ready = { ready: true };
-const allReady: MachineStatus = { docker: ready, image: ready, mail: ready, voice: ready, tools: ready, browser: ready };
+const allReady: MachineStatus = { docker: ready, image: ready, mail: ready, voice: ready, tools: ready, browser: ready, caldav: ready };
 const rootDebian: Capability = { privileged: true, debian: true, remoteEngine: false };
 const user: Capability = { privileged: false, debian: true, remoteEngine: false };
 const isRoot = process.getuid?.() === 0;
 
 describe('the test set-up plans what the machine lacks', () => {
   it.skipIf(!isRoot)('does nothing when everything is there', () => {
-    expect(planSetup(allReady, rootDebian).map((step) => step.action)).toEqual(['ready', 'ready', 'ready', 'ready', 'ready', 'ready']);
+    expect(planSetup(allReady, rootDebian).map((step) => step.action)).toEqual(['ready', 'ready', 'ready', 'ready', 'ready', 'ready', 'ready']);
   });
 
   it('as root on Debian, installs what is missing, in order', () => {
-    const steps = planSetup({ docker: { ready: false, reason: 'no engine' }, image: { ready: false }, mail: { ready: false, reason: 'no dovecot' }, voice: { ready: false, reason: 'no ffmpeg' }, tools: { ready: false, reason: 'zsh not installed' }, browser: { ready: false, reason: 'no chromium' } }, rootDebian);
-    expect(steps.map((step) => (step.action === 'install' ? step.script : step.action))).toEqual(['scripts/setup-docker.sh', 'scripts/build-sandbox-image.sh', 'scripts/setup-mail.sh', 'scripts/setup-voice.sh', 'scripts/setup-cli-tools.sh', 'scripts/setup-browser.sh']);
+    const steps = planSetup({ docker: { ready: false, reason: 'no engine' }, image: { ready: false }, mail: { ready: false, reason: 'no dovecot' }, voice: { ready: false, reason: 'no ffmpeg' }, tools: { ready: false, reason: 'zsh not installed' }, browser: { ready: false, reason: 'no chromium' }, caldav: { ready: false, reason: 'no radicale' } }, rootDebian);
+    expect(steps.map((step) => (step.action === 'install' ? step.script : step.action))).toEqual(['scripts/setup-docker.sh', 'scripts/build-sandbox-image.sh', 'scripts/setup-mail.sh', 'scripts/setup-voice.sh', 'scripts/setup-cli-tools.sh', 'scripts/setup-browser.sh', 'scripts/setup-caldav.sh']);
   });
 
   it('rebuilds an image left by an older build script', () => {
@@ -24,8 +24,8 @@ describe('the test set-up plans what the machine lacks', () => {
   });
 
   it('without root: one line per part saying what to install, nothing run', () => {
-    const steps = planSetup({ docker: { ready: false, reason: 'no Docker engine answers at unix:///var/run/docker.sock' }, image: { ready: false }, mail: { ready: false, reason: 'Dovecot/Postfix are not installed' }, voice: { ready: false, reason: 'ffmpeg, espeak-ng and pocketsphinx are not installed' }, tools: ready, browser: { ready: false, reason: "Debian's chromium is not installed (no /usr/bin/chromium)" } }, user);
-    expect(steps.map((step) => step.action)).toEqual(['skip', 'skip', 'skip', 'ready', 'skip']);
+    const steps = planSetup({ docker: { ready: false, reason: 'no Docker engine answers at unix:///var/run/docker.sock' }, image: { ready: false }, mail: { ready: false, reason: 'Dovecot/Postfix are not installed' }, voice: { ready: false, reason: 'ffmpeg, espeak-ng and pocketsphinx are not installed' }, tools: ready, browser: { ready: false, reason: "Debian's chromium is not installed (no /usr/bin/chromium)" }, caldav: ready }, user);
+    expect(steps.map((step) => step.action)).toEqual(['skip', 'skip', 'skip', 'ready', 'skip', 'ready']);
     expect(steps[0]).toMatchObject({ line: expect.stringMatching(/^Docker suites skipped: no Docker engine answers at unix:\/\/\/var\/run\/docker\.sock\. To run them, install and start a Docker engine \(Debian: apt-get install docker\.io/) });
     expect(steps[1]).toMatchObject({ line: expect.stringMatching(/^mail suites skipped: Dovecot\/Postfix are not installed\. To run them, as root on Debian: sudo bash scripts\/setup-mail\.sh/) });
     expect(steps[2]).toMatchObject({ line: expect.stringMatching(/^voice suites skipped: ffmpeg, espeak-ng and pocketsphinx are not installed\. To run them, as root on Debian: sudo bash scripts\/setup-voice\.sh/) });
@@ -43,7 +43,7 @@ describe('the test set-up plans what the machine lacks', () => {
   });
 
   it('not on Debian: nothing is installed, even as root', () => {
-    const steps = planSetup({ docker: { ready: false, reason: 'none' }, image: { ready: false }, mail: { ready: false, reason: 'none' }, voice: { ready: false, reason: 'none' }, tools: ready, browser: { ready: false, reason: 'none' } }, { ...rootDebian, debian: false });
+    const steps = planSetup({ docker: { ready: false, reason: 'none' }, image: { ready: false }, mail: { ready: false, reason: 'none' }, voice: { ready: false, reason: 'none' }, tools: ready, browser: { ready: false, reason: 'none' }, caldav: { ready: false, reason: 'none' } }, { ...rootDebian, debian: false });
     expect(steps.every((step) => step.action !== 'install')).toBe(true);
   });
 

@@ -16,6 +16,7 @@ const EVERYTHING = {
     email: { imap: { host: 'imap.example.com', user: 'me@example.com', password: 'pw-12345' } },
     sandbox: { image: 'familiar-sandbox:test', code_agent: { command: 'fake-agent run' } },
     images: { model: 'gpt-image-1' },
+    calendar: { accounts: [{ url: 'https://dav.example.com/', user: 'me@example.com', password: 'pw-12345' }] },
   },
 };
 

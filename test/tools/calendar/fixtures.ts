@@ -1,0 +1,55 @@
+// What the calendar tests share: the tool over a real server, a minimal call context, and the events a "phone"
+// (another client) puts on the server by plain PUT.
+import type { ToolCallContext, ToolResult } from '../../../src/tools/types.js';
+import { Calendars } from '../../../src/tools/calendar/calendars.js';
+import type { CalendarParams } from '../../../src/tools/calendar/params.js';
+import { resolveCalendarSettings, type CalendarSettings } from '../../../src/tools/calendar/settings.js';
+import { createCalendarTool } from '../../../src/tools/calendar/tool.js';
+import { captureLogger } from '../../helpers/app.js';
+import type { CaldavServer } from '../../helpers/caldav-server.js';
+
+export const ZONE = 'Europe/Berlin';
+export const PERSON = 'person@example.org';
+
+export function settingsFor(server: CaldavServer, extra: Partial<{ addresses: string[] }> = {}): CalendarSettings {
+  const resolved = resolveCalendarSettings({
+    accounts: [{ name: 'home', url: server.url, user: server.kind === 'radicale' ? server.user : '', password: server.kind === 'radicale' ? server.password : '', calendars: [], addresses: extra.addresses ?? [PERSON] }],
+    subscriptions: [], timeout_s: 10, alarm_days: 7,
+  });
+  if (!resolved.enabled) throw new Error(resolved.reason);
+  return resolved.settings;
+}
+
+export function calendarTool(server: CaldavServer, now = Date.parse('2026-10-01T08:00:00Z')): { tool: ReturnType<typeof createCalendarTool>; calendars: Calendars; call(params: CalendarParams): Promise<ToolResult> } {
+  const calendars = new Calendars(settingsFor(server), () => ZONE);
+  const tool = createCalendarTool({ calendars, timeZone: () => ZONE, now: () => now, servers: [server.url] });
+  const ctx = { log: captureLogger([], []), taint: [], signal: new AbortController().signal } as unknown as ToolCallContext;
+  return { tool, calendars, call: (params) => tool.execute(params, ctx) };
+}
+
+/** Puts a resource the way another client would (no If-Match), returning its URL. */
+export async function putEvent(server: CaldavServer, name: string, ics: string): Promise<string> {
+  const href = `${server.calendarUrl}${name}.ics`;
+  const auth = server.kind === 'radicale' ? { authorization: `Basic ${Buffer.from(`${server.user}:${server.password}`).toString('base64')}` } : {};
+  const response = await fetch(href, { method: 'PUT', body: ics, headers: { ...auth, 'content-type': 'text/calendar' } });
+  if (!response.ok) throw new Error(`PUT ${href}: ${response.status} ${await response.text()}`);
+  return href;
+}
+
+export const ics = (...lines: string[]): string => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//phone//EN', ...lines, 'END:VCALENDAR', ''].join('\r\n');
+
+/** Weekly in Berlin across the change of 25 October 2026, one EXDATE, one occurrence moved to the afternoon. */
+export const WEEKLY = ics(
+  'BEGIN:VEVENT', 'UID:weekly-sync', 'DTSTAMP:20260901T000000Z', 'SUMMARY:Weekly sync', 'DTSTART;TZID=Europe/Berlin:20261005T090000',
+  'DTEND;TZID=Europe/Berlin:20261005T093000', 'RRULE:FREQ=WEEKLY;COUNT=8', 'EXDATE;TZID=Europe/Berlin:20261019T090000', 'END:VEVENT',
+  'BEGIN:VEVENT', 'UID:weekly-sync', 'DTSTAMP:20260901T000000Z', 'SUMMARY:Weekly sync (moved)', 'RECURRENCE-ID;TZID=Europe/Berlin:20261102T090000',
+  'DTSTART;TZID=Europe/Berlin:20261102T140000', 'DTEND;TZID=Europe/Berlin:20261102T143000', 'END:VEVENT',
+);
+
+export const HOLIDAY = ics('BEGIN:VEVENT', 'UID:holiday', 'DTSTAMP:20260901T000000Z', 'SUMMARY:Christmas', 'DTSTART;VALUE=DATE:20261225', 'DTEND;VALUE=DATE:20261227', 'END:VEVENT');
+
+/** The last Friday of each month, in New York (a zone other than the person's). */
+export const LAST_FRIDAY = ics(
+  'BEGIN:VEVENT', 'UID:last-friday', 'DTSTAMP:20260901T000000Z', 'SUMMARY:Month close', 'DTSTART;TZID=America/New_York:20260130T170000',
+  'DTEND;TZID=America/New_York:20260130T180000', 'RRULE:FREQ=MONTHLY;BYDAY=-1FR', 'END:VEVENT',
+);
