@@ -4,7 +4,7 @@ import { errorMessage } from '../errors.js';
 import type { ChatMessage } from '../llm/types.js';
 import { addProposals, chatKey } from './email-tool.js';
 import { formatProposals } from './email-scan.js';
-import { emailReplyCommand } from './mail-link.js';
+import { emailReplyCommand } from './mail-reply.js';
 import { tasksByDue, taskForChat } from './format.js';
 import { planningReview } from './goal-tools.js';
 import type { NotesServices } from './services.js';

@@ -1,5 +1,5 @@
 import type { AfterHook } from '../tools/call.js';
-import { recordReplies } from './mail-link.js';
+import { recordReplies } from './mail-reply.js';
 import type { Database } from '../db/database.js';
 import type { ButtonHandler, Delivery } from '../delivery/types.js';
 import type { LlmClient } from '../llm/types.js';
