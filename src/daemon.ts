@@ -121,7 +121,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   lifecycle.parts = [
     running?.http, core.memory.part, core.usage.part, made.mcp.part, made.web.part, made.images.part, made.email.part, made.sandbox.part, made.voice.part,
     running?.telegram, running?.discord, running?.chatApprovals, running?.console,
-    made.scheduler.part, made.skills.part, made.notes.part, made.heartbeat.part, customTools.part, ...(options.parts ?? []), reload.part,
+    made.triggers.part, made.scheduler.part, made.skills.part, made.notes.part, made.heartbeat.part, customTools.part, ...(options.parts ?? []), reload.part,
   ].filter((part): part is Part => part !== undefined);
   return assemble(core, made, customTools, running, lifecycle, commands, reload.reload);
 }

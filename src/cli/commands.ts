@@ -16,6 +16,7 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['audit', async () => (await import('./audit.js')).auditCommand],
   ['jobs', async () => (await import('./jobs.js')).jobsCommand],
   ['heartbeat', async () => (await import('./heartbeat.js')).heartbeatCommand],
+  ['triggers', async () => (await import('./triggers.js')).triggersCommand],
   ['skills', async () => (await import('./skills.js')).skillsCommand],
   ['pairing', async () => (await import('./pairing.js')).pairingCommand],
   ['status', async () => (await import('./status.js')).statusCommand],

@@ -96,6 +96,12 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
     ],
   },
   {
+    name: 'triggers', summary: 'inbound triggers (signed webhooks, watched mail): the inbox',
+    commands: [
+      { name: 'list', summary: 'the newest triggers, their source and summary, and the jobs that took each', options: [{ ...LIMIT, description: 'at most N triggers (default 20)' }] },
+    ],
+  },
+  {
     name: 'jobs', summary: 'scheduled jobs and reminders, their run log',
     commands: [
       { name: 'list', summary: 'jobs with their schedule and next run', options: [{ name: 'all', description: 'finished one-shots too' }] },

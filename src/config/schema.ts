@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { parseCommandLine } from '../lib/command-line.js';
 import { duration } from './duration.js';
+import { intentsSchema, triggersSchema } from './triggers-schema.js';
 import { isValidTimeZone, systemTimeZone } from './timezone.js';
 
 /**
@@ -296,6 +297,13 @@ const jobSchema = z.strictObject({
   deliver_to: z.string().optional(),
   enabled: z.boolean().default(true),
   approve: z.array(z.string()).default([]),
+  /** Runs once per inbound trigger of this source (docs/triggers.md), beside cron, run_at and when. */
+  trigger: z
+    .strictObject({
+      source: z.string().regex(/^(mail|webhook:[a-zA-Z0-9_-]{1,64})$/, 'write `mail` or `webhook:<name>` (a route of triggers.webhooks)'),
+      match: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 const schedulerSchema = z.strictObject({
@@ -411,6 +419,8 @@ export const configSchema = z.strictObject({
   http: httpServerSchema.default({}),
   voice: voiceSchema.default({}),
   heartbeat: heartbeatSchema.optional(),
+  triggers: triggersSchema.default({}),
+  intents: intentsSchema.default({}),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -13,6 +13,7 @@ import { createSkillsPart } from '../skills/part.js';
 import { createImagesPart } from '../tools/images/part.js';
 import { createWebPart } from '../tools/web/part.js';
 import { createVoicePart } from '../voice/part.js';
+import { createTriggersPart, type TriggersPart } from '../triggers/part.js';
 import type { Core } from './core.js';
 
 /** The parts that bring tools and chat commands, as their factories returned them: `{ part, ...services }` each. */
@@ -27,6 +28,7 @@ export interface Made {
   notes: NotesPart;
   voice: ReturnType<typeof createVoicePart>;
   heartbeat: ReturnType<typeof createHeartbeatPart>;
+  triggers: TriggersPart;
 }
 
 type NotesPartMail = Parameters<typeof createNotesPart>[0]['mail'];
@@ -40,6 +42,7 @@ export async function makeParts(core: Core): Promise<Made> {
   const { config, db, clock, tools, turns, delivery, options } = core;
   const { log, mode } = options;
   const scheduler = createSchedulerPart({ config, db, clock, log, startTurn: turns.start, delivery });
+  const triggers = createTriggersPart({ config, db, log, ...(options.now ? { now: () => options.now?.().getTime() ?? Date.now() } : {}) });
   const sandbox = await createSandboxPart({ config, dataDir: config.data_dir, log, probe: mode === 'daemon' });
   tools.setContext({
     config, log, secrets: options.loaded.secrets, memory: core.memory.store, scheduler: scheduler.access,
@@ -66,7 +69,7 @@ export async function makeParts(core: Core): Promise<Made> {
   // Voice notes heard and answers spoken, for the channels (and the console): engines are only run on use.
   const voice = createVoicePart({ config, db, log, ...(options.now ? { now: options.now } : {}) });
   const heartbeat = makeHeartbeat(core, scheduler, notes, 'unseen' in email ? email.unseen : undefined);
-  return { scheduler, sandbox, web, images, email, skills, mcp, notes, voice, heartbeat };
+  return { scheduler, sandbox, web, images, email, skills, mcp, notes, voice, heartbeat, triggers };
 }
 
 /** MCP is loaded only when a server is configured (the SDK is large). */

@@ -15,6 +15,11 @@ export function wire(core: Core, made: Made): ChatCommands {
   memory.addOutsideLabeler(made.notes.memoryHooks.outsideLabeler);
   memory.addPromptFilter(made.notes.memoryHooks.promptFilter);
   for (const { owns, execute } of [...made.skills.executors, ...made.notes.executors]) made.scheduler.scheduler.addExecutor(owns, execute);
+  // Inbound triggers run `trigger:` jobs: the scheduler reads the inbox, and hears of each new trigger at once.
+  const { scheduler } = made.scheduler;
+  scheduler.setTriggerFeed(made.triggers.inbox);
+  // After the acknowledgement, not before it: the claims and the turn are not the sender's to wait for.
+  made.triggers.inbox.onArrival(() => setImmediate(() => scheduler.dispatchTriggers()));
   const parts = toolParts(core, made);
   for (const part of parts) {
     for (const tool of part.tools ?? []) if (core.builtins.allows({ name: tool.name, group: toolGroup(tool), aliases: tool.aliases ?? [] })) core.tools.register(tool);
