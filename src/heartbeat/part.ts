@@ -11,7 +11,7 @@ import { localDay } from './hours.js';
 import { failedJobsProbe, inboxProbe, mailProbe, tasksProbe } from './probes.js';
 import { formatStatus } from './status.js';
 import { HeartbeatStore } from './store.js';
-import type { DueTasks, FailedRuns, Probe, UnseenMail } from './types.js';
+import type { DueTasks, FailedRuns, Probe, UnclaimedTriggers, UnseenMail } from './types.js';
 
 export interface HeartbeatPartDeps {
   config: Config;
@@ -24,6 +24,7 @@ export interface HeartbeatPartDeps {
   mail?: UnseenMail | undefined;
   dueTasks?: DueTasks | undefined;
   failedRuns?: FailedRuns | undefined;
+  unclaimedTriggers?: UnclaimedTriggers | undefined;
   now?: () => number;
 }
 
@@ -42,7 +43,7 @@ export function createHeartbeatPart(deps: HeartbeatPartDeps): { heartbeat: Heart
     ...(deps.mail ? [mailProbe(deps.mail)] : []),
     ...(deps.dueTasks ? [tasksProbe(deps.dueTasks, (at) => localDay(at, config.timezone))] : []),
     ...(deps.failedRuns ? [failedJobsProbe(deps.failedRuns)] : []),
-    inboxProbe(),
+    ...(deps.unclaimedTriggers ? [inboxProbe(deps.unclaimedTriggers)] : []),
   ];
   const store = new HeartbeatStore(deps.db);
   const heartbeat = new Heartbeat({ config, store, probes, startTurn: deps.startTurn, delivery: deps.delivery, log, now });

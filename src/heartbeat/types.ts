@@ -31,3 +31,6 @@ export type DueTasks = (day: string) => Array<{ ref: string; path: string; descr
 
 /** Scheduled runs that failed since a moment (the scheduler's run ledger). */
 export type FailedRuns = (since: number) => Array<{ id: number; jobId: string; error: string | undefined; startedAt: number }>;
+
+/** Triggers in the inbox that no job took, since a moment (src/triggers/). */
+export type UnclaimedTriggers = (since: number) => Array<{ id: string; source: string; summary: string }>;

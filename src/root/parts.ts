@@ -54,7 +54,7 @@ export async function makeParts(core: Core): Promise<Made> {
     budget: { check: (conversationId) => core.usage.gate({ conversationId, source: 'image' }), record: (call) => core.usage.record({ ...call, source: 'image' }) },
   });
   const email = config.tools.email
-    ? (await import('../tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir: core.configDir, log, workspaces: sandbox.sandbox?.workspaces }))) ?? { part: undefined }
+    ? (await import('../tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir: core.configDir, log, workspaces: sandbox.sandbox?.workspaces, triggers: triggers.inbox }))) ?? { part: undefined }
     : (log.info('email: no tools.email section; the email tool is off'), { part: undefined });
   const skills = createSkillsPart({
     config, db, clock, log, tools, llm: core.llm, sandbox: sandbox.sandbox, startTurn: turns.start, delivery, labels: core.labels,
@@ -68,7 +68,7 @@ export async function makeParts(core: Core): Promise<Made> {
   const notes = makeNotes(core, scheduler, 'recent' in email ? email.recent : undefined);
   // Voice notes heard and answers spoken, for the channels (and the console): engines are only run on use.
   const voice = createVoicePart({ config, db, log, ...(options.now ? { now: options.now } : {}) });
-  const heartbeat = makeHeartbeat(core, scheduler, notes, 'unseen' in email ? email.unseen : undefined);
+  const heartbeat = makeHeartbeat(core, scheduler, notes, 'unseen' in email ? email.unseen : undefined, triggers);
   return { scheduler, sandbox, web, images, email, skills, mcp, notes, voice, heartbeat, triggers };
 }
 
@@ -105,14 +105,15 @@ function makeNotes(core: Core, scheduler: SchedulerPart, mail: NotesPartMail): N
   });
 }
 
-/** The heartbeat's probes read the email part's connection, the task files and the run ledger (src/heartbeat/). */
-function makeHeartbeat(core: Core, scheduler: SchedulerPart, notes: NotesPart, mail: UnseenMail | undefined): ReturnType<typeof createHeartbeatPart> {
+/** The heartbeat's probes read the email part's connection, the task files, the run ledger and the trigger inbox (src/heartbeat/). */
+function makeHeartbeat(core: Core, scheduler: SchedulerPart, notes: NotesPart, mail: UnseenMail | undefined, triggers: TriggersPart): ReturnType<typeof createHeartbeatPart> {
   const { config, db, turns, delivery, events, options } = core;
   const now = options.now;
   return createHeartbeatPart({
     config, db, log: options.log, startTurn: turns.start, delivery, events, mail,
     dueTasks: (day) => notes.services.tasks.search({ status: 'open', dueBefore: day, limit: 200 }),
     failedRuns: (since) => scheduler.scheduler.store.failedSince(since),
+    unclaimedTriggers: (since) => triggers.inbox.unclaimedSince(since),
     ...(now ? { now: () => now().getTime() } : {}),
   });
 }

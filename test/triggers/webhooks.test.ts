@@ -30,6 +30,7 @@ describe('webhook triggers', () => {
     fake.handle(() => ({ content: 'done' }));
     ({ app } = await makeTestApp(fake, {
       http: { listen: '127.0.0.1:0' },
+      heartbeat: { every: '30m' },
       triggers: {
         webhooks: {
           gh: { scheme: 'github', secret: GITHUB_SECRET, token: TOKEN },
@@ -95,6 +96,15 @@ describe('webhook triggers', () => {
     await expect.poll(() => inbox.get('webhook:gh:delivery-issue-1')?.dispatchedAt, { timeout: 5000 }).toBeDefined();
     expect(inbox.get('webhook:gh:delivery-issue-1')?.jobs).toEqual([]);
     expect(inbox.unclaimedSince(0).map((item) => item.id)).toContain('webhook:gh:delivery-issue-1');
+  });
+
+  it('has the heartbeat report a trigger no job took once, as outside content', async () => {
+    const first = await app.heartbeat.beat({ force: true });
+    expect(first).toMatchObject({ kind: 'reported', items: 1 });
+    const prompt = JSON.stringify(fake.requests.at(-1)?.body.messages);
+    expect(prompt).toContain('trigger webhook:gh: webhook gh: github issues');
+    expect(prompt).toContain('comes from outside');
+    expect((await app.heartbeat.beat({ force: true })).kind).toBe('idle');
   });
 
   it('accepts a Standard Webhooks delivery signed by the reference library', async () => {

@@ -8,13 +8,14 @@ import { EmailError } from './errors.js';
 import type { ImapSession } from './imap.js';
 import type { SmtpSender } from './send.js';
 import { resolveEmailSettings, type EmailSettings } from './settings.js';
+import type { MailTriggerSink, MailWatcher } from './watch.js';
 
 /**
  * Installs the `email` tool when `tools.email` has IMAP credentials; otherwise one log line and nothing else.
  * Nothing connects here: the IMAP login happens on the first call, and imapflow, mailparser and nodemailer are
  * loaded only then. The tool's own modules are loaded only when the section is there.
  */
-export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger; workspaces?: Workspaces | undefined }): Promise<{ part: Part; recent: ReturnType<typeof createRecentMail>; unseen: ReturnType<typeof createUnseenMail> } | undefined> {
+export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger; workspaces?: Workspaces | undefined; triggers?: MailTriggerSink | undefined }): Promise<{ part: Part; recent: ReturnType<typeof createRecentMail>; unseen: ReturnType<typeof createUnseenMail> } | undefined> {
   const resolved = resolveEmailSettings(deps.config.tools.email, deps.configDir);
   const log = deps.log.child({ component: 'email' });
   if (!resolved.enabled) {
@@ -31,14 +32,25 @@ export async function createEmailPart(deps: { config: Config; configDir: string;
     { account: settings.imap.user, imap: `${settings.imap.host}:${settings.imap.port}`, smtp: settings.smtp ? `${settings.smtp.host}:${settings.smtp.port}` : null, allowSend: settings.allowSend },
     `email: ${settings.imap.user}; sending ${!settings.smtp ? 'unavailable (no smtp.host)' : settings.allowSend ? 'allowed' : 'off (allow_send: false)'}`,
   );
+  // New mail as triggers (triggers.mail.watch): a second connection, in IDLE, only when asked for.
+  const watch = deps.config.triggers.mail;
+  const watcher = watch.watch && deps.triggers
+    ? new (await import('./watch.js')).MailWatcher({ endpoint: settings.imap, ca: settings.ca, folder: watch.folder, sink: deps.triggers, log })
+    : undefined;
   const part: Part = {
     name: 'email',
     tools: [createEmailTool({ settings, session, sender, workspaces: deps.workspaces })],
+    async start() {
+      watcher?.start();
+    },
+    async stop() {
+      await watcher?.stop();
+    },
     async close() {
       sender?.close();
       await session.close();
     },
-    doctor: () => emailDoctor(settings, session, sender),
+    doctor: async () => [...await emailDoctor(settings, session, sender), ...await watchDoctor(watch, watcher)],
   };
   // The notes part's email scan reads recent mail through the same one connection.
   return { part, recent: createRecentMail(session, settings.imap.user), unseen: createUnseenMail(session, settings.imap.user) };
@@ -70,6 +82,18 @@ async function emailDoctor(settings: EmailSettings, session: ImapSession, sender
     lines.push(doctorFailure(smtpLabel, error));
   }
   return lines;
+}
+
+/** Whether the watcher runs and the server offers IDLE (known once it has logged in). */
+async function watchDoctor(watch: Config['triggers']['mail'], watcher: MailWatcher | undefined): Promise<DoctorLine[]> {
+  if (!watch.watch || !watcher) return [];
+  const label = `email: watching ${watch.folder} for new mail`;
+  try {
+    if (await watcher.offersIdle()) return [{ status: 'ok', label, detail: 'the server offers IMAP IDLE' }];
+    return [{ status: 'warn', label, detail: 'the server does not offer IMAP IDLE: new mail is seen only when the watcher reconnects', fix: 'use a server with IDLE (nearly all do), or a cron job that reads the mail' }];
+  } catch (error) {
+    return [doctorFailure(label, error)];
+  }
 }
 
 function doctorFailure(label: string, error: unknown): DoctorLine {
