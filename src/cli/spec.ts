@@ -96,6 +96,13 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
     ],
   },
   {
+    name: 'intents', summary: 'standing intents: "when X comes up, remind me of Y" (made in a chat with /when)',
+    commands: [
+      { name: 'list', summary: 'the intents that may still fire' },
+      { name: 'cancel', summary: 'end one', usage: 'ID' },
+    ],
+  },
+  {
     name: 'triggers', summary: 'inbound triggers (signed webhooks, watched mail): the inbox',
     commands: [
       { name: 'list', summary: 'the newest triggers, their source and summary, and the jobs that took each', options: [{ ...LIMIT, description: 'at most N triggers (default 20)' }] },

@@ -20,6 +20,8 @@ export function wire(core: Core, made: Made): ChatCommands {
   scheduler.setTriggerFeed(made.triggers.inbox);
   // After the acknowledgement, not before it: the claims and the turn are not the sender's to wait for.
   made.triggers.inbox.onArrival(() => setImmediate(() => scheduler.dispatchTriggers()));
+  // Standing intents hear each new trigger's summary: outside words, so a match only reminds the person.
+  made.triggers.inbox.onArrival((item) => void made.heartbeat.intents.check(`${item.summary}\n${item.payload}`, { from: 'outside', source: item.source }));
   const parts = toolParts(core, made);
   for (const part of parts) {
     for (const tool of part.tools ?? []) if (core.builtins.allows({ name: tool.name, group: toolGroup(tool), aliases: tool.aliases ?? [] })) core.tools.register(tool);

@@ -52,6 +52,11 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
   ...entries('sandbox', 'tools.sandbox.code_agent', 'sandbox', [['opencode', 'give a coding task to a coding agent in its own container']],
     (config) => (config.tools.sandbox?.code_agent ? undefined : 'needs tools.sandbox.code_agent')),
   ...entries('scheduler', 'scheduler', undefined, [['schedule', 'create, list and remove jobs and reminders']]),
+  ...entries('heartbeat', 'intents', undefined, [
+    ['intent_create', 'a standing intent: when words come up, remind the person (only in a turn with no outside content)'],
+    ['intent_list', 'the standing intents of this chat'],
+    ['intent_cancel', 'cancel a standing intent'],
+  ]),
   ...entries('skills', 'skills_dir', 'skills', [
     ['create_skill', 'write a new skill'],
     ['list_skills', 'list the skills'],
