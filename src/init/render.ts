@@ -12,6 +12,8 @@ export interface SetupChoices {
   voice?: VoiceChoice;
   /** The web console (http.listen) on this loopback address; absent: http is left as it is. */
   console?: string;
+  /** `on`: a heartbeat section (every 30m) unless one is there; `off`: removed; absent: left as it is. */
+  heartbeat?: 'on' | 'off';
   /** scheduler.default_chat; absent: left as it is. */
   defaultChat?: string;
   /** Secret values by variable name, for `.env`. */
@@ -63,6 +65,8 @@ export function renderConfig(baseText: string, choices: SetupChoices): string {
     document.setIn(['http', 'console'], true);
   }
   if (choices.defaultChat !== undefined) document.setIn(['scheduler', 'default_chat'], choices.defaultChat);
+  if (choices.heartbeat === 'off') remove(document, ['heartbeat']);
+  else if (choices.heartbeat === 'on' && !document.hasIn(['heartbeat'])) document.setIn(['heartbeat'], document.createNode({ every: '30m', active_hours: '08:00-22:00' }));
 
   if (choices.voice === 'off') remove(document, ['voice']);
   else if (choices.voice) {

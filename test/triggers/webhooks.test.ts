@@ -36,6 +36,7 @@ describe('webhook triggers', () => {
           gh: { scheme: 'github', secret: GITHUB_SECRET, token: TOKEN },
           std: { scheme: 'standard', secret: STANDARD_SECRET, token: TOKEN },
           generic: { scheme: 'hmac', secret: HMAC_SECRET, token: TOKEN, header: 'x-sig', timestamp_header: 'x-ts', per_minute: 3 },
+          unsigned: { scheme: 'hmac', token: TOKEN },
         },
       },
       scheduler: {
@@ -133,5 +134,15 @@ describe('webhook triggers', () => {
       statuses.push((await post('generic', body, { 'x-sig': `sha256=${sig}`, 'x-ts': ts, 'x-webhook-id': `g-${index}` })).status);
     }
     expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it('has doctor say which routes are ready and which have no secret', async () => {
+    const lines = await app.parts.find((part) => part.name === 'triggers')?.doctor?.() ?? [];
+    expect(lines.find((line) => line.label === 'webhook gh (github)')?.status).toBe('ok');
+    expect(lines.find((line) => line.label === 'webhook unsigned (hmac)')).toMatchObject({ status: 'fail', detail: 'no secret: every request is refused' });
+  });
+
+  it('refuses every request to a route without a secret', async () => {
+    expect((await post('unsigned', '{}', { 'x-signature': 'sha256=00' })).status).toBe(404);
   });
 });

@@ -68,4 +68,9 @@ describeMail('new mail as triggers (IMAP IDLE)', () => {
     expect(mailTriggers()).toHaveLength(3);
     expect(jobRuns()).toHaveLength(3);
   });
+
+  it('has doctor say the server offers IMAP IDLE', async () => {
+    const lines = await app.parts.find((part) => part.name === 'email')?.doctor?.() ?? [];
+    expect(lines.find((line) => line.label === 'email: watching INBOX for new mail')).toMatchObject({ status: 'ok', detail: 'the server offers IMAP IDLE' });
+  });
 });
