@@ -44,7 +44,8 @@ describe('standing intents and outside content', () => {
     expect(run.success).toBe(true);
     expect(app.intents.store.active(Date.now())).toEqual([]);
     const toolMessage = fake.requests.at(-1)?.body.messages.find((message) => message.role === 'tool');
-    expect(JSON.stringify(toolMessage)).toMatch(/denied|refused|not allowed|outside content/i);
+    // The gate refused it before the tool ran: nobody can approve it in a run that read outside content.
+    expect(JSON.stringify(toolMessage)).toContain('The call to intent_create was not approved: this unattended run has read outside content');
   });
 
   it('makes the intent in a turn with only the person\'s words', async () => {
