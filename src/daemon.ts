@@ -25,6 +25,7 @@ import type { McpManager } from './mcp/manager.js';
 import type { MemoryHistory } from './memory/history.js';
 import type { MemoryStore } from './memory/store.js';
 import type { Heartbeat } from './heartbeat/beat.js';
+import type { Intents } from './heartbeat/intents.js';
 import { appliedBy, createConfigReload, type ReloadOutcome } from './ops/reload.js';
 import type { ChatCommands, Part } from './part.js';
 import type { ToolRegistry } from './registry/registry.js';
@@ -67,6 +68,8 @@ export interface Daemon {
   skills: SkillService;
   /** The heartbeat (`heartbeat:`): its beats, status, pause and resume; armed by its part only when configured. */
   heartbeat: Heartbeat;
+  /** Standing intents (`/when`): made by the person, matched without a model, a reminder their only action. */
+  intents: Intents;
   /** Present when `tools.sandbox` is on (in the daemon: and the engine answered with the image). */
   sandbox: Sandbox | undefined;
   mcp: McpManager | undefined;
@@ -121,7 +124,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   lifecycle.parts = [
     running?.http, core.memory.part, core.usage.part, made.mcp.part, made.web.part, made.images.part, made.email.part, made.calendar.part, made.sandbox.part, made.voice.part,
     running?.telegram, running?.discord, running?.chatApprovals, running?.console,
-    made.scheduler.part, made.skills.part, made.notes.part, made.heartbeat.part, customTools.part, ...(options.parts ?? []), reload.part,
+    made.triggers.part, made.scheduler.part, made.skills.part, made.notes.part, made.heartbeat.part, customTools.part, ...(options.parts ?? []), reload.part,
   ].filter((part): part is Part => part !== undefined);
   return assemble(core, made, customTools, running, lifecycle, commands, reload.reload);
 }
@@ -160,7 +163,7 @@ function assemble(core: Core, made: Made, customTools: CustomTools, running: Run
   return {
     config: core.config, loaded: options.loaded, log: options.log, db: core.db, clock: core.clock, memory: core.memory.store,
     history: core.memory.history, conversations: core.conversations, tools: core.tools, events: core.events, customTools, agent: core.agent,
-    turns: core.turns, approvals: core.approvals, scheduler: made.scheduler.scheduler, skills: made.skills.service, heartbeat: made.heartbeat.heartbeat, sandbox: made.sandbox.sandbox,
+    turns: core.turns, approvals: core.approvals, scheduler: made.scheduler.scheduler, skills: made.skills.service, heartbeat: made.heartbeat.heartbeat, intents: made.heartbeat.intents, sandbox: made.sandbox.sandbox,
     mcp: made.mcp.manager, voice: made.voice.service, channels: core.hub, delivery: core.delivery, router: running?.router,
     commands: running?.router.commands ?? commands,
     parts: lifecycle.parts, llmReady: core.llmReady, startedAt: core.startedAt,

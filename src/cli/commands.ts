@@ -17,6 +17,8 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['jobs', async () => (await import('./jobs.js')).jobsCommand],
   ['calendar', async () => (await import('./calendar.js')).calendarCommand],
   ['heartbeat', async () => (await import('./heartbeat.js')).heartbeatCommand],
+  ['triggers', async () => (await import('./triggers.js')).triggersCommand],
+  ['intents', async () => (await import('./intents.js')).intentsCommand],
   ['skills', async () => (await import('./skills.js')).skillsCommand],
   ['pairing', async () => (await import('./pairing.js')).pairingCommand],
   ['status', async () => (await import('./status.js')).statusCommand],

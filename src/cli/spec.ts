@@ -109,6 +109,19 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
     ],
   },
   {
+    name: 'intents', summary: 'standing intents: "when X comes up, remind me of Y" (made in a chat with /when)',
+    commands: [
+      { name: 'list', summary: 'the intents that may still fire' },
+      { name: 'cancel', summary: 'end one', usage: 'ID' },
+    ],
+  },
+  {
+    name: 'triggers', summary: 'inbound triggers (signed webhooks, watched mail): the inbox',
+    commands: [
+      { name: 'list', summary: 'the newest triggers, their source and summary, and the jobs that took each', options: [{ ...LIMIT, description: 'at most N triggers (default 20)' }] },
+    ],
+  },
+  {
     name: 'jobs', summary: 'scheduled jobs and reminders, their run log',
     commands: [
       { name: 'list', summary: 'jobs with their schedule and next run', options: [{ name: 'all', description: 'finished one-shots too' }] },

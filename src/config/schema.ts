@@ -1,6 +1,8 @@
 import { z } from 'zod/v3';
 import { parseCommandLine } from '../lib/command-line.js';
 import { duration } from './duration.js';
+import { emailSchema } from './email-schema.js';
+import { intentsSchema, triggersSchema } from './triggers-schema.js';
 import { isValidTimeZone, systemTimeZone } from './timezone.js';
 
 /**
@@ -60,22 +62,6 @@ const httpPresetSchema = z.strictObject({
   base_url: z.string().url(),
   headers: z.record(z.string(), z.string()).default({}),
   description: z.string().optional(),
-});
-
-const mailEndpoint = z.strictObject({
-  host: z.string().default(''),
-  port: z.number().int().min(1).max(65535).optional(),
-  secure: z.boolean().optional(),
-  user: z.string().default(''),
-  password: secret,
-});
-
-const mailAccount = z.strictObject({
-  imap: mailEndpoint.default({}),
-  smtp: mailEndpoint.extend({ from: z.string().default('') }).default({}),
-  ca: z.string().optional(),
-  ca_file: z.string().optional(),
-  allow_send: z.boolean().default(false),
 });
 
 const mcpServerSchema = z.strictObject({
@@ -138,12 +124,7 @@ const toolsSchema = z.strictObject({
       max_redirects: z.number().int().min(0).max(20).default(5),
     })
     .default({}),
-  email: mailAccount
-    .extend({
-      /** More mailboxes by name (`work`, `family`): each as the top level is; the tool's `account` picks one. */
-      accounts: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/i, 'an account name: letters, digits, _ or -'), mailAccount).default({}),
-    })
-    .optional(),
+  email: emailSchema.optional(),
   /** The `calendar` tool: the person's CalDAV calendars (the server is the source of truth) and read-only ICS feeds. */
   calendar: z
     .strictObject({
@@ -329,6 +310,13 @@ const jobSchema = z.strictObject({
   deliver_to: z.string().optional(),
   enabled: z.boolean().default(true),
   approve: z.array(z.string()).default([]),
+  /** Runs once per inbound trigger of this source (docs/triggers.md), beside cron, run_at and when. */
+  trigger: z
+    .strictObject({
+      source: z.string().regex(/^(mail|webhook:[a-zA-Z0-9_-]{1,64})$/, 'write `mail` or `webhook:<name>` (a route of triggers.webhooks)'),
+      match: z.string().min(1).optional(),
+    })
+    .optional(),
 });
 
 const schedulerSchema = z.strictObject({
@@ -448,6 +436,8 @@ export const configSchema = z.strictObject({
   http: httpServerSchema.default({}),
   voice: voiceSchema.default({}),
   heartbeat: heartbeatSchema.optional(),
+  triggers: triggersSchema.default({}),
+  intents: intentsSchema.default({}),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -402,4 +402,46 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: '017-triggers-and-intents',
+    sql: `
+      -- The trigger inbox (src/triggers/): every inbound trigger (a signed webhook, a new mail) written before it is
+      -- acknowledged, once per id (source + delivery id, or the Message-ID). \`received_at\` is unique (a later
+      -- trigger in the same millisecond takes the next one), so a trigger job's ledger row (job_id, scheduled_for)
+      -- is one per trigger. \`dispatched_at\` is set once the jobs it matched have claimed their runs; \`jobs\` names them.
+      CREATE TABLE trigger_inbox (
+        id TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        received_at INTEGER NOT NULL UNIQUE,
+        summary TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        dispatched_at INTEGER,
+        jobs TEXT NOT NULL DEFAULT '[]'
+      );
+      CREATE INDEX trigger_inbox_pending ON trigger_inbox (dispatched_at, received_at);
+      -- Where a mail watcher got to per account and folder: UIDVALIDITY and the last UID seen, for the catch-up.
+      CREATE TABLE trigger_cursors (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+      -- A job run by a trigger (\`trigger:\` beside cron and run_at): its source and match, as JSON.
+      ALTER TABLE jobs ADD COLUMN trigger TEXT;
+      -- Standing intents (src/heartbeat/intents*.ts): made only by the person; matched without a model.
+      CREATE TABLE intents (
+        id TEXT PRIMARY KEY,
+        match TEXT NOT NULL,
+        remind TEXT NOT NULL,
+        target TEXT,
+        origin_channel TEXT,
+        origin_chat TEXT,
+        cooldown_s INTEGER NOT NULL,
+        fires_left INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        last_fired_at INTEGER,
+        fired INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        cancelled_at INTEGER
+      );
+    `,
+  },
 ];

@@ -31,6 +31,8 @@ export interface HeartbeatDeps {
   delivery: Delivery;
   log: Logger;
   now: () => number;
+  /** Hears each beat's new items before the model is asked (standing intents match them). Must not throw. */
+  noticed?: (items: readonly NewItem[]) => void;
 }
 
 /** A provider's refusal that waiting cannot fix: a wrong key, no credit (llm/failure.ts words them so). */
@@ -105,6 +107,7 @@ export class Heartbeat {
     store.set('last_beat', String(now));
     const items = await this.newItems(now);
     if (items.length === 0) return { kind: 'idle' };
+    this.deps.noticed?.(items);
     const day = this.today(now);
     if (settings.day_tokens > 0 && store.spent(day).tokens >= settings.day_tokens) {
       return this.stopForDay(day, `today's heartbeat tokens reached heartbeat.day_tokens (${formatNumber(settings.day_tokens)})`);

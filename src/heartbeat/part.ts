@@ -9,9 +9,13 @@ import type { StartTurn } from '../turns/types.js';
 import { Heartbeat, type BeatOutcome } from './beat.js';
 import { localDay } from './hours.js';
 import { eventsProbe, failedJobsProbe, inboxProbe, mailProbe, tasksProbe } from './probes.js';
+import type { NewItem } from './answer.js';
+import { IntentStore } from './intent-store.js';
+import { createIntentCommands, createIntentTools } from './intent-tools.js';
+import { Intents } from './intents.js';
 import { formatStatus } from './status.js';
 import { HeartbeatStore } from './store.js';
-import type { DueTasks, FailedRuns, Probe, SoonEvents, UnseenMail } from './types.js';
+import type { DueTasks, FailedRuns, Probe, SoonEvents, UnclaimedTriggers, UnseenMail } from './types.js';
 
 export interface HeartbeatPartDeps {
   config: Config;
@@ -26,6 +30,7 @@ export interface HeartbeatPartDeps {
   failedRuns?: FailedRuns | undefined;
   /** Calendar events starting soon (when tools.calendar is set). */
   soonEvents?: SoonEvents | undefined;
+  unclaimedTriggers?: UnclaimedTriggers | undefined;
   now?: () => number;
 }
 
@@ -36,7 +41,7 @@ const FIRST_BEAT_MS = 60_000;
  * The heartbeat part: `/heartbeat`, doctor lines, and — only when `heartbeat:` is in the config — a timer that runs a
  * beat every `heartbeat.every`. With the section absent nothing is armed: no timer, no probe, no read.
  */
-export function createHeartbeatPart(deps: HeartbeatPartDeps): { heartbeat: Heartbeat; part: Part } {
+export function createHeartbeatPart(deps: HeartbeatPartDeps): { heartbeat: Heartbeat; intents: Intents; part: Part } {
   const { config } = deps;
   const log = deps.log.child({ component: 'heartbeat' });
   const now = deps.now ?? Date.now;
@@ -45,12 +50,18 @@ export function createHeartbeatPart(deps: HeartbeatPartDeps): { heartbeat: Heart
     ...(deps.dueTasks ? [tasksProbe(deps.dueTasks, (at) => localDay(at, config.timezone))] : []),
     ...(deps.failedRuns ? [failedJobsProbe(deps.failedRuns)] : []),
     ...(deps.soonEvents ? [eventsProbe(deps.soonEvents, (at) => new Intl.DateTimeFormat('en-GB', { timeZone: config.timezone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at))] : []),
-    inboxProbe(),
+    ...(deps.unclaimedTriggers ? [inboxProbe(deps.unclaimedTriggers)] : []),
   ];
   const store = new HeartbeatStore(deps.db);
-  const heartbeat = new Heartbeat({ config, store, probes, startTurn: deps.startTurn, delivery: deps.delivery, log, now });
+  const intents = new Intents({ store: new IntentStore(deps.db), config, delivery: deps.delivery, log, now });
+  // A beat's new items (a mail's sender and subject, a trigger's summary) are outside words: they only remind.
+  const noticed = (items: readonly NewItem[]): void => {
+    for (const item of items) void intents.check(item.text, { from: 'outside', source: item.outside ?? item.probe });
+  };
+  const heartbeat = new Heartbeat({ config, store, probes, startTurn: deps.startTurn, delivery: deps.delivery, log, now, noticed });
   let timer: NodeJS.Timeout | undefined;
   let stopListening: (() => void) | undefined;
+  let stopMatching: (() => void) | undefined;
   let lastTick = 0;
 
   const arm = (minimumMs = 1000): void => {
@@ -69,8 +80,16 @@ export function createHeartbeatPart(deps: HeartbeatPartDeps): { heartbeat: Heart
 
   const part: Part = {
     name: 'heartbeat',
-    commands: new Map([['heartbeat', heartbeatCommand(heartbeat, deps.delivery, config)]]),
+    tools: createIntentTools(intents, config.timezone),
+    commands: new Map([['heartbeat', heartbeatCommand(heartbeat, deps.delivery, config)], ...createIntentCommands(intents, config.timezone)]),
     async start() {
+      // The person's messages are matched against their standing intents whether or not the heartbeat beats.
+      stopMatching = deps.events.on('turn:start', (event) => {
+        const start = event as { source?: string; text?: string; origin?: { channel: string; chatId: string } };
+        if ((start.source === 'chat' || start.source === 'cli') && typeof start.text === 'string' && start.origin) {
+          void intents.check(start.text, { from: 'person', chat: `${start.origin.channel}:${start.origin.chatId}` });
+        }
+      }, { source: 'intents' });
       if (!config.heartbeat) {
         log.info('heartbeat: off (no heartbeat section in the config)');
         return;
@@ -84,6 +103,8 @@ export function createHeartbeatPart(deps: HeartbeatPartDeps): { heartbeat: Heart
       log.info({ every: config.heartbeat.every, probes: probes.map((probe) => probe.name) }, `heartbeat: every ${config.heartbeat.every} s; probes ${probes.map((probe) => probe.name).join(', ')}`);
     },
     async stop() {
+      stopMatching?.();
+      stopMatching = undefined;
       clearTimeout(timer);
       stopListening?.();
       stopListening = undefined;
@@ -92,7 +113,7 @@ export function createHeartbeatPart(deps: HeartbeatPartDeps): { heartbeat: Heart
       return heartbeatDoctor(config, deps.delivery, probes, heartbeat);
     },
   };
-  return { heartbeat, part };
+  return { heartbeat, intents, part };
 }
 
 function logOutcome(log: Logger, outcome: BeatOutcome): void {

@@ -1,4 +1,4 @@
-import type { DueTasks, FailedRuns, Probe, SoonEvents, UnseenMail } from './types.js';
+import type { DueTasks, FailedRuns, Probe, SoonEvents, UnclaimedTriggers, UnseenMail } from './types.js';
 
 /** At most this many unread messages are looked at per beat (the newest). */
 const MAIL_LIMIT = 50;
@@ -72,7 +72,18 @@ export function eventsProbe(soonEvents: SoonEvents, clock: (at: number) => strin
   };
 }
 
-/** New items in the trigger inbox (issue 26, item 4): nothing until the inbox exists; its place in the order is kept. */
-export function inboxProbe(): Probe {
-  return { name: 'inbox', check: async () => [] };
+/** Triggers older than this are not news. */
+const INBOX_WINDOW_MS = 7 * 86_400_000;
+
+/**
+ * New items of the trigger inbox that no `trigger:` job took (a webhook or a mail nobody scheduled anything for),
+ * keyed by trigger id. Their summaries are the senders' words: outside content, labelled with the trigger's source.
+ */
+export function inboxProbe(unclaimed: UnclaimedTriggers): Probe {
+  return {
+    name: 'inbox',
+    async check(now) {
+      return unclaimed(now - INBOX_WINDOW_MS).map((item) => ({ key: item.id, text: `trigger ${item.source}: ${item.summary}`, outside: item.source }));
+    },
+  };
 }

@@ -34,3 +34,5 @@ export type FailedRuns = (since: number) => Array<{ id: number; jobId: string; e
 
 /** Calendar events starting within a window (made by the calendar part, expanded on the client). */
 export type SoonEvents = (from: number, to: number) => Promise<Array<{ key: string; start: number; summary: string; location?: string; outside?: string }>>;
+/** Triggers in the inbox that no job took, since a moment (src/triggers/). */
+export type UnclaimedTriggers = (since: number) => Array<{ id: string; source: string; summary: string }>;

@@ -29,6 +29,8 @@ export interface SetupFlags {
   tts: { url?: string; key?: string; model?: string; voice?: string; command?: string };
   /** --console / --no-console: the web console on 127.0.0.1:8484. */
   console: boolean | undefined;
+  /** --heartbeat / --no-heartbeat: `heartbeat: { every: 30m }` (docs/heartbeat.md). */
+  heartbeat: boolean | undefined;
   /** scheduler.default_chat (`telegram:123`), `none` for none. */
   defaultChat: string | undefined;
   /** Writes the variables docker-compose.yml reads (and, as root, hands ./data to the container's uid). */
@@ -75,6 +77,8 @@ export const INIT_OPTIONS: readonly OptionSpec[] = [
   { name: 'no-calendar', description: 'no calendar' },
   { name: 'console', description: 'the web console on 127.0.0.1:8484 (http.listen); familiar console prints a login link' },
   { name: 'no-console', description: 'no web console (http.listen left as it is)' },
+  { name: 'heartbeat', description: 'the heartbeat: every 30 minutes, probes without the model (new mail, due tasks, failed jobs); the model only when something changed' },
+  { name: 'no-heartbeat', description: 'no heartbeat' },
   { name: 'default-chat', value: 'TARGET', description: 'where results of jobs made in the terminal go, e.g. telegram:123 (default: your Telegram chat when known; none for none)' },
   { name: 'compose', description: 'run it with Docker Compose: .env gets the variables docker-compose.yml reads; as root, ./data is handed to uid 1000' },
   { name: 'service', description: 'install a systemd user service once the files are written (familiar service install)' },
@@ -115,6 +119,7 @@ changing an existing file, showing the diff. Every question has a flag; with --y
   --caldav-url URL          your CalDAV calendar (Radicale, Baïkal, Nextcloud…); --caldav-user USER,
                             --caldav-password P (.env: CALDAV_PASSWORD); --no-calendar: none
   --console / --no-console  the web console on 127.0.0.1:8484 (http.listen), or none
+  --heartbeat / --no-heartbeat  notice new mail, due tasks and failed jobs every 30 minutes (0 tokens while idle)
   --default-chat TARGET     where results of jobs made in the terminal go (telegram:123; none); default: your
                             Telegram chat when init learnt it
   --compose                 run it with Docker Compose: .env gets the variables docker-compose.yml reads, and as
@@ -142,7 +147,7 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
     'no-telegram': flag('no-telegram'), 'discord-token': text('discord-token'), 'discord-user': list('discord-user'),
     'discord-api-url': text('discord-api-url'), 'no-discord': flag('no-discord'), sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
     overwrite: flag('overwrite'), voice: flag('voice'), 'no-voice': flag('no-voice'),
-    console: flag('console'), 'no-console': flag('no-console'), 'default-chat': text('default-chat'), compose: flag('compose'), service: flag('service'),
+    console: flag('console'), 'no-console': flag('no-console'), heartbeat: flag('heartbeat'), 'no-heartbeat': flag('no-heartbeat'), 'default-chat': text('default-chat'), compose: flag('compose'), service: flag('service'),
     'stt-url': text('stt-url'), 'stt-key': text('stt-key'), 'stt-model': text('stt-model'), 'stt-command': text('stt-command'),
     'tts-url': text('tts-url'), 'tts-key': text('tts-key'), 'tts-model': text('tts-model'), 'tts-voice': text('tts-voice'), 'tts-command': text('tts-command'),
     'caldav-url': text('caldav-url'), 'caldav-user': text('caldav-user'), 'caldav-password': text('caldav-password'), 'no-calendar': flag('no-calendar'),
@@ -180,6 +185,7 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
       voice: either(values.voice, values['no-voice'], stt.url ?? stt.command ?? tts.url ?? tts.command),
       stt, tts,
       console: either(values.console, values['no-console'], undefined),
+      heartbeat: either(values.heartbeat, values['no-heartbeat'], undefined),
       defaultChat: chat,
       compose: values.compose === true,
       service: values.service === true,

@@ -14,6 +14,8 @@ export interface SetupChoices {
   console?: string;
   /** tools.calendar with one CalDAV account (its password as ${CALDAV_PASSWORD}); 'off' removes it; absent: left as it is. */
   calendar?: { url: string; user: string; password: boolean } | 'off';
+  /** `on`: a heartbeat section (every 30m) unless one is there; `off`: removed; absent: left as it is. */
+  heartbeat?: 'on' | 'off';
   /** scheduler.default_chat; absent: left as it is. */
   defaultChat?: string;
   /** Secret values by variable name, for `.env`. */
@@ -69,6 +71,8 @@ export function renderConfig(baseText: string, choices: SetupChoices): string {
   else if (choices.calendar) {
     document.setIn(['tools', 'calendar', 'accounts'], document.createNode([{ name: 'home', url: choices.calendar.url, user: choices.calendar.user, ...(choices.calendar.password ? { password: '${CALDAV_PASSWORD}' } : {}) }]));
   }
+  if (choices.heartbeat === 'off') remove(document, ['heartbeat']);
+  else if (choices.heartbeat === 'on' && !document.hasIn(['heartbeat'])) document.setIn(['heartbeat'], document.createNode({ every: '30m', active_hours: '08:00-22:00' }));
 
   if (choices.voice === 'off') remove(document, ['voice']);
   else if (choices.voice) {

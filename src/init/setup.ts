@@ -84,6 +84,7 @@ interface ExistingSetup {
   sandbox: boolean;
   voice: boolean;
   console: boolean;
+  heartbeat: boolean;
   defaultChat?: string;
 }
 
@@ -103,6 +104,7 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   const sandbox = await chooseSandbox(ui, flags, existing.sandbox);
   const voice = await chooseVoice(ui, flags, { llmBaseUrl: llm.baseUrl, llmKey: llm.key, existing: existing.voice });
   const calendar = await chooseCalendar(ui, flags);
+  const heartbeat = await chooseHeartbeat(ui, flags, existing.heartbeat);
   const env: Record<string, string> = { ...voice.env, ...calendar.env };
   if (llm.keyVariable !== undefined && llm.key !== '') env[llm.keyVariable] = llm.key;
   if (telegram) env.TELEGRAM_BOT_TOKEN = telegram.token;
@@ -117,6 +119,7 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
     ...(voice.choice !== undefined ? { voice: voice.choice } : {}),
     ...(consoleOn ? { console: CONSOLE_LISTEN } : {}),
     ...(calendar.choice !== undefined ? { calendar: calendar.choice } : {}),
+    ...(heartbeat !== undefined ? { heartbeat } : {}),
     ...(defaultChat !== undefined && defaultChat !== existing.defaultChat ? { defaultChat } : {}),
     env: llm.key !== '' && llm.keyVariable === undefined ? { ...env, LLM_API_KEY: llm.key } : env,
   };
@@ -138,6 +141,17 @@ async function chooseTimezone(ui: SetupUi, flags: SetupFlags, current: string | 
     validate: (value) => (isValidTimeZone(value.trim()) ? undefined : 'not an IANA time zone (e.g. Europe/Paris, America/New_York)'),
   });
   return answer.trim();
+}
+
+/** The heartbeat: asked when interactive (it is off until its section exists); a flag decides otherwise. */
+async function chooseHeartbeat(ui: SetupUi, flags: SetupFlags, current: boolean): Promise<'on' | 'off' | undefined> {
+  if (flags.heartbeat !== undefined) return flags.heartbeat ? 'on' : 'off';
+  if (!ui.interactive) return undefined;
+  const on = await ui.confirm({
+    message: 'Turn on the heartbeat? Every 30 minutes it checks new mail, due tasks and failed jobs without the model, and asks the model only when something changed (an idle day costs 0 tokens).',
+    initialValue: current,
+  });
+  return on ? 'on' : 'off';
 }
 
 async function chooseSandbox(ui: SetupUi, flags: SetupFlags, current: boolean): Promise<boolean> {
@@ -205,7 +219,7 @@ function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices, run: Run
 }
 
 function readExisting(configFile: string, envFile: string): ExistingSetup {
-  const existing: ExistingSetup = { env: {}, sandbox: false, voice: false, console: false };
+  const existing: ExistingSetup = { env: {}, sandbox: false, voice: false, console: false, heartbeat: false };
   if (existsSync(envFile)) {
     existing.envText = readFileSync(envFile, 'utf8');
     existing.env = readEnvFile(envFile).values;
@@ -225,6 +239,7 @@ function readExisting(configFile: string, envFile: string): ExistingSetup {
   set('timezone', text(pick('timezone')));
   existing.sandbox = pick('tools', 'sandbox') !== undefined && pick('tools', 'sandbox') !== null;
   existing.voice = pick('voice') !== undefined && pick('voice') !== null;
+  existing.heartbeat = pick('heartbeat') !== undefined && pick('heartbeat') !== null;
   const listen = pick('http', 'listen');
   existing.console = typeof listen === 'string' && listen !== '' && listen !== '${FAMILIAR_HTTP_LISTEN:-}' && pick('http', 'console') !== false;
   set('defaultChat', text(pick('scheduler', 'default_chat')));

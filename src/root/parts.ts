@@ -14,6 +14,7 @@ import type { CalendarPart } from '../tools/calendar/part.js';
 import { createImagesPart } from '../tools/images/part.js';
 import { createWebPart } from '../tools/web/part.js';
 import { createVoicePart } from '../voice/part.js';
+import { createTriggersPart, type TriggersPart } from '../triggers/part.js';
 import type { Core } from './core.js';
 
 /** The parts that bring tools and chat commands, as their factories returned them: `{ part, ...services }` each. */
@@ -29,6 +30,7 @@ export interface Made {
   notes: NotesPart;
   voice: ReturnType<typeof createVoicePart>;
   heartbeat: ReturnType<typeof createHeartbeatPart>;
+  triggers: TriggersPart;
 }
 
 type NotesPartMail = Parameters<typeof createNotesPart>[0]['mail'];
@@ -42,6 +44,7 @@ export async function makeParts(core: Core): Promise<Made> {
   const { config, db, clock, tools, turns, delivery, options } = core;
   const { log, mode } = options;
   const scheduler = createSchedulerPart({ config, db, clock, log, startTurn: turns.start, delivery });
+  const triggers = createTriggersPart({ config, db, log, ...(options.now ? { now: () => options.now?.().getTime() ?? Date.now() } : {}) });
   const sandbox = await createSandboxPart({ config, dataDir: config.data_dir, log, probe: mode === 'daemon' });
   tools.setContext({
     config, log, secrets: options.loaded.secrets, memory: core.memory.store, scheduler: scheduler.access,
@@ -53,7 +56,7 @@ export async function makeParts(core: Core): Promise<Made> {
     budget: { check: (conversationId) => core.usage.gate({ conversationId, source: 'image' }), record: (call) => core.usage.record({ ...call, source: 'image' }) },
   });
   const email = config.tools.email
-    ? (await import('../tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir: core.configDir, log, workspaces: sandbox.sandbox?.workspaces }))) ?? { part: undefined }
+    ? (await import('../tools/email/part.js').then(({ createEmailPart }) => createEmailPart({ config, configDir: core.configDir, log, workspaces: sandbox.sandbox?.workspaces, triggers: triggers.inbox }))) ?? { part: undefined }
     : (log.info('email: no tools.email section; the email tool is off'), { part: undefined });
   // The calendar's modules (ical.js, tsdav) load only when tools.calendar is set.
   const calendar = config.tools.calendar
@@ -71,8 +74,8 @@ export async function makeParts(core: Core): Promise<Made> {
   const notes = makeNotes(core, scheduler, 'recent' in email ? email.recent : undefined);
   // Voice notes heard and answers spoken, for the channels (and the console): engines are only run on use.
   const voice = createVoicePart({ config, db, log, ...(options.now ? { now: options.now } : {}) });
-  const heartbeat = makeHeartbeat(core, scheduler, notes, 'unseen' in email ? email.unseen : undefined, calendar.calendars);
-  return { scheduler, sandbox, web, images, email, calendar, skills, mcp, notes, voice, heartbeat };
+  const heartbeat = makeHeartbeat(core, scheduler, notes, 'unseen' in email ? email.unseen : undefined, triggers, calendar.calendars);
+  return { scheduler, sandbox, web, images, email, calendar, skills, mcp, notes, voice, heartbeat, triggers };
 }
 
 /** MCP is loaded only when a server is configured (the SDK is large). */
@@ -108,8 +111,8 @@ function makeNotes(core: Core, scheduler: SchedulerPart, mail: NotesPartMail): N
   });
 }
 
-/** The heartbeat's probes read the email part's connection, the task files and the run ledger (src/heartbeat/). */
-function makeHeartbeat(core: Core, scheduler: SchedulerPart, notes: NotesPart, mail: UnseenMail | undefined, calendars: CalendarPart['calendars'] | undefined): ReturnType<typeof createHeartbeatPart> {
+/** The heartbeat's probes read the email part's connection, the task files, the run ledger, the trigger inbox and the calendars (src/heartbeat/). */
+function makeHeartbeat(core: Core, scheduler: SchedulerPart, notes: NotesPart, mail: UnseenMail | undefined, triggers: TriggersPart, calendars: CalendarPart['calendars'] | undefined): ReturnType<typeof createHeartbeatPart> {
   const { config, db, turns, delivery, events, options } = core;
   const now = options.now;
   return createHeartbeatPart({
@@ -117,6 +120,7 @@ function makeHeartbeat(core: Core, scheduler: SchedulerPart, notes: NotesPart, m
     dueTasks: (day) => notes.services.tasks.search({ status: 'open', dueBefore: day, limit: 200 }),
     failedRuns: (since) => scheduler.scheduler.store.failedSince(since),
     ...(calendars ? { soonEvents: (from: number, to: number) => calendars.soonEvents(from, to) } : {}),
+    unclaimedTriggers: (since) => triggers.inbox.unclaimedSince(since),
     ...(now ? { now: () => now().getTime() } : {}),
   });
 }

@@ -57,6 +57,7 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
   };
   const httpModule = await import('../http/part.js');
   const http = await httpModule.createHttpPart({ config, log, state });
+  if ('mount' in http) http.mount(made.triggers.webhooks);
   const console = 'mount' in http ? await makeConsole(core, made, router, http, state, lifecycle) : { part: undefined };
   return {
     http: http.part, httpAddress: () => ('address' in http ? http.address() : undefined),

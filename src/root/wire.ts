@@ -17,6 +17,13 @@ export function wire(core: Core, made: Made): ChatCommands {
   memory.addPromptFilter(made.notes.memoryHooks.promptFilter);
   core.tools.on('tool:after', made.notes.recordReplies, { source: 'the notes part (replies to tasks\' mail)' });
   for (const { owns, execute } of [...made.skills.executors, ...made.notes.executors]) made.scheduler.scheduler.addExecutor(owns, execute);
+  // Inbound triggers run `trigger:` jobs: the scheduler reads the inbox, and hears of each new trigger at once.
+  const { scheduler } = made.scheduler;
+  scheduler.setTriggerFeed(made.triggers.inbox);
+  // After the acknowledgement, not before it: the claims and the turn are not the sender's to wait for.
+  made.triggers.inbox.onArrival(() => setImmediate(() => scheduler.dispatchTriggers()));
+  // Standing intents hear each new trigger's summary: outside words, so a match only reminds the person.
+  made.triggers.inbox.onArrival((item) => void made.heartbeat.intents.check(`${item.summary}\n${item.payload}`, { from: 'outside', source: item.source }));
   const parts = toolParts(core, made);
   for (const part of parts) {
     for (const tool of part.tools ?? []) {

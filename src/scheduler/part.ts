@@ -17,6 +17,7 @@ import { JobStore } from './store.js';
 import { parseRunAt, validateCron } from '../time/timing.js';
 import { createScheduleTool } from './tool.js';
 import { parseWhen } from '../time/when.js';
+import { parsePhrases } from '../lib/phrases.js';
 
 type DeclaredJob = Config['scheduler']['jobs'][number];
 
@@ -102,14 +103,21 @@ export function checkSchedulerConfig(config: Config): void {
       throw new ConfigError('scheduler.default_chat', errorMessage(error), { cause: error });
     }
   }
-  settings.jobs.forEach((job, index) => checkDeclaredJob(job, index, config.timezone));
+  settings.jobs.forEach((job, index) => {
+    checkDeclaredJob(job, index, config.timezone);
+    const source = job.trigger?.source;
+    if (source?.startsWith('webhook:') === true && !Object.hasOwn(config.triggers.webhooks, source.slice('webhook:'.length))) {
+      throw new ConfigError(`scheduler.jobs.${index}.trigger.source`, `names no route of triggers.webhooks (${Object.keys(config.triggers.webhooks).join(', ') || 'none configured'})`);
+    }
+  });
 }
 
 /** A declared job with a malformed schedule stops the daemon at start, naming the key. */
 function checkDeclaredJob(job: DeclaredJob, index: number, timeZone: string): void {
   const key = `scheduler.jobs.${index}`;
-  const given = (['cron', 'run_at', 'when'] as const).filter((name) => job[name] !== undefined);
-  if (given.length !== 1) throw new ConfigError(key, `give exactly one of cron, run_at or when (got ${given.length === 0 ? 'none' : given.join(' and ')})`);
+  const given = (['cron', 'run_at', 'when', 'trigger'] as const).filter((name) => job[name] !== undefined);
+  if (given.length !== 1) throw new ConfigError(key, `give exactly one of cron, run_at, when or trigger (got ${given.length === 0 ? 'none' : given.join(' and ')})`);
+  if (job.trigger?.match !== undefined && parsePhrases(job.trigger.match) === undefined) throw new ConfigError(`${key}.trigger.match`, 'has no word or phrase (e.g. "deploy, build failed")');
   if (job.cron !== undefined) {
     const cron = validateCron(job.cron, timeZone);
     if (!cron.success) throw new ConfigError(`${key}.cron`, cron.error);
@@ -134,6 +142,7 @@ function declaredToInput(job: DeclaredJob): CreateJobInput {
   return {
     id: job.id, prompt: job.prompt, cron: job.cron, run_at: job.run_at, when: job.when, catchUp: job.catch_up,
     deliverTo: job.deliver_to, approve: job.approve, enabled: job.enabled, source: 'config',
+    ...(job.trigger ? { trigger: { source: job.trigger.source, ...(job.trigger.match !== undefined ? { match: job.trigger.match } : {}) } } : {}),
     // The declaration's fingerprint: an unchanged entry leaves the stored job (and its next run) alone.
     configHash: createHash('sha256').update(JSON.stringify(job)).digest('hex').slice(0, 16),
   };

@@ -6,7 +6,7 @@ import type { CallOrigin } from '../tools/types.js';
 import type { Delivery } from '../delivery/types.js';
 import type { StartTurn, TurnOutcome } from '../turns/types.js';
 import type { JobExecutor } from './scheduler.js';
-import type { Job, RunOutcome } from './types.js';
+import type { Job, RunOutcome, TriggerEvent } from './types.js';
 
 export interface JobRunnerDeps {
   config: Pick<Config, 'routes'>;
@@ -52,15 +52,17 @@ export function createJobExecutor(deps: JobRunnerDeps): JobExecutor {
     const routed = deps.config.routes.some((route) => route.channel === 'scheduler' && (route.chat_id === undefined || route.chat_id === job.id));
     let result: TurnOutcome;
     try {
-      // A job made while outside content was in play runs tainted, its prompt presented as outside content.
-      const tainted = job.sources.length > 0;
+      // A job made while outside content was in play runs tainted, its prompt presented as outside content; a
+      // trigger's payload is always outside content (a webhook's sender, a mail's), and so is its run.
+      const taint = [...job.sources, ...(run.event ? [run.event.source] : [])];
+      const prompt = job.sources.length > 0 ? wrapExternal(`job ${job.id} (made while reading ${job.sources.join(', ')})`, job.prompt) : job.prompt;
       result = await deps.startTurn({
-        conversationId: `job-${job.id}`, text: tainted ? wrapExternal(`job ${job.id} (made while reading ${job.sources.join(', ')})`, job.prompt) : job.prompt,
+        conversationId: `job-${job.id}`, text: run.event ? `${prompt}\n\n${triggerText(run.event)}` : prompt,
         origin, source: 'job', signal,
-        ...(tainted ? { taint: job.sources } : {}),
+        ...(taint.length > 0 ? { taint } : {}),
         ...(routed ? { route: { channel: 'scheduler', chatId: job.id } } : {}),
         unattended: { owner: 'job', id: job.id, approve: job.approve },
-        systemExtra: `This is the scheduled job "${job.id}" (${run.trigger === 'catch_up' ? 'a late catch-up run' : 'on schedule'}), running unattended: nobody can answer questions. Do the task and reply with the result for the person.`,
+        systemExtra: `This is the scheduled job "${job.id}" (${RUN_WORDS[run.trigger]}), running unattended: nobody can answer questions. Do the task and reply with the result for the person.`,
       });
     } catch (error) {
       log.error({ err: error, jobId: job.id }, 'job turn threw');
@@ -82,6 +84,13 @@ export function createJobExecutor(deps: JobRunnerDeps): JobExecutor {
     };
     return deliver(outcome, result.text, result.artifacts, result.taint);
   };
+}
+
+const RUN_WORDS = { schedule: 'on schedule', catch_up: 'a late catch-up run', manual: 'run by hand', trigger: 'run by an inbound trigger' } as const;
+
+/** The trigger as the job's turn reads it: its summary and payload, wrapped as outside content. */
+function triggerText(event: TriggerEvent): string {
+  return `The trigger (${event.source}, received ${new Date(event.receivedAt).toISOString()}):\n${wrapExternal(`trigger ${event.source}`, `${event.summary}\n\n${event.payload}`)}`;
 }
 
 function failureNotice(job: Job, error: string): string {

@@ -7,10 +7,11 @@ import type { CallOrigin } from '../tools/types.js';
 import type { JobStore, ListJobsOptions } from './store.js';
 import { nextOccurrence, resolveSchedule, type Schedule, type ScheduleInput } from '../time/timing.js';
 import { iso, processDue, type DueContext } from './due.js';
-import type { CatchUp, Job, JobKind, JobRun, JobSource, RunOutcome, RunTrigger } from './types.js';
+import { dispatchTriggers, type TriggerContext } from './triggered.js';
+import type { CatchUp, Job, JobKind, JobRun, JobSource, JobTrigger, RunOutcome, RunTrigger, TriggerEvent, TriggerFeed } from './types.js';
 
 /** Runs one claimed run of a job (an agent turn or a reminder) and delivers it. Contract: never throws. */
-export type JobExecutor = (job: Job, run: { id: number; scheduledFor: number; trigger: RunTrigger }, signal: AbortSignal) => Promise<RunOutcome>;
+export type JobExecutor = (job: Job, run: { id: number; scheduledFor: number; trigger: RunTrigger; event?: TriggerEvent }, signal: AbortSignal) => Promise<RunOutcome>;
 
 /** What a part that owns some jobs (a skill's, a task reminder's) gives the root to hand to the scheduler. */
 export type JobExecutors = ReadonlyArray<{ owns: (job: Job) => boolean; execute: JobExecutor }>;
@@ -37,6 +38,8 @@ export interface CreateJobInput extends ScheduleInput {
   approve?: string[];
   /** Outside sources in play where the job was made (see Job.sources). */
   sources?: readonly string[];
+  /** A trigger job: no schedule; it runs once per trigger of the source. */
+  trigger?: JobTrigger | undefined;
   enabled?: boolean;
   source: JobSource;
   configHash?: string;
@@ -73,6 +76,7 @@ export class Scheduler {
   private readonly controllers = new Set<AbortController>();
   private readonly executors: Array<{ owns: (job: Job) => boolean; execute: JobExecutor }> = [];
   private readonly dueContext: DueContext;
+  private triggerContext: TriggerContext | undefined;
 
   constructor(options: SchedulerOptions) {
     this.options = options;
@@ -93,6 +97,20 @@ export class Scheduler {
    */
   addExecutor(owns: (job: Job) => boolean, execute: JobExecutor): void {
     this.executors.push({ owns, execute });
+  }
+
+  /** Gives the scheduler the trigger inbox: `trigger:` jobs run from it (at start, and on `dispatchTriggers()`). */
+  setTriggerFeed(feed: TriggerFeed): void {
+    this.triggerContext = {
+      store: this.store, feed, log: this.log, now: this.now,
+      isRunning: (id) => this.running.has(id),
+      launch: (job, runId, event) => void this.launch(job, runId, event.receivedAt, 'trigger', event),
+    };
+  }
+
+  /** Hands pending triggers to their jobs now (the inbox calls it when one arrives). */
+  dispatchTriggers(): void {
+    if (this.active && this.triggerContext) dispatchTriggers(this.triggerContext);
   }
 
   // ---- jobs
@@ -122,11 +140,19 @@ export class Scheduler {
         return { success: false, error: errorMessage(error) };
       }
     }
+    const common = {
+      id, kind: input.kind ?? 'agent', prompt, catchUp: input.catchUp ?? 'once', origin: input.origin, deliverTo: input.deliverTo,
+      approve: input.approve ?? [], sources: [...(input.sources ?? [])], enabled: input.enabled ?? true, source: input.source, tz: this.timeZone,
+    } satisfies Partial<Job>;
+    if (input.trigger) {
+      const trigger = input.trigger;
+      const spec = `on ${trigger.source}${trigger.match !== undefined ? ` matching ${trigger.match}` : ''}`;
+      return { success: true, value: { ...common, trigger, cron: undefined, runAt: undefined, spec, nextRunAt: undefined, lastScheduledAt: undefined, doneAt: undefined, configHash: input.configHash, createdAt: now, updatedAt: now } };
+    }
     const schedule = resolveSchedule(input, now, this.timeZone);
     if (!schedule.success) return schedule;
     const job: Job = {
-      id, kind: input.kind ?? 'agent', prompt, catchUp: input.catchUp ?? 'once', origin: input.origin, deliverTo: input.deliverTo,
-      approve: input.approve ?? [], sources: [...(input.sources ?? [])], enabled: input.enabled ?? true, source: input.source, tz: this.timeZone,
+      ...common, trigger: undefined,
       ...scheduleColumns(schedule.value, input.spec ?? specOf(input)), nextRunAt: this.firstRun(schedule.value, now),
       lastScheduledAt: undefined, doneAt: undefined, configHash: input.configHash, createdAt: now, updatedAt: now,
     };
@@ -255,6 +281,8 @@ export class Scheduler {
     this.retimeForZone(now);
     this.active = true;
     this.tick();
+    // Triggers acknowledged before a crash or stop but not yet handed to their jobs.
+    this.dispatchTriggers();
   }
 
   stop(): void {
@@ -318,7 +346,7 @@ export class Scheduler {
   }
 
   /** Runs a claimed run with the per-run timeout and records its outcome. Contract: never rejects. */
-  private launch(job: Job, runId: number, scheduledFor: number, trigger: RunTrigger): Promise<RunOutcome> {
+  private launch(job: Job, runId: number, scheduledFor: number, trigger: RunTrigger, event?: TriggerEvent): Promise<RunOutcome> {
     const controller = new AbortController();
     this.controllers.add(controller);
     const timeoutMs = this.options.runTimeoutMs;
@@ -329,7 +357,7 @@ export class Scheduler {
     const outcome = (async (): Promise<RunOutcome> => {
       try {
         const execute = this.executors.find((entry) => entry.owns(job))?.execute ?? this.options.execute;
-        return await execute(job, { id: runId, scheduledFor, trigger }, controller.signal);
+        return await execute(job, { id: runId, scheduledFor, trigger, ...(event ? { event } : {}) }, controller.signal);
       } catch (error) {
         return { status: 'failed', output: '', error: errorMessage(error) };
       }
@@ -345,6 +373,8 @@ export class Scheduler {
       clearTimeout(timer);
       this.controllers.delete(controller);
       this.running.delete(job.id);
+      // Triggers held back while this job ran.
+      if (job.trigger) this.dispatchTriggers();
     });
     this.running.set(job.id, outcome.then(() => undefined));
     return outcome;

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { Statement } from 'better-sqlite3';
-import type { Job, JobRun, RunOutcome, RunStatus, RunTrigger } from './types.js';
+import type { Job, JobRun, JobTrigger, RunOutcome, RunStatus, RunTrigger } from './types.js';
 
 interface JobRow {
   id: string;
@@ -16,6 +16,7 @@ interface JobRow {
   deliver_to: string | null;
   approve: string;
   sources: string | null;
+  trigger: string | null;
   enabled: number;
   source: string;
   tz: string;
@@ -134,9 +135,9 @@ export class JobStore {
   insert(job: Job): void {
     this.db
       .prepare(
-        `INSERT INTO jobs (id, kind, cron, run_at, spec, prompt, catch_up, origin_channel, origin_chat, origin_user, deliver_to, approve, sources,
+        `INSERT INTO jobs (id, kind, cron, run_at, spec, prompt, catch_up, origin_channel, origin_chat, origin_user, deliver_to, approve, sources, trigger,
            enabled, source, tz, next_run_at, last_scheduled_at, done_at, config_hash, created_at, updated_at)
-         VALUES (@id, @kind, @cron, @run_at, @spec, @prompt, @catch_up, @origin_channel, @origin_chat, @origin_user, @deliver_to, @approve, @sources,
+         VALUES (@id, @kind, @cron, @run_at, @spec, @prompt, @catch_up, @origin_channel, @origin_chat, @origin_user, @deliver_to, @approve, @sources, @trigger,
            @enabled, @source, @tz, @next_run_at, @last_scheduled_at, @done_at, @config_hash, @created_at, @updated_at)`,
       )
       .run(toRow(job));
@@ -148,7 +149,7 @@ export class JobStore {
       .prepare(
         `UPDATE jobs SET kind = @kind, cron = @cron, run_at = @run_at, spec = @spec, prompt = @prompt, catch_up = @catch_up,
            origin_channel = @origin_channel, origin_chat = @origin_chat, origin_user = @origin_user, deliver_to = @deliver_to,
-           approve = @approve, sources = @sources, enabled = @enabled, source = @source, tz = @tz, next_run_at = @next_run_at,
+           approve = @approve, sources = @sources, trigger = @trigger, enabled = @enabled, source = @source, tz = @tz, next_run_at = @next_run_at,
            last_scheduled_at = @last_scheduled_at, done_at = @done_at, config_hash = @config_hash, updated_at = @updated_at
          WHERE id = @id`,
       )
@@ -176,6 +177,20 @@ export class JobStore {
       if (status !== 'running') this.db.prepare('UPDATE job_runs SET ended_at = ? WHERE id = ?').run(now, inserted.lastInsertRowid);
       return Number(inserted.lastInsertRowid);
     }).immediate();
+  }
+
+  /** Enabled jobs run by triggers of this source. */
+  triggerJobs(source: string): Job[] {
+    return (this.db.prepare("SELECT * FROM jobs WHERE enabled = 1 AND trigger IS NOT NULL AND json_extract(trigger, '$.source') = ? ORDER BY id").all(source) as JobRow[]).map(toJob);
+  }
+
+  /**
+   * Claims a trigger's run of a job: its ledger row at the trigger's `receivedAt` (unique in the inbox). Returns the
+   * row id, or undefined when the row was already there (claimed before a crash or by another dispatch).
+   */
+  claimTrigger(jobId: string, receivedAt: number, now: number): number | undefined {
+    const inserted = this.statements.insertRun.run(jobId, receivedAt, 'trigger', 'running', now, null);
+    return inserted.changes === 0 ? undefined : Number(inserted.lastInsertRowid);
   }
 
   /** A manual run (`familiar jobs run ID`): its own ledger row at `now`, the schedule untouched. */
@@ -241,6 +256,7 @@ function toJob(row: JobRow): Job {
     deliverTo: row.deliver_to ?? undefined,
     approve: parseList(row.approve),
     sources: row.sources === null ? [] : parseList(row.sources),
+    trigger: row.trigger === null ? undefined : parseTrigger(row.trigger),
     enabled: row.enabled === 1,
     source: row.source === 'config' ? 'config' : row.source === 'cli' ? 'cli' : 'chat',
     tz: row.tz,
@@ -268,6 +284,7 @@ function toRow(job: Job): JobRow {
     deliver_to: job.deliverTo ?? null,
     approve: JSON.stringify(job.approve),
     sources: job.sources.length > 0 ? JSON.stringify(job.sources) : null,
+    trigger: job.trigger ? JSON.stringify(job.trigger) : null,
     enabled: job.enabled ? 1 : 0,
     source: job.source,
     tz: job.tz,
@@ -285,7 +302,7 @@ function toRun(row: RunRow): JobRun {
     id: row.id,
     jobId: row.job_id,
     scheduledFor: row.scheduled_for,
-    trigger: row.trigger === 'catch_up' ? 'catch_up' : row.trigger === 'manual' ? 'manual' : 'schedule',
+    trigger: row.trigger === 'catch_up' || row.trigger === 'manual' || row.trigger === 'trigger' ? row.trigger : 'schedule',
     status: row.status as RunStatus,
     startedAt: row.started_at,
     endedAt: row.ended_at ?? undefined,
@@ -294,6 +311,16 @@ function toRun(row: RunRow): JobRun {
     output: row.output ?? undefined,
     deliveredTo: row.delivered_to ?? undefined,
   };
+}
+
+function parseTrigger(text: string): JobTrigger | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<JobTrigger> | null;
+    if (typeof value?.source !== 'string') return undefined;
+    return { source: value.source, ...(typeof value.match === 'string' ? { match: value.match } : {}) };
+  } catch {
+    return undefined;
+  }
 }
 
 function parseList(text: string): string[] {

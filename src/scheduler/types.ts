@@ -20,6 +20,8 @@ export interface Job {
   origin: CallOrigin | undefined;
   /** An explicit target (`telegram:123`), from config. */
   deliverTo: string | undefined;
+  /** Trigger jobs: run once per inbound trigger of this source (no cron, no run_at). */
+  trigger: JobTrigger | undefined;
   /** High-risk tools this job may call unattended. */
   approve: string[];
   /**
@@ -40,9 +42,31 @@ export interface Job {
   updatedAt: number;
 }
 
+/** `source`: `mail` or `webhook:<name>`; `match`: the phrases one of which the trigger must carry (lib/phrases.ts). */
+export interface JobTrigger {
+  source: string;
+  match?: string | undefined;
+}
+
+/** An inbound trigger as the scheduler gets it from the inbox (src/triggers/); its text is outside content. */
+export interface TriggerEvent {
+  id: string;
+  source: string;
+  /** Unique across triggers: the run's `scheduled_for`, so the ledger holds one run per job and trigger. */
+  receivedAt: number;
+  summary: string;
+  payload: string;
+}
+
+/** What the scheduler reads and marks in the trigger inbox (the root hands it the inbox). */
+export interface TriggerFeed {
+  pending(): TriggerEvent[];
+  markDispatched(id: string, jobs: readonly string[]): void;
+}
+
 export type RunStatus = 'running' | 'ok' | 'failed' | 'skipped' | 'missed' | 'interrupted';
-/** `schedule`: on time; `catch_up`: late after downtime; `manual`: `familiar jobs run`. */
-export type RunTrigger = 'schedule' | 'catch_up' | 'manual';
+/** `schedule`: on time; `catch_up`: late after downtime; `manual`: `familiar jobs run`; `trigger`: an inbound trigger. */
+export type RunTrigger = 'schedule' | 'catch_up' | 'manual' | 'trigger';
 
 export interface JobRun {
   id: number;

@@ -59,6 +59,11 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
   ...entries('sandbox', 'tools.sandbox.code_agent', 'sandbox', [['opencode', 'give a coding task to a coding agent in its own container', ['sandbox.exec', 'files.write']]],
     (config) => (config.tools.sandbox?.code_agent ? undefined : 'needs tools.sandbox.code_agent')),
   ...entries('scheduler', 'scheduler', undefined, [['schedule', 'create, list and remove jobs and reminders', 'jobs.manage']]),
+  ...entries('heartbeat', 'intents', undefined, [
+    ['intent_create', 'a standing intent: when words come up, remind the person (only in a turn with no outside content)', 'intents.write'],
+    ['intent_list', 'the standing intents of this chat', 'intents.read'],
+    ['intent_cancel', 'cancel a standing intent', 'intents.write'],
+  ]),
   ...entries('skills', 'skills_dir', 'skills', [
     ['create_skill', 'write a new skill', 'skills.write'],
     ['list_skills', 'list the skills', 'skills.read'],

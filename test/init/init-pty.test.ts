@@ -63,6 +63,10 @@ describe('familiar init in a terminal, then familiar start', () => {
     session.type('n'); // no: a fixed port would clash with other tests' daemons (init --yes --console covers yes)
     at = await session.waitFor('Voice: transcribe your voice notes', { from: at });
     session.type(KEY.enter); // no (the default when the LLM is not OpenAI)
+    at = await session.waitFor('Calendar: connect your CalDAV calendar', { from: at });
+    session.type(KEY.enter); // no (the default)
+    at = await session.waitFor('Turn on the heartbeat?', { from: at });
+    session.type(KEY.enter); // no (off until asked for)
     at = await session.waitFor('Done.', { from: at });
     expect(await session.exited).toBe(0);
 

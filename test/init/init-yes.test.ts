@@ -30,6 +30,14 @@ describe('familiar init --yes (for scripts)', () => {
   };
   const llmFlags = () => ['--provider', 'custom', '--base-url', llm.baseUrl, '--api-key', llm.apiKey, '--model', 'gpt-test'];
 
+  it('turns the heartbeat on with --heartbeat, every 30 minutes', async () => {
+    const dir = tempDir();
+    const result = await init(dir, ...llmFlags(), '--skip-llm-test', '--no-telegram', '--no-discord', '--heartbeat');
+    expect(result.code, result.out + result.err).toBe(0);
+    const loaded = loadConfig({ configPath: path.join(dir, 'config.yaml'), env: {} });
+    expect(loaded.config.heartbeat).toMatchObject({ every: 1800, active_hours: '08:00-22:00' });
+  });
+
   it('writes config.yaml with ${NAME} references and no secret, and .env with the secrets, mode 0600', async () => {
     const dir = tempDir();
     const result = await init(dir, ...llmFlags(), '--timezone', 'America/New_York',

@@ -8,13 +8,14 @@ import { EmailError } from './errors.js';
 import type { ImapSession } from './imap.js';
 import type { SmtpSender } from './send.js';
 import { resolveEmailAccounts, type EmailAccountSettings, type EmailSettings } from './settings.js';
+import type { MailTriggerSink, MailWatcher } from './watch.js';
 
 /**
- * Installs the `email` tool when `tools.email` has IMAP credentials; otherwise one log line and nothing else.
- * Nothing connects here: the IMAP login happens on the first call, and imapflow, mailparser and nodemailer are
- * loaded only then. The tool's own modules are loaded only when the section is there.
+ * Installs the `email` tool when `tools.email` has IMAP credentials (at its top level or in `accounts`); otherwise
+ * one log line and nothing else. Nothing connects here: the IMAP logins happen on the first call, and imapflow,
+ * mailparser and nodemailer are loaded only then. The tool's own modules are loaded only when the section is there.
  */
-export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger; workspaces?: Workspaces | undefined }): Promise<{ part: Part; recent: ReturnType<typeof createRecentMail>; unseen: ReturnType<typeof createUnseenMail> } | undefined> {
+export async function createEmailPart(deps: { config: Config; configDir: string; log: Logger; workspaces?: Workspaces | undefined; triggers?: MailTriggerSink | undefined }): Promise<{ part: Part; recent: ReturnType<typeof createRecentMail>; unseen: ReturnType<typeof createUnseenMail> } | undefined> {
   const resolved = resolveEmailAccounts(deps.config.tools.email, deps.configDir);
   const log = deps.log.child({ component: 'email' });
   const [first, ...more] = resolved.accounts;
@@ -34,19 +35,33 @@ export async function createEmailPart(deps: { config: Config; configDir: string;
     return { name, settings, session, sender, workspaces: deps.workspaces };
   };
   const accounts = [open(first), ...more.map(open)] as const;
+  // The notes part's email scan, the heartbeat and new-mail triggers read the first account.
+  const main = accounts[0];
+  // New mail as triggers (triggers.mail.watch): a second connection, in IDLE, only when asked for.
+  const watch = deps.config.triggers.mail;
+  const watcher = watch.watch && deps.triggers
+    ? new (await import('./watch.js')).MailWatcher({ endpoint: main.settings.imap, ca: main.settings.ca, folder: watch.folder, sink: deps.triggers, log })
+    : undefined;
   const part: Part = {
     name: 'email',
     tools: [createEmailTool(accounts)],
+    async start() {
+      watcher?.start();
+    },
+    async stop() {
+      await watcher?.stop();
+    },
     async close() {
       for (const account of accounts) {
         account.sender?.close();
         await account.session.close();
       }
     },
-    doctor: async () => (await Promise.all(accounts.map((account) => emailDoctor(account.settings, account.session, account.sender)))).flat(),
+    doctor: async () => [
+      ...(await Promise.all(accounts.map((account) => emailDoctor(account.settings, account.session, account.sender)))).flat(),
+      ...await watchDoctor(watch, watcher),
+    ],
   };
-  // The notes part's email scan and the heartbeat read the first account's mail through its one connection.
-  const main = accounts[0];
   return { part, recent: createRecentMail(main.session, main.settings.imap.user), unseen: createUnseenMail(main.session, main.settings.imap.user) };
 }
 
@@ -76,6 +91,18 @@ async function emailDoctor(settings: EmailSettings, session: ImapSession, sender
     lines.push(doctorFailure(smtpLabel, error));
   }
   return lines;
+}
+
+/** Whether the watcher runs and the server offers IDLE (known once it has logged in). */
+async function watchDoctor(watch: Config['triggers']['mail'], watcher: MailWatcher | undefined): Promise<DoctorLine[]> {
+  if (!watch.watch || !watcher) return [];
+  const label = `email: watching ${watch.folder} for new mail`;
+  try {
+    if (await watcher.offersIdle()) return [{ status: 'ok', label, detail: 'the server offers IMAP IDLE' }];
+    return [{ status: 'warn', label, detail: 'the server does not offer IMAP IDLE: new mail is seen only when the watcher reconnects', fix: 'use a server with IDLE (nearly all do), or a cron job that reads the mail' }];
+  } catch (error) {
+    return [doctorFailure(label, error)];
+  }
 }
 
 function doctorFailure(label: string, error: unknown): DoctorLine {
