@@ -1,6 +1,8 @@
 import { ZonedClock } from '../lib/clock.js';
 import { MemoryHistory } from '../memory/history.js';
 import { MemoryStore } from '../memory/store.js';
+import { createHybridSearch } from '../memory/part.js';
+import { errorMessage } from '../errors.js';
 import { parseCommandArgs } from './args.js';
 import { optionsOf } from './spec.js';
 import type { Command, CommandContext } from './context.js';
@@ -10,6 +12,7 @@ const USAGE = `usage: familiar memory log [PATH] [--limit N]
        familiar memory diff ID
        familiar memory revert ID [--force]
        familiar memory trust [PATH]     files that hold outside content; with PATH, vouch for one (back in the prompt)
+       familiar memory reindex          rebuild the search index from the files (and embed every entry)
 `;
 
 /** `familiar memory log|diff|revert`: the history of memory writes and putting a file back. */
@@ -23,6 +26,7 @@ export const memoryCommand: Command = async (context) => {
   }
   const [action, target] = parsed.positionals;
   if (action === 'trust') return trust(context, target);
+  if (action === 'reindex') return reindex(context);
   if (action !== 'log' && action !== 'diff' && action !== 'revert') {
     context.io.stderr.write(USAGE);
     return 2;
@@ -103,6 +107,32 @@ function trust(context: CommandContext, target: string | undefined): number {
     const cleared = labels.clear('memory', resolved.value.relative);
     out.write(cleared ? `${resolved.value.relative} is yours again: it is back in the assistant's prompt.\n` : `${resolved.value.relative} holds no outside content.\n`);
     return 0;
+  } finally {
+    db.close();
+  }
+}
+
+/** `familiar memory reindex`: the search index dropped and rebuilt from the files; with an embedder, every entry embedded. */
+async function reindex(context: CommandContext): Promise<number> {
+  const { config } = context.loadConfig();
+  const db = context.openDatabase();
+  try {
+    const store = new MemoryStore(config.memory_dir, db);
+    store.searchIndex.clear();
+    store.syncIndex();
+    const files = store.list().length;
+    const out = context.io.stdout;
+    out.write(`Indexed ${store.searchIndex.count()} entries in ${files} files.\n`);
+    const hybrid = createHybridSearch(store, { db, log: context.logger('quiet'), embeddings: config.memory.embeddings });
+    if (!hybrid) return 0;
+    try {
+      const embedded = await hybrid.embedPending();
+      out.write(`Embedded ${embedded} new entries (the others' vectors were kept); ${hybrid.prune()} unused vectors dropped.\n`);
+      return 0;
+    } catch (error) {
+      context.io.stderr.write(`familiar: entries not embedded (search falls back to words): ${errorMessage(error)}\n`);
+      return 1;
+    }
   } finally {
     db.close();
   }

@@ -405,7 +405,7 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     name: '017-memory-search',
     sql: `
-      -- Memory search by entry, not by file (src/memory/search-index.ts): each list item or paragraph with its lines.
+      -- Memory search by entry, not by file (src/memory/search/search-index.ts): each list item or paragraph with its lines.
       -- Derived from the files: emptied here, and rebuilt on the next search or by \`familiar memory reindex\`.
       DROP TABLE memory_fts;
       DELETE FROM memory_files;

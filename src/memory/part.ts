@@ -8,6 +8,9 @@ import { createMemoryCommands } from './commands.js';
 import { MemoryHistory } from './history.js';
 import { MemoryStore } from './store.js';
 import { createMemoryTools } from './tools.js';
+import { createEmbedder, type EmbeddingsSetting } from './search/embedder.js';
+import { HybridSearch } from './search/hybrid-search.js';
+import { VectorStore } from './search/vector-store.js';
 
 export interface MemoryPart {
   store: MemoryStore;
@@ -19,10 +22,12 @@ export interface MemoryPart {
  * Long-term memory: the folder of Markdown files, the memory tools, the history of the assistant's writes with
  * the hand-edit guard, the labels of files outside content touched, and `/memory`, `/trust` and `/undo`.
  */
-export function createMemoryPart(deps: { memoryDir: string; db: Database; log: Logger; labels: ProvenanceLabels }): MemoryPart {
+export function createMemoryPart(deps: { memoryDir: string; db: Database; log: Logger; labels: ProvenanceLabels; embeddings?: EmbeddingsSetting }): MemoryPart {
   // The starter memory (the package's memory/) is copied in on first use: the person's files are theirs.
   seedFolder('memory', deps.memoryDir, deps.log);
   const store = new MemoryStore(deps.memoryDir, deps.db);
+  const hybrid = createHybridSearch(store, deps);
+  if (hybrid) store.useHybridSearch(hybrid);
   const history = new MemoryHistory(store, deps.db, deps.log.child({ component: 'memory-history' }));
   history.attach();
   labelOutsideContent(store, deps.labels);
@@ -49,6 +54,14 @@ export function createMemoryPart(deps: { memoryDir: string; db: Database; log: L
       },
     },
   };
+}
+
+/** Search by meaning when the config names an embedder; nothing is loaded until the first search. */
+export function createHybridSearch(store: MemoryStore, deps: { db: Database; log: Logger; embeddings?: EmbeddingsSetting }): HybridSearch | undefined {
+  const log = deps.log.child({ component: 'memory-search' });
+  const embedder = createEmbedder(deps.embeddings ?? 'off', log);
+  if (!embedder) return undefined;
+  return new HybridSearch({ index: store.searchIndex, vectors: new VectorStore(deps.db, log), embedder, log, sync: () => store.syncIndex() });
 }
 
 /**

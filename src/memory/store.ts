@@ -8,7 +8,8 @@ import { resolveInside } from '../lib/paths.js';
 import { compareCodePoints } from '../lib/compare.js';
 import type { MemoryAccess } from '../tools/context.js';
 import { FolderIndex, TEXT_FILE } from './folder-index.js';
-import { MemorySearchIndex, type SearchHit } from './search-index.js';
+import type { HybridSearch } from './search/hybrid-search.js';
+import { MemorySearchIndex, type SearchHit } from './search/search-index.js';
 import { buildSnapshot, type MemorySnapshot } from './snapshot.js';
 
 export type { MemorySnapshot } from './snapshot.js';
@@ -19,7 +20,7 @@ export interface MemoryFile {
   mtimeMs: number;
 }
 
-export type { SearchHit } from './search-index.js';
+export type { SearchHit } from './search/search-index.js';
 
 export interface WriteOptions {
   mode?: 'overwrite' | 'append';
@@ -83,6 +84,7 @@ export class MemoryStore implements MemoryAccess {
   private readonly guards: Array<(event: WriteGuardEvent) => string | undefined> = [];
   private readonly promptFilters: PromptFilter[] = [];
   private folder: FolderIndex | undefined;
+  private hybrid: HybridSearch | undefined;
   /** The files in prompt order, for the folder's version they were sorted at. */
   private promptOrder: { version: number; files: readonly MemoryFile[] } | undefined;
   private promptCache: { key: readonly unknown[]; value: { persona: string | undefined; snapshot: MemorySnapshot } } | undefined;
@@ -295,7 +297,17 @@ export class MemoryStore implements MemoryAccess {
   /** Full-text search over every memory file's entries, after bringing the index up to date with the folder. */
   search(query: string, limit = 10): SearchHit[] {
     this.syncIndex();
-    return this.searchIndex.search(query, limit);
+    return this.searchIndex.search(query, limit).map(({ id: _id, ...hit }) => hit);
+  }
+
+  /** Search by meaning too, from now on (an embedder is configured). */
+  useHybridSearch(hybrid: HybridSearch): void {
+    this.hybrid = hybrid;
+  }
+
+  /** Words and meaning when an embedder is configured (falling back to words when it fails), else words. */
+  async recall(query: string, limit = 10): Promise<SearchHit[]> {
+    return this.hybrid ? this.hybrid.search(query, limit) : this.search(query, limit);
   }
 
   /** Re-indexes files added, changed or removed on disk since the last sync (hand edits included). */

@@ -70,7 +70,7 @@ export function makeCore(options: DaemonOptions): Core {
   const db = openDatabase(config.data_dir);
   // Labels on what outlives a turn (memory files, skills) made while outside content was in play.
   const labels = new ProvenanceLabels(db);
-  const memory = createMemoryPart({ memoryDir: config.memory_dir, db, log, labels });
+  const memory = createMemoryPart({ memoryDir: config.memory_dir, db, log, labels, embeddings: config.memory.embeddings });
   const clock = new ZonedClock(config.timezone);
   const llm = options.llm ?? createLlmClient({ config: config.llm, log: log.child({ component: 'llm' }) });
   const events = new EventBus(log.child({ component: 'events' }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkMarkdown } from '../../src/memory/chunks.js';
+import { chunkMarkdown } from '../../../src/memory/search/chunks.js';
 
 describe('memory entries (chunks)', () => {
   it('makes each list item and paragraph one entry with its lines and heading', () => {

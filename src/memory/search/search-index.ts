@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Database } from '../db/database.js';
+import type { Database } from '../../db/database.js';
 import { chunkMarkdown } from './chunks.js';
 
 /** One entry found: its file and lines (1-based, inclusive), a piece of its text with the matched words «marked». */
@@ -71,19 +71,20 @@ export class MemorySearchIndex {
    * BM25 over entries: every word first, and when nothing has them all, any word (still ranked). A heading's words
    * count for the entries under it, at half weight.
    */
-  search(query: string, limit: number): SearchHit[] {
+  search(query: string, limit: number): Array<SearchHit & { id: number }> {
     const terms = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
     if (terms.length === 0) return [];
     const statement = this.db.prepare(
-      `SELECT c.path AS path, c.start_line AS startLine, c.end_line AS endLine, snippet(memory_fts, 1, '«', '»', '…', 24) AS snippet
+      `SELECT c.id AS id, c.path AS path, c.start_line AS startLine, c.end_line AS endLine, snippet(memory_fts, 1, '«', '»', '…', 24) AS snippet
        FROM memory_fts JOIN memory_chunks c ON c.id = memory_fts.rowid
        WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts, 0.5, 1.0) LIMIT ?`,
     );
     const quoted = terms.map((term) => `"${term}"`);
-    let rows = statement.all(quoted.join(' AND '), limit) as SearchHit[];
+    type Row = SearchHit & { id: number };
+    let rows = statement.all(quoted.join(' AND '), limit) as Row[];
     if (rows.length < limit && terms.length > 1) {
-      const seen = new Set(rows.map(keyOf));
-      const more = (statement.all(quoted.join(' OR '), limit) as SearchHit[]).filter((row) => !seen.has(keyOf(row)));
+      const seen = new Set(rows.map((row) => row.id));
+      const more = (statement.all(quoted.join(' OR '), limit) as Row[]).filter((row) => !seen.has(row.id));
       rows = [...rows, ...more].slice(0, limit);
     }
     return rows;
@@ -93,12 +94,6 @@ export class MemorySearchIndex {
     if (ids.length === 0) return [];
     const rows = this.db.prepare(`SELECT id, path, start_line AS startLine, end_line AS endLine, heading, text, hash FROM memory_chunks WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as IndexedChunk[];
     return rows;
-  }
-
-  /** Entry ids for hits (path and first line), in the hits' order. */
-  idOf(hit: { path: string; startLine: number }): number | undefined {
-    const row = this.db.prepare('SELECT id FROM memory_chunks WHERE path = ? AND start_line = ?').get(hit.path, hit.startLine) as { id: number } | undefined;
-    return row?.id;
   }
 
   /** Entries whose text has no vector for `model` yet. */
@@ -134,8 +129,4 @@ export function embeddingText(chunk: { heading: string; text: string }): string 
 
 function hashOf(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
-}
-
-function keyOf(hit: SearchHit): string {
-  return `${hit.path}\u0000${hit.startLine}`;
 }
