@@ -12,6 +12,7 @@ const USAGE = `usage: familiar memory log [PATH] [--limit N]
        familiar memory diff ID
        familiar memory revert ID [--force]
        familiar memory trust [PATH]     files that hold outside content; with PATH, vouch for one (back in the prompt)
+       familiar memory undo BATCH [--force]   undo a consolidation (all its files) as one change
        familiar memory reindex          rebuild the search index from the files (and embed every entry)
 `;
 
@@ -27,6 +28,7 @@ export const memoryCommand: Command = async (context) => {
   const [action, target] = parsed.positionals;
   if (action === 'trust') return trust(context, target);
   if (action === 'reindex') return reindex(context);
+  if (action === 'undo') return undoBatch(context, target, parsed.values.force === true);
   if (action !== 'log' && action !== 'diff' && action !== 'revert') {
     context.io.stderr.write(USAGE);
     return 2;
@@ -53,7 +55,7 @@ export const memoryCommand: Command = async (context) => {
       for (const change of changes) {
         const what = change.kind === 'write' ? (change.previous === null ? 'created' : change.content === null ? 'removed' : 'changed') : `${change.kind} of #${change.revertsId ?? '?'}`;
         const by = change.conversationId ? `by the assistant in ${change.conversationId}` : change.kind === 'write' ? 'outside a conversation' : '';
-        const undone = change.undoneAt !== null ? ' (undone)' : '';
+        const undone = `${change.undoneAt !== null ? ' (undone)' : ''}${change.batch !== null ? ` (${change.batch}; undo: familiar memory undo ${change.batch})` : ''}`;
         out.write(`#${change.id}  ${clock.format(new Date(change.createdAt))}  ${change.path}  ${what}${undone}  ${by}\n`);
       }
       return 0;
@@ -133,6 +135,28 @@ async function reindex(context: CommandContext): Promise<number> {
       context.io.stderr.write(`familiar: entries not embedded (search falls back to words): ${errorMessage(error)}\n`);
       return 1;
     }
+  } finally {
+    db.close();
+  }
+}
+
+/** `familiar memory undo BATCH`: every file of one consolidation put back, or none. */
+async function undoBatch(context: CommandContext, batch: string | undefined, force: boolean): Promise<number> {
+  if (!batch) {
+    context.io.stderr.write('familiar: memory undo needs a consolidation id from "familiar memory log" (consolidation-…)\n');
+    return 2;
+  }
+  const { config } = context.loadConfig();
+  const db = context.openDatabase();
+  try {
+    const history = new MemoryHistory(new MemoryStore(config.memory_dir, db), db, context.logger('quiet'));
+    const result = await history.revertBatch(batch, { force });
+    if (!result.success) {
+      context.io.stderr.write(`familiar: not undone: ${result.error}\n`);
+      return 1;
+    }
+    context.io.stdout.write(`Undone ${batch}: ${result.value.files.join(', ')} back as they were.\n`);
+    return 0;
   } finally {
     db.close();
   }

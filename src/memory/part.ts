@@ -2,7 +2,10 @@ import type { Database } from '../db/database.js';
 import type { Logger } from '../log.js';
 import { seedFolder } from '../config/seed-folders.js';
 import type { Part } from '../part.js';
-import { currentTaint } from '../lib/call-scope.js';
+import { currentTaint, withCallScope } from '../lib/call-scope.js';
+import type { Delivery, ButtonHandler } from '../delivery/types.js';
+import type { LlmClient } from '../llm/types.js';
+import { Consolidator, type ConsolidationSettings } from './consolidation/consolidator.js';
 import type { ProvenanceLabels } from '../gate/labels.js';
 import { createMemoryCommands } from './commands.js';
 import { MemoryHistory } from './history.js';
@@ -16,6 +19,10 @@ export interface MemoryPart {
   store: MemoryStore;
   history: MemoryHistory;
   part: Part;
+  /** Consolidation by the model, once the model and the delivery path exist; it runs only in the started daemon. */
+  attachConsolidation(deps: { llm: LlmClient; delivery: Delivery; settings: ConsolidationSettings }): Consolidator;
+  /** Apply and Discard under a consolidation proposal. */
+  pressButton: ButtonHandler;
 }
 
 /**
@@ -38,15 +45,27 @@ export function createMemoryPart(deps: { memoryDir: string; db: Database; log: L
       if (resolved.success) history.noteRead(conversationId, resolved.value.relative, content);
     },
   });
+  let consolidator: Consolidator | undefined;
+  let started = false;
+  store.onWrite(() => {
+    // Outside the writing call's scope: a consolidation is not made from what that call read.
+    if (started && consolidator) withCallScope({ taint: [] }, () => void consolidator?.maybeRun());
+  });
   return {
     store,
     history,
+    attachConsolidation(more) {
+      consolidator = new Consolidator({ store, history, labels: deps.labels, db: deps.db, ...more, log: deps.log.child({ component: 'memory-consolidation' }) });
+      return consolidator;
+    },
+    pressButton: async (press) => consolidator?.press(press),
     part: {
       name: 'memory',
       tools,
       commands: createMemoryCommands({ store, history, labels: deps.labels }),
       // The running daemon watches the folder instead of reading it every turn; a one-shot command reads it once.
       async start() {
+        started = true;
         if (!store.watch()) deps.log.warn({ path: deps.memoryDir }, 'cannot watch the memory folder; it is read again on every turn');
       },
       async close() {

@@ -31,6 +31,8 @@ export interface WriteOptions {
    * a StaleWriteError, so the caller can read again and redo its change. Such a write needs no prior memory_read.
    */
   expected?: string | null;
+  /** Writes made as one change (a consolidation): recorded under this id, undone together. */
+  batch?: string;
 }
 
 export interface WriteEvent {
@@ -39,6 +41,7 @@ export interface WriteEvent {
   /** null: the file was removed. */
   content: string | null;
   conversationId: string | undefined;
+  batch?: string | undefined;
 }
 
 export interface WriteGuardEvent {
@@ -266,7 +269,7 @@ export class MemoryStore implements MemoryAccess {
       this.folder?.touched(resolved.value.relative);
       this.index(resolved.value.relative, next, resolved.value.absolute);
       for (const listener of this.listeners) {
-        await listener({ path: resolved.value.relative, previous, content: next, conversationId: options.conversationId });
+        await listener({ path: resolved.value.relative, previous, content: next, conversationId: options.conversationId, batch: options.batch });
       }
       return { path: resolved.value.relative, bytes: Buffer.byteLength(next), previous };
     });

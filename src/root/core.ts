@@ -103,6 +103,7 @@ export function makeCore(options: DaemonOptions): Core {
     // or a one-shot command, will bring none.
     waitMs: (channel) => (mode === 'daemon' && lifecycle.starting && channelConfigured(config, channel) ? CHANNEL_WAIT_MS : 0),
   });
+  memory.attachConsolidation({ llm, delivery, settings: config.memory });
   return {
     options, config, configDir: loaded.source === 'file' ? path.dirname(loaded.path) : process.cwd(), startedAt: Date.now(), builtins,
     db, clock, labels, memory, llm, llmReady: options.llm !== undefined || llmConfigured(config.llm), events, tools, conversations, usage,
