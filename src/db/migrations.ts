@@ -443,10 +443,7 @@ export const MIGRATIONS: readonly Migration[] = [
         batch TEXT,
         decided_at INTEGER
       );
-      CREATE TABLE memory_state (
-        key TEXT PRIMARY KEY,
-        value TEXT NOT NULL
-      );
+      CREATE TABLE memory_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
 ];
