@@ -131,6 +131,13 @@ const SCRIPTS = [
     ],
   },
   {
+    name: 'memory-recall', timeoutS: 300,
+    rows: (r) => [
+      ['memory recall@5 / MRR, FTS5 alone', `${f(r.fts.recall_at_5 * 100)} % / ${f(r.fts.mrr, 3)}`],
+      ...(r.fts_local ? [['memory recall@5 / MRR, FTS5 + local embedder', `${f(r.fts_local.recall_at_5 * 100)} % / ${f(r.fts_local.mrr, 3)}`]] : []),
+    ],
+  },
+  {
     name: 'custom-tools', timeoutS: 300,
     rows: (r) => [
       ['make the daemon, no module / 20 tool modules', `${f(r['make the daemon, no module / 20 modules']?.none, 0)} / ${f(r['make the daemon, no module / 20 modules']?.twenty, 0)} ms`],

@@ -1,6 +1,8 @@
 import { ZonedClock } from '../lib/clock.js';
 import { MemoryHistory } from '../memory/history.js';
 import { MemoryStore } from '../memory/store.js';
+import { createHybridSearch } from '../memory/part.js';
+import { errorMessage } from '../errors.js';
 import { parseCommandArgs } from './args.js';
 import { optionsOf } from './spec.js';
 import type { Command, CommandContext } from './context.js';
@@ -10,6 +12,8 @@ const USAGE = `usage: familiar memory log [PATH] [--limit N]
        familiar memory diff ID
        familiar memory revert ID [--force]
        familiar memory trust [PATH]     files that hold outside content; with PATH, vouch for one (back in the prompt)
+       familiar memory undo BATCH [--force]   undo a consolidation (all its files) as one change
+       familiar memory reindex          rebuild the search index from the files (and embed every entry)
 `;
 
 /** `familiar memory log|diff|revert`: the history of memory writes and putting a file back. */
@@ -23,6 +27,8 @@ export const memoryCommand: Command = async (context) => {
   }
   const [action, target] = parsed.positionals;
   if (action === 'trust') return trust(context, target);
+  if (action === 'reindex') return reindex(context);
+  if (action === 'undo') return undoBatch(context, target, parsed.values.force === true);
   if (action !== 'log' && action !== 'diff' && action !== 'revert') {
     context.io.stderr.write(USAGE);
     return 2;
@@ -49,7 +55,7 @@ export const memoryCommand: Command = async (context) => {
       for (const change of changes) {
         const what = change.kind === 'write' ? (change.previous === null ? 'created' : change.content === null ? 'removed' : 'changed') : `${change.kind} of #${change.revertsId ?? '?'}`;
         const by = change.conversationId ? `by the assistant in ${change.conversationId}` : change.kind === 'write' ? 'outside a conversation' : '';
-        const undone = change.undoneAt !== null ? ' (undone)' : '';
+        const undone = `${change.undoneAt !== null ? ' (undone)' : ''}${change.batch !== null ? ` (${change.batch}; undo: familiar memory undo ${change.batch})` : ''}`;
         out.write(`#${change.id}  ${clock.format(new Date(change.createdAt))}  ${change.path}  ${what}${undone}  ${by}\n`);
       }
       return 0;
@@ -102,6 +108,54 @@ function trust(context: CommandContext, target: string | undefined): number {
     }
     const cleared = labels.clear('memory', resolved.value.relative);
     out.write(cleared ? `${resolved.value.relative} is yours again: it is back in the assistant's prompt.\n` : `${resolved.value.relative} holds no outside content.\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+/** `familiar memory reindex`: the search index dropped and rebuilt from the files; with an embedder, every entry embedded. */
+async function reindex(context: CommandContext): Promise<number> {
+  const { config } = context.loadConfig();
+  const db = context.openDatabase();
+  try {
+    const store = new MemoryStore(config.memory_dir, db);
+    store.searchIndex.clear();
+    store.syncIndex();
+    const files = store.list().length;
+    const out = context.io.stdout;
+    out.write(`Indexed ${store.searchIndex.count()} entries in ${files} files.\n`);
+    const hybrid = createHybridSearch(store, { db, log: context.logger('quiet'), embeddings: config.memory.embeddings });
+    if (!hybrid) return 0;
+    try {
+      const embedded = await hybrid.embedPending();
+      out.write(`Embedded ${embedded} new entries (the others' vectors were kept); ${hybrid.prune()} unused vectors dropped.\n`);
+      return 0;
+    } catch (error) {
+      context.io.stderr.write(`familiar: entries not embedded (search falls back to words): ${errorMessage(error)}\n`);
+      return 1;
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** `familiar memory undo BATCH`: every file of one consolidation put back, or none. */
+async function undoBatch(context: CommandContext, batch: string | undefined, force: boolean): Promise<number> {
+  if (!batch) {
+    context.io.stderr.write('familiar: memory undo needs a consolidation id from "familiar memory log" (consolidation-…)\n');
+    return 2;
+  }
+  const { config } = context.loadConfig();
+  const db = context.openDatabase();
+  try {
+    const history = new MemoryHistory(new MemoryStore(config.memory_dir, db), db, context.logger('quiet'));
+    const result = await history.revertBatch(batch, { force });
+    if (!result.success) {
+      context.io.stderr.write(`familiar: not undone: ${result.error}\n`);
+      return 1;
+    }
+    context.io.stdout.write(`Undone ${batch}: ${result.value.files.join(', ')} back as they were.\n`);
     return 0;
   } finally {
     db.close();

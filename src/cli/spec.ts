@@ -69,12 +69,14 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
     options: [{ name: 'days', value: 'N', description: 'days to show (1-366, default 7)' }, { name: 'conversation', value: 'ID', description: 'one conversation\'s total' }],
   },
   {
-    name: 'memory', summary: "history of the assistant's memory writes; put a file back",
+    name: 'memory', summary: "history of the assistant's memory writes; put a file back; rebuild the search index",
     commands: [
       { name: 'log', summary: 'memory changes, newest first', usage: '[path]', options: [LIMIT] },
       { name: 'diff', summary: "a change's diff", usage: id('change') },
       { name: 'revert', summary: 'put a file back as it was before a change', usage: id('change'), options: [{ name: 'force', description: 'even if the file changed since' }] },
       { name: 'trust', summary: 'memory files holding outside content (kept out of the prompt); with a path, vouch for it', usage: '[path]' },
+      { name: 'undo', summary: 'undo a consolidation (all its files) as one change', usage: '<batch>', options: [{ name: 'force', description: 'even if a file changed since' }] },
+      { name: 'reindex', summary: 'rebuild the search index from the files (and embed every entry when an embedder is set)' },
     ],
   },
   {

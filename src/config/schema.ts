@@ -54,8 +54,23 @@ const agentSchema = z.strictObject({
   name: z.string().default('Familiar'),
 });
 
+/** An OpenAI-compatible `/embeddings` endpoint (hosted, or a local server that speaks it). */
+const embeddingEndpoint = z.strictObject({
+  base_url: z.string().url(),
+  api_key: secret,
+  model: z.string().min(1),
+});
+
 const memorySchema = z.strictObject({
   prompt_chars: z.number().int().min(0).default(12000),
+  /** Search by meaning too: an endpoint, `local` (the offline engine, an optional package), or `off` (words only). */
+  embeddings: z.union([z.enum(['off', 'local']), embeddingEndpoint]).default('off'),
+  /** Tidying memory by the model: `propose` sends the diff to the person with Apply/Discard; `apply` applies it (undoable). */
+  consolidate: z.enum(['off', 'propose', 'apply']).default('propose'),
+  /** A consolidation is considered after this many new memory writes since the last one (volume, not the clock). */
+  consolidate_after: z.number().int().min(1).default(40),
+  /** The most tokens (estimated) of memory one consolidation reads and writes. */
+  consolidate_tokens: z.number().int().min(500).default(6000),
 });
 
 const httpPresetSchema = z.strictObject({

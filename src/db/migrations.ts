@@ -444,4 +444,48 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    name: '018-memory-search',
+    sql: `
+      -- Memory search by entry, not by file (src/memory/search/search-index.ts): each list item or paragraph with its lines.
+      -- Derived from the files: emptied here, and rebuilt on the next search or by \`familiar memory reindex\`.
+      DROP TABLE memory_fts;
+      DELETE FROM memory_files;
+      CREATE TABLE memory_chunks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        path TEXT NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        heading TEXT NOT NULL,
+        text TEXT NOT NULL,
+        hash TEXT NOT NULL
+      );
+      CREATE INDEX memory_chunks_path ON memory_chunks (path);
+      CREATE INDEX memory_chunks_hash ON memory_chunks (hash);
+      -- rowid = memory_chunks.id. The name keeps the memory_fts_ prefix the backup manifest leaves out.
+      CREATE VIRTUAL TABLE memory_fts USING fts5 (heading, text, tokenize = 'porter unicode61');
+      -- One vector per entry text and model (a cache: an entry unchanged is never embedded twice, a reindex keeps them).
+      CREATE TABLE memory_embeddings (
+        model TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (model, hash)
+      );
+      -- A consolidation writes several files as one change: its rows share a batch, undone together.
+      ALTER TABLE memory_history ADD COLUMN batch TEXT;
+      CREATE INDEX memory_history_batch ON memory_history (batch);
+      -- Consolidations proposed to the person (src/memory/consolidation/): the new files, until applied or discarded.
+      CREATE TABLE memory_proposals (
+        token TEXT PRIMARY KEY,
+        created_at INTEGER NOT NULL,
+        summary TEXT NOT NULL,
+        files TEXT NOT NULL,
+        target TEXT,
+        status TEXT NOT NULL DEFAULT 'open',
+        batch TEXT,
+        decided_at INTEGER
+      );
+      CREATE TABLE memory_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    `,
+  },
 ];

@@ -44,7 +44,7 @@ export type Delivered = { deliveredTo: string; error?: undefined } | { delivered
 
 /** What is being delivered, for the log, and where its words came from. */
 export interface DeliveryContext {
-  kind: 'job' | 'skill' | 'reminder' | 'heartbeat';
+  kind: 'job' | 'skill' | 'reminder' | 'heartbeat' | 'memory';
   id: string;
   /**
    * The outside sources the text was made from (a reminder written while reading a page, a run that read mail): the

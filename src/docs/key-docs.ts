@@ -49,6 +49,10 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
 
   memory: 'How memory files reach the prompt.',
   'memory.prompt_chars': 'Characters of memory in the system prompt: `profile.md`, `persona.md`, then the newest files.',
+  'memory.embeddings': 'Search by meaning too: `off` (words only), `local` (offline, loaded on first search) or an OpenAI-compatible endpoint. [Memory](../memory-and-notes.md#search-words-and-meaning).',
+  'memory.consolidate': 'Tidying memory by the model: `propose` (the diff in chat with Apply/Discard), `apply` (at once, undoable) or `off`. [Memory](../memory-and-notes.md#consolidation-proposed-never-destructive).',
+  'memory.consolidate_after': 'New memory writes since the last consolidation that start the next one.',
+  'memory.consolidate_tokens': 'Tokens (estimated) one consolidation may read and write.',
 
   channels: 'Chat channels. A channel without a token is off.',
   'channels.telegram': 'Telegram, through the Bot API (long polling). [Telegram](../channels/telegram.md).',

@@ -18,6 +18,8 @@ export interface MemoryChange {
   revertsId: number | null;
   undoneAt: number | null;
   createdAt: number;
+  /** Set on the writes of one consolidation: undone together. */
+  batch: string | null;
 }
 
 /** The change as it is now (undone) and the new change that records the revert. */
@@ -77,8 +79,8 @@ export class MemoryHistory {
 
   private recordWrite(event: WriteEvent): void {
     this.db
-      .prepare("INSERT INTO memory_history (path, previous, content, conversation_id, kind, created_at) VALUES (?, ?, ?, ?, 'write', ?)")
-      .run(event.path, event.previous, event.content, event.conversationId ?? null, Date.now());
+      .prepare("INSERT INTO memory_history (path, previous, content, conversation_id, kind, created_at, batch) VALUES (?, ?, ?, ?, 'write', ?, ?)")
+      .run(event.path, event.previous, event.content, event.conversationId ?? null, Date.now(), event.batch ?? null);
     if (event.conversationId !== undefined && event.content !== null) this.noteRead(event.conversationId, event.path, event.content);
   }
 
@@ -138,6 +140,28 @@ export class MemoryHistory {
     return { success: true, value: { change: { ...change, undoneAt: now }, restored } };
   }
 
+  /** The changes of one batch (a consolidation), in the order they were made. */
+  batch(batch: string): MemoryChange[] {
+    return (this.db.prepare("SELECT * FROM memory_history WHERE batch = ? AND kind = 'write' ORDER BY id").all(batch) as Row[]).map(fromRow);
+  }
+
+  /**
+   * Undoes every change of a batch, or none: refused when any of its files changed since (unless `force`).
+   */
+  async revertBatch(batch: string, options: { force?: boolean } = {}): Promise<Result<{ files: string[] }>> {
+    const changes = this.batch(batch).filter((change) => change.undoneAt === null);
+    if (changes.length === 0) return { success: false, error: `nothing of change ${batch} is left to undo` };
+    if (!options.force) {
+      const moved = changes.filter((change) => this.readDisk(change.path) !== change.content);
+      if (moved.length > 0) return { success: false, error: `${moved.map((change) => change.path).join(', ')} changed since (by hand or by a later write); revert with --force` };
+    }
+    for (const change of changes.reverse()) {
+      const result = await this.revert(change, { kind: 'undo', force: true });
+      if (!result.success) return { success: false, error: result.error };
+    }
+    return { success: true, value: { files: changes.map((change) => change.path) } };
+  }
+
   private readDisk(path: string): string | null {
     const resolved = this.memory.resolve(path);
     if (!resolved.success) return null;
@@ -159,12 +183,13 @@ interface Row {
   reverts_id: number | null;
   undone_at: number | null;
   created_at: number;
+  batch: string | null;
 }
 
 function fromRow(row: Row): MemoryChange {
   return {
     id: row.id, path: row.path, previous: row.previous, content: row.content, conversationId: row.conversation_id,
-    kind: row.kind, revertsId: row.reverts_id, undoneAt: row.undone_at, createdAt: row.created_at,
+    kind: row.kind, revertsId: row.reverts_id, undoneAt: row.undone_at, createdAt: row.created_at, batch: row.batch,
   };
 }
 

@@ -2,27 +2,39 @@ import type { Database } from '../db/database.js';
 import type { Logger } from '../log.js';
 import { seedFolder } from '../config/seed-folders.js';
 import type { Part } from '../part.js';
-import { currentTaint } from '../lib/call-scope.js';
+import { currentTaint, withCallScope } from '../lib/call-scope.js';
+import type { Delivery, ButtonHandler } from '../delivery/types.js';
+import type { LlmClient } from '../llm/types.js';
+import { Consolidator, type ConsolidationSettings } from './consolidation/consolidator.js';
 import type { ProvenanceLabels } from '../gate/labels.js';
 import { createMemoryCommands } from './commands.js';
 import { MemoryHistory } from './history.js';
 import { MemoryStore } from './store.js';
 import { createMemoryTools } from './tools.js';
+import { createEmbedder, type EmbeddingsSetting } from './search/embedder.js';
+import { HybridSearch } from './search/hybrid-search.js';
+import { VectorStore } from './search/vector-store.js';
 
 export interface MemoryPart {
   store: MemoryStore;
   history: MemoryHistory;
   part: Part;
+  /** Consolidation by the model, once the model and the delivery path exist; it runs only in the started daemon. */
+  attachConsolidation(deps: { llm: LlmClient; delivery: Delivery; settings: ConsolidationSettings }): Consolidator;
+  /** Apply and Discard under a consolidation proposal. */
+  pressButton: ButtonHandler;
 }
 
 /**
  * Long-term memory: the folder of Markdown files, the memory tools, the history of the assistant's writes with
  * the hand-edit guard, the labels of files outside content touched, and `/memory`, `/trust` and `/undo`.
  */
-export function createMemoryPart(deps: { memoryDir: string; db: Database; log: Logger; labels: ProvenanceLabels }): MemoryPart {
+export function createMemoryPart(deps: { memoryDir: string; db: Database; log: Logger; labels: ProvenanceLabels; embeddings?: EmbeddingsSetting }): MemoryPart {
   // The starter memory (the package's memory/) is copied in on first use: the person's files are theirs.
   seedFolder('memory', deps.memoryDir, deps.log);
   const store = new MemoryStore(deps.memoryDir, deps.db);
+  const hybrid = createHybridSearch(store, deps);
+  if (hybrid) store.useHybridSearch(hybrid);
   const history = new MemoryHistory(store, deps.db, deps.log.child({ component: 'memory-history' }));
   history.attach();
   labelOutsideContent(store, deps.labels);
@@ -33,15 +45,27 @@ export function createMemoryPart(deps: { memoryDir: string; db: Database; log: L
       if (resolved.success) history.noteRead(conversationId, resolved.value.relative, content);
     },
   });
+  let consolidator: Consolidator | undefined;
+  let started = false;
+  store.onWrite(() => {
+    // Outside the writing call's scope: a consolidation is not made from what that call read.
+    if (started && consolidator) withCallScope({ taint: [] }, () => void consolidator?.maybeRun());
+  });
   return {
     store,
     history,
+    attachConsolidation(more) {
+      consolidator = new Consolidator({ store, history, labels: deps.labels, db: deps.db, ...more, log: deps.log.child({ component: 'memory-consolidation' }) });
+      return consolidator;
+    },
+    pressButton: async (press) => consolidator?.press(press),
     part: {
       name: 'memory',
       tools,
       commands: createMemoryCommands({ store, history, labels: deps.labels }),
       // The running daemon watches the folder instead of reading it every turn; a one-shot command reads it once.
       async start() {
+        started = true;
         if (!store.watch()) deps.log.warn({ path: deps.memoryDir }, 'cannot watch the memory folder; it is read again on every turn');
       },
       async close() {
@@ -49,6 +73,14 @@ export function createMemoryPart(deps: { memoryDir: string; db: Database; log: L
       },
     },
   };
+}
+
+/** Search by meaning when the config names an embedder; nothing is loaded until the first search. */
+export function createHybridSearch(store: MemoryStore, deps: { db: Database; log: Logger; embeddings?: EmbeddingsSetting }): HybridSearch | undefined {
+  const log = deps.log.child({ component: 'memory-search' });
+  const embedder = createEmbedder(deps.embeddings ?? 'off', log);
+  if (!embedder) return undefined;
+  return new HybridSearch({ index: store.searchIndex, vectors: new VectorStore(deps.db, log), embedder, log, sync: () => store.syncIndex() });
 }
 
 /**

@@ -8,6 +8,8 @@ import { resolveInside } from '../lib/paths.js';
 import { compareCodePoints } from '../lib/compare.js';
 import type { MemoryAccess } from '../tools/context.js';
 import { FolderIndex, TEXT_FILE } from './folder-index.js';
+import type { HybridSearch } from './search/hybrid-search.js';
+import { MemorySearchIndex, type SearchHit } from './search/search-index.js';
 import { buildSnapshot, type MemorySnapshot } from './snapshot.js';
 
 export type { MemorySnapshot } from './snapshot.js';
@@ -18,10 +20,7 @@ export interface MemoryFile {
   mtimeMs: number;
 }
 
-export interface SearchHit {
-  path: string;
-  snippet: string;
-}
+export type { SearchHit } from './search/search-index.js';
 
 export interface WriteOptions {
   mode?: 'overwrite' | 'append';
@@ -32,6 +31,8 @@ export interface WriteOptions {
    * a StaleWriteError, so the caller can read again and redo its change. Such a write needs no prior memory_read.
    */
   expected?: string | null;
+  /** Writes made as one change (a consolidation): recorded under this id, undone together. */
+  batch?: string;
 }
 
 export interface WriteEvent {
@@ -40,6 +41,7 @@ export interface WriteEvent {
   /** null: the file was removed. */
   content: string | null;
   conversationId: string | undefined;
+  batch?: string | undefined;
 }
 
 export interface WriteGuardEvent {
@@ -76,7 +78,8 @@ interface PromptFilter {
  */
 export class MemoryStore implements MemoryAccess {
   readonly root: string;
-  private readonly db: Database;
+  /** Entries of every file, for search: derived from the files, brought up to date before each search. */
+  readonly searchIndex: MemorySearchIndex;
   private readonly mutex = new KeyedMutex();
   private readonly cache = new Map<string, { mtimeMs: number; size: number; content: string }>();
   private listings = new Map<string, DirectoryListing>();
@@ -84,6 +87,7 @@ export class MemoryStore implements MemoryAccess {
   private readonly guards: Array<(event: WriteGuardEvent) => string | undefined> = [];
   private readonly promptFilters: PromptFilter[] = [];
   private folder: FolderIndex | undefined;
+  private hybrid: HybridSearch | undefined;
   /** The files in prompt order, for the folder's version they were sorted at. */
   private promptOrder: { version: number; files: readonly MemoryFile[] } | undefined;
   private promptCache: { key: readonly unknown[]; value: { persona: string | undefined; snapshot: MemorySnapshot } } | undefined;
@@ -91,7 +95,7 @@ export class MemoryStore implements MemoryAccess {
 
   constructor(root: string, db: Database) {
     this.root = root;
-    this.db = db;
+    this.searchIndex = new MemorySearchIndex(db);
   }
 
   /** Called after every write made through the store (memory history builds on it). */
@@ -265,7 +269,7 @@ export class MemoryStore implements MemoryAccess {
       this.folder?.touched(resolved.value.relative);
       this.index(resolved.value.relative, next, resolved.value.absolute);
       for (const listener of this.listeners) {
-        await listener({ path: resolved.value.relative, previous, content: next, conversationId: options.conversationId });
+        await listener({ path: resolved.value.relative, previous, content: next, conversationId: options.conversationId, batch: options.batch });
       }
       return { path: resolved.value.relative, bytes: Buffer.byteLength(next), previous };
     });
@@ -285,8 +289,7 @@ export class MemoryStore implements MemoryAccess {
       await rm(resolved.value.absolute, { force: true });
       this.cache.delete(resolved.value.relative);
       this.folder?.touched(resolved.value.relative);
-      this.db.prepare('DELETE FROM memory_fts WHERE path = ?').run(resolved.value.relative);
-      this.db.prepare('DELETE FROM memory_files WHERE path = ?').run(resolved.value.relative);
+      this.searchIndex.remove(resolved.value.relative);
       for (const listener of this.listeners) {
         await listener({ path: resolved.value.relative, previous, content: null, conversationId: options.conversationId });
       }
@@ -294,63 +297,39 @@ export class MemoryStore implements MemoryAccess {
     });
   }
 
-  /** Full-text search over every memory file, after bringing the index up to date with the folder. */
+  /** Full-text search over every memory file's entries, after bringing the index up to date with the folder. */
   search(query: string, limit = 10): SearchHit[] {
     this.syncIndex();
-    const terms = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
-    if (terms.length === 0) return [];
-    const statement = this.db.prepare(
-      `SELECT path, snippet(memory_fts, 1, '«', '»', '…', 16) AS snippet FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?`,
-    );
-    const quoted = terms.map((term) => `"${term}"`);
-    let rows = statement.all(quoted.join(' AND '), limit) as SearchHit[];
-    // Nothing with every word: fall back to any word, still ranked.
-    if (rows.length === 0 && terms.length > 1) rows = statement.all(quoted.join(' OR '), limit) as SearchHit[];
-    return rows;
+    return this.searchIndex.search(query, limit).map(({ id: _id, ...hit }) => hit);
+  }
+
+  /** Search by meaning too, from now on (an embedder is configured). */
+  useHybridSearch(hybrid: HybridSearch): void {
+    this.hybrid = hybrid;
+  }
+
+  /** Words and meaning when an embedder is configured (falling back to words when it fails), else words. */
+  async recall(query: string, limit = 10): Promise<SearchHit[]> {
+    return this.hybrid ? this.hybrid.search(query, limit) : this.search(query, limit);
   }
 
   /** Re-indexes files added, changed or removed on disk since the last sync (hand edits included). */
   syncIndex(): void {
-    const files = this.list();
-    const known = new Map(
-      (this.db.prepare('SELECT path, mtime_ms AS mtimeMs, size FROM memory_files').all() as MemoryFile[]).map((row) => [row.path, row]),
-    );
-    const update = this.db.transaction(() => {
-      for (const file of files) {
-        const seen = known.get(file.path);
-        known.delete(file.path);
-        if (seen && seen.mtimeMs === file.mtimeMs && seen.size === file.size) continue;
-        let content: string;
-        try {
-          content = readFileSync(path.join(this.root, file.path), 'utf8');
-        } catch {
-          continue;
-        }
-        this.indexRow(file.path, content, file.mtimeMs, file.size);
-      }
-      for (const gone of known.keys()) {
-        this.db.prepare('DELETE FROM memory_fts WHERE path = ?').run(gone);
-        this.db.prepare('DELETE FROM memory_files WHERE path = ?').run(gone);
+    this.searchIndex.sync(this.list(), (relative) => {
+      try {
+        return readFileSync(path.join(this.root, relative), 'utf8');
+      } catch {
+        return undefined;
       }
     });
-    update();
   }
 
   private index(relative: string, content: string, absolute: string): void {
     try {
-      const stats = statSync(absolute);
-      this.db.transaction(() => this.indexRow(relative, content, stats.mtimeMs, stats.size))();
+      this.searchIndex.update(relative, content, statSync(absolute));
     } catch {
       // the next sync will catch up
     }
-  }
-
-  private indexRow(relative: string, content: string, mtimeMs: number, size: number): void {
-    this.db.prepare('DELETE FROM memory_fts WHERE path = ?').run(relative);
-    this.db.prepare('INSERT INTO memory_fts (path, content) VALUES (?, ?)').run(relative, content);
-    this.db
-      .prepare('INSERT INTO memory_files (path, mtime_ms, size) VALUES (?, ?, ?) ON CONFLICT(path) DO UPDATE SET mtime_ms = excluded.mtime_ms, size = excluded.size')
-      .run(relative, mtimeMs, size);
   }
 
   /**

@@ -91,7 +91,8 @@ function memorySearchTool(): AnyTool {
     name: 'memory_search',
     group: 'memory',
     effects: [],
-    description: 'Full-text search across all memory files (including ones edited by hand). Returns matching files with a snippet.',
+    description:
+      'Search all memory files (notes, tasks, files edited by hand) by words and, when an embedder is configured, by meaning. Returns entries as path#Lstart-Lend with a snippet; read the file for more.',
     parameters: {
       type: 'object',
       properties: {
@@ -102,20 +103,21 @@ function memorySearchTool(): AnyTool {
       additionalProperties: false,
     },
     async execute(params: { query: string; limit: number }, ctx) {
-      const hits = ctx.memory.search(params.query, params.limit);
+      const hits = ctx.memory.recall ? await ctx.memory.recall(params.query, params.limit) : ctx.memory.search(params.query, params.limit);
       if (hits.length === 0) return ok(`No memory file mentions "${params.query}".`);
       let outside: string | undefined;
       const lines = hits.map((hit, index) => {
         const snippet = hit.snippet.replace(/\s+/g, ' ');
+        const where = `${hit.path}#L${hit.startLine}-L${hit.endLine}`;
         let source: string | undefined;
         try {
           source = ctx.memory.outsideSource(hit.path, ctx.memory.read(hit.path));
         } catch {
           source = undefined;
         }
-        if (source === undefined) return `${index + 1}. ${hit.path}: ${snippet}`;
+        if (source === undefined) return `${index + 1}. ${where}: ${snippet}`;
         outside ??= source;
-        return `${index + 1}. ${hit.path}:\n${wrapExternal(source, snippet)}`;
+        return `${index + 1}. ${where}:\n${wrapExternal(source, snippet)}`;
       });
       return ok(lines.join('\n'), outside !== undefined ? { externalSource: outside } : {});
     },

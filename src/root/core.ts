@@ -70,7 +70,7 @@ export function makeCore(options: DaemonOptions): Core {
   const db = openDatabase(config.data_dir);
   // Labels on what outlives a turn (memory files, skills) made while outside content was in play.
   const labels = new ProvenanceLabels(db);
-  const memory = createMemoryPart({ memoryDir: config.memory_dir, db, log, labels });
+  const memory = createMemoryPart({ memoryDir: config.memory_dir, db, log, labels, embeddings: config.memory.embeddings });
   const clock = new ZonedClock(config.timezone);
   const llm = options.llm ?? createLlmClient({ config: config.llm, log: log.child({ component: 'llm' }) });
   const events = new EventBus(log.child({ component: 'events' }));
@@ -103,6 +103,7 @@ export function makeCore(options: DaemonOptions): Core {
     // or a one-shot command, will bring none.
     waitMs: (channel) => (mode === 'daemon' && lifecycle.starting && channelConfigured(config, channel) ? CHANNEL_WAIT_MS : 0),
   });
+  memory.attachConsolidation({ llm, delivery, settings: config.memory });
   return {
     options, config, configDir: loaded.source === 'file' ? path.dirname(loaded.path) : process.cwd(), startedAt: Date.now(), builtins,
     db, clock, labels, memory, llm, llmReady: options.llm !== undefined || llmConfigured(config.llm), events, tools, conversations, usage,

@@ -5,6 +5,7 @@ import type { HttpEndpoint } from '../http/part.js';
 import type { DaemonState } from '../http/status.js';
 import type { ChatCommands, Part } from '../part.js';
 import type { VoiceService } from '../voice/types.js';
+import type { ButtonHandler } from '../delivery/types.js';
 import type { Core } from './core.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Made } from './parts.js';
@@ -42,7 +43,7 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
   const discord = await channels.createDiscordPart({ config, log, hub, router });
   const chatApprovals = await channels.createChatApprovalsPart({ approvals: core.approvals, log, channels: { telegram: telegram.channel, discord: discord.channel } });
   await channels.listenForReplyButtons({
-    press: made.notes.pressButton, isAllowed: (channel, userId) => router.isAllowed(channel, userId), log, channels: { telegram: telegram.channel, discord: discord.channel },
+    press: pressAnyButton(core, made), isAllowed: (channel, userId) => router.isAllowed(channel, userId), log, channels: { telegram: telegram.channel, discord: discord.channel },
   });
   const state: DaemonState = {
     config, db, startedAt: core.startedAt,
@@ -80,7 +81,7 @@ async function makeConsole(core: Core, made: Made, router: ChannelRouter, http: 
     hub: core.hub, inbound: (update, io) => router.handle(update, io), conversations: core.conversations, commands: router.commands,
     approvals: core.approvals, scheduler: made.scheduler.scheduler, skills: made.skills.service, tools: core.tools, pairing: router.pairing,
     ...(made.calendar.calendars ? { calendar: weekView(made.calendar.calendars, () => config.timezone, options.now ? () => options.now?.().getTime() ?? Date.now() : Date.now) } : {}),
-    memory: core.memory.store, history: core.memory.history, labels: core.labels, logs: options.logRing, pressButton: made.notes.pressButton,
+    memory: core.memory.store, history: core.memory.history, labels: core.labels, logs: options.logRing, pressButton: pressAnyButton(core, made),
     records: {
       audit: (filter) => audit.listAudit(db, filter), auditedTools: () => audit.auditedTools(db), auditOutcome: audit.auditOutcome,
       turns: (filter) => listTurns(db, filter), usageToday: core.usage.today, usageByDayAndModel: (days, at) => usageByDayAndModel(db, config, days, at),
@@ -102,4 +103,9 @@ function transcriberFor(service: VoiceService): (audio: { name: string; mimeType
     if (!heard.success) throw new Error(heard.error);
     return heard.value.text;
   };
+}
+
+/** Each part answers its own buttons (undefined for another's): the reminders', then memory's proposals. */
+function pressAnyButton(core: Core, made: Made): ButtonHandler {
+  return async (press) => (await made.notes.pressButton(press)) ?? core.memory.pressButton(press);
 }

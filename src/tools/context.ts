@@ -25,7 +25,13 @@ export interface MemoryAccess {
   read(path: string): string;
   /** Atomic; `conversationId` records who wrote it (history, undo, the hand-edit guard). */
   write(path: string, content: string, options?: { mode?: 'overwrite' | 'append'; conversationId?: string }): Promise<{ path: string; bytes: number; previous: string | null }>;
-  search(query: string, limit?: number): Array<{ path: string; snippet: string }>;
+  /** Full-text search by entry (list item or paragraph): the file and lines of each. */
+  search(query: string, limit?: number): Array<{ path: string; startLine: number; endLine: number; snippet: string }>;
+  /**
+   * Hybrid search: full text and, when an embedder is configured, meaning, fused by rank. Falls back to full text
+   * alone (and says so in the log) when the embedder fails. Absent: `search` is all there is.
+   */
+  recall?(query: string, limit?: number): Promise<Array<{ path: string; startLine: number; endLine: number; snippet: string }>>;
   /**
    * The outside source a file's text came from (a web page saved as a note, a file written while outside content
    * was in play), or undefined for the person's own. A tool that returns such text must treat it as outside

@@ -58,6 +58,34 @@ export interface FakeImages {
 /** A 1×1 PNG. */
 export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
+/**
+ * `POST /embeddings`: deterministic vectors, a hashed bag of words (64 dimensions), so texts that share words are
+ * near. `concepts` maps words to one shared word first ("rest" and "sleep" → "sleep"): meaning, scripted.
+ */
+export interface FakeEmbeddings {
+  /** The inputs of each request, in order. */
+  requests: string[][];
+  concepts: Map<string, string>;
+  /** Answer every embeddings request with this HTTP status (a failing endpoint), until set back to undefined. */
+  failWith: number | undefined;
+}
+
+export const EMBEDDING_DIMENSIONS = 64;
+
+export function bagOfWordsVector(text: string, concepts: ReadonlyMap<string, string> = new Map()): number[] {
+  const vector = new Array<number>(EMBEDDING_DIMENSIONS).fill(0);
+  for (const raw of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const word = concepts.get(raw) ?? raw;
+    let hash = 2166136261;
+    for (const char of word) hash = Math.imul(hash ^ (char.codePointAt(0) ?? 0), 16777619);
+    const slot = (hash >>> 0) % EMBEDDING_DIMENSIONS;
+    vector[slot] = (vector[slot] ?? 0) + 1;
+  }
+  // Never the zero vector: an empty text still has a direction.
+  vector[0] = (vector[0] ?? 0) + 0.01;
+  return vector;
+}
+
 export interface FakeOpenAI {
   baseUrl: string;
   apiKey: string;
@@ -70,6 +98,7 @@ export interface FakeOpenAI {
   models: string[];
   /** The images endpoint. */
   images: FakeImages;
+  embeddings: FakeEmbeddings;
   lastSystemPrompt(): string;
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -83,6 +112,14 @@ export async function startOpenAiServer(options: { apiKey?: string; models?: str
   let completionId = 0;
   const hanging = new Set<ServerResponse>();
   const images: FakeImages = { requests: [], script: (...replies) => imageQueue.push(...replies) };
+  const embeddings: FakeEmbeddings = { requests: [], concepts: new Map(), failWith: undefined };
+  const answerEmbeddings = (res: ServerResponse, body: { model?: string; input?: string | string[] }): void => {
+    const input = typeof body.input === 'string' ? [body.input] : body.input ?? [];
+    embeddings.requests.push(input);
+    if (embeddings.failWith !== undefined) return sendError(res, embeddings.failWith, `scripted ${embeddings.failWith}`, 'scripted');
+    const data = input.map((text, index) => ({ object: 'embedding', index, embedding: bagOfWordsVector(text, embeddings.concepts) }));
+    sendJson(res, 200, { object: 'list', data, model: body.model ?? '', usage: { prompt_tokens: input.length, total_tokens: input.length } });
+  };
   const imageQueue: ImageReply[] = [];
   const files = new Map<string, Buffer>();
   const answerImages = (res: ServerResponse, body: Record<string, unknown>): void => {
@@ -124,6 +161,7 @@ export async function startOpenAiServer(options: { apiKey?: string; models?: str
         if (!fake.models.includes(id)) return sendError(res, 404, `The model '${id}' does not exist`, 'model_not_found');
         return sendJson(res, 200, { id, object: 'model', created: 0, owned_by: 'fake' });
       }
+      if (req.method === 'POST' && path === '/embeddings') return answerEmbeddings(res, JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model?: string; input?: string | string[] });
       if (req.method === 'POST' && path === '/images/generations') return answerImages(res, JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
       if (req.method !== 'POST' || path !== '/chat/completions') return sendError(res, 404, `no route ${req.method} ${path}`, 'not_found');
       let body: ChatRequestBody;
@@ -174,6 +212,7 @@ export async function startOpenAiServer(options: { apiKey?: string; models?: str
     apiKey,
     requests,
     images,
+    embeddings,
     models: options.models ?? ['gpt-test', 'gpt-fallback'],
     script: (...replies) => queue.push(...replies),
     handle: (next) => {

@@ -40,6 +40,11 @@ describe('memory store', () => {
     expect(memory.search('saxophone')).toEqual([]);
   });
 
+  it('answers a search with the entry\'s lines, not the whole file', async () => {
+    await memory.write('health.md', '# Health\n\n- Walks the dog at 7.\n- Allergic to penicillin.\n');
+    expect(memory.search('penicillin')).toEqual([{ path: 'health.md', startLine: 4, endLine: 4, snippet: '- Allergic to «penicillin».' }]);
+  });
+
   it('puts profile first, then the newest files, and names what did not fit', () => {
     const root = path.join(dir, 'memory');
     writeFileSync(path.join(root, 'profile.md'), 'I am Ada.');

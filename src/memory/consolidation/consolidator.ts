@@ -1,0 +1,266 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Database } from '../../db/database.js';
+import type { ButtonAnswer, ButtonPress, Delivery } from '../../delivery/types.js';
+import { errorMessage } from '../../errors.js';
+import type { ProvenanceLabels } from '../../gate/labels.js';
+import { failure, succeed, type Result } from '../../lib/result.js';
+import { formatTarget } from '../../lib/target.js';
+import type { LlmClient } from '../../llm/types.js';
+import type { Logger } from '../../log.js';
+import { lineDiff } from '../diff.js';
+import type { MemoryHistory } from '../history.js';
+import type { MemoryStore } from '../store.js';
+import { CONSOLIDATION_INSTRUCTIONS } from './instructions.js';
+import { validateProposal, type ProposedFile } from './validate.js';
+
+export interface ConsolidationSettings {
+  consolidate: 'off' | 'propose' | 'apply';
+  consolidate_after: number;
+  consolidate_tokens: number;
+}
+
+export interface ConsolidatorDeps {
+  store: MemoryStore;
+  history: MemoryHistory;
+  labels: ProvenanceLabels;
+  db: Database;
+  llm: LlmClient;
+  settings: ConsolidationSettings;
+  log: Logger;
+  /** Where a proposal goes (`scheduler.default_chat`); absent: the proposal is kept, not sent. */
+  delivery?: Delivery | undefined;
+  now?: () => number;
+}
+
+/** A proposal's files: what the model saw (`before`, null for a new file) and what it would write. */
+interface StoredFile {
+  path: string;
+  before: string | null;
+  content: string;
+}
+
+export interface Consolidation {
+  summary: string;
+  files: StoredFile[];
+  /** A proposal waiting for the person's answer. */
+  token?: string;
+  /** An applied change: `familiar memory log` shows it, and it is undone as one. */
+  batch?: string;
+}
+
+const ANSWER = z.object({
+  summary: z.string().max(2000),
+  files: z.array(z.object({ path: z.string().min(1).max(300), content: z.string().max(400_000) })).max(50),
+});
+/** Button data: `memcon:<token>:apply|discard`; the token is random, so a forged press names no proposal. */
+const BUTTON = /^memcon:([A-Za-z0-9_-]{16}):(apply|discard)$/;
+/** Characters per token, for the budget (an estimate: no tokenizer for every model). */
+const CHARS_PER_TOKEN = 4;
+const DIFF_CHARS = 3000;
+
+/**
+ * Consolidation by proposal. After `consolidate_after` new memory writes (volume, not the clock), the model is shown
+ * the person's own files (never one labelled outside content: it cannot copy or promote what it never sees), newest
+ * first within half the token budget, and asked for the files it would rewrite (merge duplicates, move dated facts
+ * to a log, add a summary citing path#Lx-Ly). The answer is checked (validate.ts: no entry lost, only writable files)
+ * and then, by `memory.consolidate`, applied as one change with undo, or sent to the person with Apply and Discard.
+ */
+export class Consolidator {
+  private readonly deps: ConsolidatorDeps;
+  private running: Promise<Result<Consolidation>> | undefined;
+
+  constructor(deps: ConsolidatorDeps) {
+    this.deps = deps;
+  }
+
+  /** New writes (the assistant's or the operator's, not a consolidation's own) since the last consolidation. */
+  newWrites(): number {
+    const through = Number(this.state('through') ?? 0);
+    return (this.deps.db.prepare("SELECT COUNT(*) AS n FROM memory_history WHERE id > ? AND kind = 'write' AND batch IS NULL").get(through) as { n: number }).n;
+  }
+
+  /** Runs when enough was written since the last run. Contract: never throws; problems are logged. */
+  async maybeRun(): Promise<void> {
+    if (this.deps.settings.consolidate === 'off' || this.running || this.newWrites() < this.deps.settings.consolidate_after) return;
+    const result = await this.run();
+    if (!result.success) this.deps.log.warn({ reason: result.error }, 'memory consolidation refused; memory left as it was');
+  }
+
+  /** One consolidation now, as `memory.consolidate` says (or `mode`). One at a time. */
+  async run(mode: 'propose' | 'apply' = this.deps.settings.consolidate === 'apply' ? 'apply' : 'propose'): Promise<Result<Consolidation>> {
+    this.running ??= this.consolidate(mode).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async consolidate(mode: 'propose' | 'apply'): Promise<Result<Consolidation>> {
+    const { log } = this.deps;
+    // Counted from here: a refused proposal waits for as many new writes again, instead of retrying on every one.
+    this.setState('through', String(this.lastHistoryId()));
+    const before = this.gather();
+    if (before.size === 0) return failure('no memory file of yours fits the budget');
+    const proposed = await this.ask(before);
+    if (!proposed.success) return proposed;
+    const files = proposed.value.files.filter((file) => before.get(file.path) !== file.content);
+    const checked = validateProposal({ before, files, writable: (path) => this.writable(path) });
+    if (!checked.success) return failure(checked.error);
+    if (files.length === 0) return failure('the model proposed no change');
+    const stored = files.map((file) => ({ path: file.path, before: before.get(file.path) ?? null, content: file.content }));
+    if (mode === 'apply') {
+      const applied = await this.apply(stored);
+      if (!applied.success) return applied;
+      log.info({ batch: applied.value, files: stored.map((file) => file.path) }, 'memory consolidated');
+      return succeed({ summary: proposed.value.summary, files: stored, batch: applied.value });
+    }
+    const token = randomBytes(12).toString('base64url');
+    const target = this.deps.delivery?.targetFor(undefined);
+    this.deps.db
+      .prepare('INSERT INTO memory_proposals (token, created_at, summary, files, target) VALUES (?, ?, ?, ?, ?)')
+      .run(token, this.now(), proposed.value.summary, JSON.stringify(stored), target ?? null);
+    if (this.deps.delivery && target !== undefined) {
+      const delivered = await this.deps.delivery.deliver(target, {
+        text: describe(proposed.value.summary, stored),
+        buttons: [{ label: 'Apply', data: `memcon:${token}:apply` }, { label: 'Discard', data: `memcon:${token}:discard` }],
+      }, { kind: 'memory', id: `memory-consolidation-${token}` });
+      if (delivered.error !== undefined) log.warn({ error: delivered.error }, 'memory consolidation proposal not delivered; it stays open');
+    }
+    log.info({ token, files: stored.map((file) => file.path) }, 'memory consolidation proposed');
+    return succeed({ summary: proposed.value.summary, files: stored, token });
+  }
+
+  /** The proposals still waiting for an answer, newest first. */
+  open(): Array<Consolidation & { token: string; createdAt: number }> {
+    const rows = this.deps.db.prepare("SELECT token, created_at AS createdAt, summary, files FROM memory_proposals WHERE status = 'open' ORDER BY created_at DESC").all() as Array<{ token: string; createdAt: number; summary: string; files: string }>;
+    return rows.map((row) => ({ token: row.token, createdAt: row.createdAt, summary: row.summary, files: JSON.parse(row.files) as StoredFile[] }));
+  }
+
+  /** Apply or Discard a proposal (its buttons). Answered once. */
+  async decide(token: string, choice: 'apply' | 'discard'): Promise<Result<string>> {
+    const row = this.deps.db.prepare('SELECT files, status FROM memory_proposals WHERE token = ?').get(token) as { files: string; status: string } | undefined;
+    if (!row) return failure('No such memory proposal.');
+    if (row.status !== 'open') return failure(`This proposal was already ${row.status}.`);
+    // Claimed first, so a second press (or a press during the apply) does nothing.
+    const claimed = this.deps.db.prepare("UPDATE memory_proposals SET status = ?, decided_at = ? WHERE token = ? AND status = 'open'").run(choice === 'apply' ? 'applying' : 'discarded', this.now(), token);
+    if (claimed.changes === 0) return failure('This proposal was already answered.');
+    if (choice === 'discard') return succeed('Discarded: memory stays as it is.');
+    const files = JSON.parse(row.files) as StoredFile[];
+    // Checked again: a file labelled since the proposal was made is not written.
+    for (const file of files) {
+      const allowed = this.writable(file.path);
+      if (!allowed.success) return this.close(token, 'refused', `Not applied: ${allowed.error}.`);
+    }
+    const applied = await this.apply(files);
+    if (!applied.success) return this.close(token, 'refused', `Not applied: ${applied.error}`);
+    this.deps.db.prepare("UPDATE memory_proposals SET status = 'applied', batch = ? WHERE token = ?").run(applied.value, token);
+    return succeed(`Applied to ${files.map((file) => file.path).join(', ')}; familiar memory log shows it, and it can be undone as one change.`);
+  }
+
+  /** A button under a proposal. Contract: never throws; undefined for another part's button. */
+  async press(press: ButtonPress): Promise<ButtonAnswer | undefined> {
+    const match = BUTTON.exec(press.data);
+    if (!match?.[1]) return undefined;
+    const row = this.deps.db.prepare('SELECT target FROM memory_proposals WHERE token = ?').get(match[1]) as { target: string | null } | undefined;
+    if (!row) return { notice: 'This proposal is no longer open.' };
+    if (!press.allowed || row.target !== formatTarget(press)) return { notice: 'Not yours: only the chat that got this proposal can answer it.' };
+    try {
+      const decided = await this.decide(match[1], match[2] === 'apply' ? 'apply' : 'discard');
+      return decided.success ? { notice: decided.value.slice(0, 190), outcome: decided.value } : { notice: decided.error.slice(0, 190) };
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'memory proposal button failed');
+      return { notice: 'That did not work; the proposal stays as it was.' };
+    }
+  }
+
+  /** The files as one change: each write checked against what the model saw (a hand edit since refuses it all). */
+  private async apply(files: readonly StoredFile[]): Promise<Result<string>> {
+    const batch = `consolidation-${randomBytes(6).toString('hex')}`;
+    try {
+      for (const file of files) await this.deps.store.write(file.path, file.content, { expected: file.before, batch });
+    } catch (error) {
+      if (this.deps.history.batch(batch).length > 0) await this.deps.history.revertBatch(batch, { force: true });
+      return failure(`${errorMessage(error)}; nothing was changed`);
+    }
+    return succeed(batch);
+  }
+
+  /** The person's own Markdown files, newest first, within half the budget (the other half is the answer's). */
+  private gather(): Map<string, string> {
+    let room = (this.deps.settings.consolidate_tokens * CHARS_PER_TOKEN) / 2;
+    const files = [...this.deps.store.list()].filter((file) => /\.md$/i.test(file.path) && file.path !== 'README.md' && this.writable(file.path).success).sort((a, b) => b.mtimeMs - a.mtimeMs);
+    const chosen = new Map<string, string>();
+    for (const file of files) {
+      if (file.size > room) continue;
+      try {
+        const content = this.deps.store.read(file.path);
+        chosen.set(file.path, content);
+        room -= content.length;
+      } catch {
+        // removed since the listing
+      }
+    }
+    return chosen;
+  }
+
+  private async ask(files: ReadonlyMap<string, string>): Promise<Result<{ summary: string; files: ProposedFile[] }>> {
+    const listing = [...files].map(([path, content]) => `=== ${path} ===\n${content}`).join('\n\n');
+    let text: string;
+    try {
+      const response = await this.deps.llm.complete({
+        messages: [{ role: 'system', content: CONSOLIDATION_INSTRUCTIONS }, { role: 'user', content: listing }],
+        maxTokens: Math.ceil(this.deps.settings.consolidate_tokens / 2),
+      });
+      text = response.content;
+    } catch (error) {
+      return failure(`the model did not answer: ${errorMessage(error)}`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, ''));
+    } catch {
+      return failure('the model did not answer with JSON');
+    }
+    const answer = ANSWER.safeParse(parsed);
+    if (!answer.success) return failure(`the model's answer has the wrong shape: ${answer.error.issues[0]?.message ?? 'invalid'}`);
+    return succeed(answer.data);
+  }
+
+  /** The person's own file: inside the folder, Markdown, and not labelled outside content. */
+  private writable(path: string): Result {
+    const resolved = this.deps.store.resolve(path);
+    if (!resolved.success) return failure(resolved.error);
+    if (resolved.value.relative !== path) return failure(`${path} is not a plain folder-relative path`);
+    if (!/\.md$/i.test(path) || path === 'README.md') return failure(`${path} is not a memory note (.md)`);
+    if (this.deps.labels.get('memory', path) !== undefined) return failure(`${path} holds outside content; consolidation never touches it`);
+    return succeed(undefined);
+  }
+
+  private close(token: string, status: string, message: string): Result<string> {
+    this.deps.db.prepare('UPDATE memory_proposals SET status = ? WHERE token = ?').run(status, token);
+    return failure(message);
+  }
+
+  private lastHistoryId(): number {
+    return (this.deps.db.prepare('SELECT COALESCE(MAX(id), 0) AS id FROM memory_history').get() as { id: number }).id;
+  }
+
+  private state(key: string): string | undefined {
+    return (this.deps.db.prepare('SELECT value FROM memory_state WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  }
+
+  private setState(key: string, value: string): void {
+    this.deps.db.prepare('INSERT INTO memory_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
+  private now(): number {
+    return (this.deps.now ?? Date.now)();
+  }
+}
+
+/** The proposal as the person sees it in chat: the model's summary and the diff of each file, cut to fit. */
+function describe(summary: string, files: readonly StoredFile[]): string {
+  const diffs = files.map((file) => `${file.before === null ? 'new file' : 'changed'}: ${file.path}\n${lineDiff(file.before ?? '', file.content, 1)}`).join('\n\n');
+  const shown = diffs.length > DIFF_CHARS ? `${diffs.slice(0, DIFF_CHARS)}\n… (cut here; once applied, familiar memory diff shows each file whole)` : diffs;
+  return `🧹 Memory tidy-up proposed (nothing is lost: every entry is kept or marked superseded).\n${summary}\n\n${shown}`;
+}

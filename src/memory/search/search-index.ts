@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import type { Database } from '../../db/database.js';
+import { chunkMarkdown } from './chunks.js';
+
+/** One entry found: its file and lines (1-based, inclusive), a piece of its text with the matched words «marked». */
+export interface SearchHit {
+  path: string;
+  startLine: number;
+  endLine: number;
+  snippet: string;
+}
+
+export interface IndexedChunk {
+  id: number;
+  path: string;
+  startLine: number;
+  endLine: number;
+  heading: string;
+  text: string;
+  hash: string;
+}
+
+/**
+ * The memory folder's entries in SQLite, derived from the files: `memory_chunks` (each list item or paragraph with
+ * its lines) and `memory_fts` (FTS5, BM25) over them; `memory_files` keeps the mtime and size each file was indexed
+ * at, so a sync reads again only what changed. Nothing here is the truth: dropping it all loses nothing.
+ */
+export class MemorySearchIndex {
+  private readonly db: Database;
+
+  constructor(db: Database) {
+    this.db = db;
+  }
+
+  /** The files as they are now: what changed is indexed again, what is gone is dropped. */
+  sync(files: ReadonlyArray<{ path: string; mtimeMs: number; size: number }>, read: (path: string) => string | undefined): void {
+    const known = new Map(
+      (this.db.prepare('SELECT path, mtime_ms AS mtimeMs, size FROM memory_files').all() as Array<{ path: string; mtimeMs: number; size: number }>).map((row) => [row.path, row]),
+    );
+    this.db.transaction(() => {
+      for (const file of files) {
+        const seen = known.get(file.path);
+        known.delete(file.path);
+        if (seen && seen.mtimeMs === file.mtimeMs && seen.size === file.size) continue;
+        const content = read(file.path);
+        if (content !== undefined) this.put(file.path, content, file);
+      }
+      for (const gone of known.keys()) this.remove(gone);
+    })();
+  }
+
+  /** One file's entries replaced by those of `content` (the store's own write, seen at once). */
+  update(path: string, content: string, stats: { mtimeMs: number; size: number }): void {
+    this.db.transaction(() => this.put(path, content, stats))();
+  }
+
+  remove(path: string): void {
+    this.db.prepare('DELETE FROM memory_fts WHERE rowid IN (SELECT id FROM memory_chunks WHERE path = ?)').run(path);
+    this.db.prepare('DELETE FROM memory_chunks WHERE path = ?').run(path);
+    this.db.prepare('DELETE FROM memory_files WHERE path = ?').run(path);
+  }
+
+  /** Everything dropped: the next sync reads every file again (`familiar memory reindex`). Vectors are a cache and stay. */
+  clear(): void {
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM memory_fts; DELETE FROM memory_chunks; DELETE FROM memory_files;');
+    })();
+  }
+
+  /**
+   * BM25 over entries: every word first, and when nothing has them all, any word (still ranked). A heading's words
+   * count for the entries under it, at half weight.
+   */
+  search(query: string, limit: number): Array<SearchHit & { id: number }> {
+    const terms = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
+    if (terms.length === 0) return [];
+    const statement = this.db.prepare(
+      `SELECT c.id AS id, c.path AS path, c.start_line AS startLine, c.end_line AS endLine, snippet(memory_fts, 1, '«', '»', '…', 24) AS snippet
+       FROM memory_fts JOIN memory_chunks c ON c.id = memory_fts.rowid
+       WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts, 0.5, 1.0) LIMIT ?`,
+    );
+    const quoted = terms.map((term) => `"${term}"`);
+    type Row = SearchHit & { id: number };
+    let rows = statement.all(quoted.join(' AND '), limit) as Row[];
+    if (rows.length < limit && terms.length > 1) {
+      const seen = new Set(rows.map((row) => row.id));
+      const more = (statement.all(quoted.join(' OR '), limit) as Row[]).filter((row) => !seen.has(row.id));
+      rows = [...rows, ...more].slice(0, limit);
+    }
+    return rows;
+  }
+
+  chunks(ids: readonly number[]): IndexedChunk[] {
+    if (ids.length === 0) return [];
+    const rows = this.db.prepare(`SELECT id, path, start_line AS startLine, end_line AS endLine, heading, text, hash FROM memory_chunks WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as IndexedChunk[];
+    return rows;
+  }
+
+  /** Entries whose text has no vector for `model` yet. */
+  unembedded(model: string, limit: number): IndexedChunk[] {
+    return this.db.prepare(
+      `SELECT c.id, c.path, c.start_line AS startLine, c.end_line AS endLine, c.heading, c.text, c.hash FROM memory_chunks c
+       WHERE NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.model = ? AND e.hash = c.hash) GROUP BY c.hash LIMIT ?`,
+    ).all(model, limit) as IndexedChunk[];
+  }
+
+  count(): number {
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM memory_chunks').get() as { n: number }).n;
+  }
+
+  private put(path: string, content: string, stats: { mtimeMs: number; size: number }): void {
+    this.remove(path);
+    const insertChunk = this.db.prepare('INSERT INTO memory_chunks (path, start_line, end_line, heading, text, hash) VALUES (?, ?, ?, ?, ?, ?)');
+    const insertText = this.db.prepare('INSERT INTO memory_fts (rowid, heading, text) VALUES (?, ?, ?)');
+    for (const chunk of chunkMarkdown(content)) {
+      const info = insertChunk.run(path, chunk.startLine, chunk.endLine, chunk.heading, chunk.text, hashOf(embeddingText(chunk)));
+      insertText.run(info.lastInsertRowid, chunk.heading, chunk.text);
+    }
+    this.db
+      .prepare('INSERT INTO memory_files (path, mtime_ms, size) VALUES (?, ?, ?) ON CONFLICT(path) DO UPDATE SET mtime_ms = excluded.mtime_ms, size = excluded.size')
+      .run(path, stats.mtimeMs, stats.size);
+  }
+}
+
+/** What an embedder is given for an entry: its heading gives a bare list item its subject ("Health: 8 hours"). */
+export function embeddingText(chunk: { heading: string; text: string }): string {
+  return chunk.heading === '' ? chunk.text : `${chunk.heading}: ${chunk.text}`;
+}
+
+function hashOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
+}
