@@ -21,6 +21,19 @@ export function allowedHostNames(options: { listenHost: string; hosts: readonly 
   return names;
 }
 
+/**
+ * Whether a request may be served without TLS: it came from this machine (a browser here, or a reverse proxy or
+ * tunnel on this machine that ended TLS: Caddy, `tailscale serve`), or through a TLS proxy elsewhere — the console's
+ * public URL is https and the proxy said so (`X-Forwarded-Proto: https`). Anything else would carry the login link
+ * and the session cookie in clear over the network, so the console refuses it.
+ */
+export function transportAllowed(request: IncomingMessage, publicUrl: string | undefined): boolean {
+  const peer = (request.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  if (peer === '::1' || /^127\./.test(peer)) return true;
+  const forwarded = String(request.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim().toLowerCase();
+  return publicUrl?.startsWith('https:') === true && forwarded === 'https';
+}
+
 /** The host name of a `Host` header (`name:port`, `[v6]:port`), lower case, or undefined when malformed. */
 export function hostName(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -71,6 +84,8 @@ export const CONTENT_SECURITY_POLICY = [
   "connect-src 'self'",
   "font-src 'self'",
   "manifest-src 'self'",
+  // The service worker at /console/sw.js (the installed app's shell cache and its notifications).
+  "worker-src 'self'",
   "form-action 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",
