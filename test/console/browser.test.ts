@@ -228,15 +228,16 @@ describeBrowser('the console in a browser, against the running daemon', () => {
       expect(png.subarray(1, 4).toString(), `icon ${size}`).toBe('PNG');
       expect([png.readUInt32BE(16), png.readUInt32BE(20)], `icon ${size}`).toEqual([size, size]);
     }
-    const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
+    // Strings, evaluated in the page: the tests are compiled without the DOM's types.
+    const scope = await page.evaluate('navigator.serviceWorker.ready.then((registration) => registration.scope)');
     expect(scope).toBe(`${base}/console/`);
     // The switch comes on once the worker is ready (127.0.0.1 is a secure context).
     await page.locator('#push-toggle:not([disabled])').waitFor();
-    const cached = await page.evaluate(async () => {
-      const paths: string[] = [];
+    const cached = await page.evaluate<string[]>(`(async () => {
+      const paths = [];
       for (const name of await caches.keys()) for (const request of await (await caches.open(name)).keys()) paths.push(new URL(request.url).pathname);
       return paths;
-    });
+    })()`);
     expect(cached.length).toBe(5);
     expect(cached.every((entry) => entry.startsWith('/console/assets/'))).toBe(true);
   });
