@@ -374,6 +374,50 @@ function badgeOnly(topics = ['approvals'], onJobs) {
   });
 }
 
+/** The installed app: the service worker (the shell's cache, notifications) and the "Notifications on this device" switch. */
+async function installable() {
+  if (!('serviceWorker' in navigator)) return;
+  const registered = navigator.serviceWorker.register('/console/sw.js', { scope: '/console/' });
+  const toggle = document.getElementById('push-toggle');
+  const state = document.getElementById('push-state');
+  if (!toggle) return;
+  const say = (text) => { if (state) state.textContent = text; };
+  if (!('PushManager' in window) || !window.isSecureContext) {
+    say('This browser cannot get notifications here (a phone needs the console over https).');
+    return;
+  }
+  const registration = await registered.then(() => navigator.serviceWorker.ready);
+  toggle.checked = (await registration.pushManager.getSubscription()) !== null;
+  toggle.disabled = false;
+  toggle.addEventListener('change', async () => {
+    toggle.disabled = true;
+    try {
+      if (toggle.checked) {
+        if ((await Notification.requestPermission()) !== 'granted') throw new Error('Notifications are blocked for this site in the browser\'s settings.');
+        const key = Uint8Array.from(atob(toggle.dataset.key.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+        const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+        const response = await post('/console/push/subscribe', new URLSearchParams({ subscription: JSON.stringify(subscription) }));
+        if (!response.ok) throw new Error((await response.json()).error ?? `the daemon answered ${response.status}`);
+        say('Notifications are on for this device.');
+      } else {
+        const subscription = await registration.pushManager.getSubscription();
+        if (subscription) {
+          await post('/console/push/unsubscribe', new URLSearchParams({ endpoint: subscription.endpoint }));
+          await subscription.unsubscribe();
+        }
+        say('Notifications are off for this device.');
+      }
+    } catch (error) {
+      toggle.checked = !toggle.checked;
+      say(`Could not change notifications: ${error.message}`);
+    } finally {
+      toggle.disabled = false;
+    }
+  });
+}
+
+if (section !== 'login') installable().catch(() => undefined);
+
 switch (section) {
   case 'login': login(); break;
   case 'chat': chat(); break;

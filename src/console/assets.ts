@@ -1,11 +1,17 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-/** The console's static files: one style sheet, one script, one icon. No build step: they are served as written. */
+/**
+ * The console's static files: one style sheet, one script, the icons (the PNGs are the installed app's, made by
+ * scripts/make-icons.mjs) and the service worker's code. No build step: they are served as written.
+ */
 const FILES = {
   'console.css': 'text/css; charset=utf-8',
   'console.js': 'text/javascript; charset=utf-8',
   'icon.svg': 'image/svg+xml',
+  'icon-192.png': 'image/png',
+  'icon-512.png': 'image/png',
+  'sw.js': 'text/javascript; charset=utf-8',
 } as const;
 
 export type AssetName = keyof typeof FILES;
@@ -19,7 +25,7 @@ export interface Asset {
 
 export interface Assets {
   get(name: string): Asset | undefined;
-  urls: { css: string; js: string; icon: string };
+  urls: { css: string; js: string; icon: string; icon192: string; icon512: string };
 }
 
 /**
@@ -36,6 +42,6 @@ export function loadAssets(dir: URL = new URL('../../assets/console/', import.me
   const url = (name: AssetName) => `/console/assets/${name}?v=${assets.get(name)?.version ?? '0'}`;
   return {
     get: (name) => (Object.hasOwn(FILES, name) ? assets.get(name) : undefined),
-    urls: { css: url('console.css'), js: url('console.js'), icon: url('icon.svg') },
+    urls: { css: url('console.css'), js: url('console.js'), icon: url('icon.svg'), icon192: url('icon-192.png'), icon512: url('icon-512.png') },
   };
 }

@@ -54,6 +54,8 @@ export interface ConsoleChatDeps {
   transcribe?: Transcriber | undefined;
   /** Whether delivered buttons can be pressed here (the daemon gave the console a ButtonHandler). */
   buttons?: boolean;
+  /** A reply or a delivery that no open page showed (the person's phone gets it as a notification). */
+  unwatched?: (reply: Reply) => void;
 }
 
 /**
@@ -120,6 +122,11 @@ export class ConsoleChat {
     // Buttons (a reminder's Snooze and Done) are live on the open pages; afterwards /snooze and /done do the same.
     const buttons = this.deps.buttons ? (reply.buttons ?? []).map((button) => ({ label: button.label, data: button.data })) : [];
     this.deps.events.publish('chat', { kind: 'delivery', conversationId, id: item.id, html: renderMarkdown(this.redact(reply.text)).value, artifacts: files, buttons });
+    this.tellIfUnwatched(reply);
+  }
+
+  private tellIfUnwatched(reply: Reply): void {
+    if (this.deps.events.listeners('chat') === 0) this.deps.unwatched?.(reply);
   }
 
   private io(conversationId: string, messageId: string, question: string): ConsoleIo {
@@ -148,6 +155,7 @@ export class ConsoleChat {
         // The reply replaces the streamed text whole (redacted whole): what was held back is not needed.
         this.streams.delete(conversationId);
         this.deps.events.publish('chat', { kind: 'reply', conversationId, messageId, html: renderMarkdown(this.redact(reply.text)).value, artifacts: files });
+        this.tellIfUnwatched(reply);
       },
     };
   }

@@ -26,7 +26,7 @@ export interface PageFrame {
   /** A one-line message from the previous action. */
   flash?: { kind: 'ok' | 'error'; text: string } | undefined;
   /** Asset URLs with their version (cache busting). */
-  assets: { css: string; js: string; icon: string };
+  assets: { css: string; js: string; icon: string; icon192: string; icon512: string };
   body: Html;
 }
 
@@ -45,7 +45,10 @@ export function page(frame: PageFrame): Html {
 <meta name="referrer" content="same-origin">
 ${frame.csrf ? html`<meta name="csrf-token" content="${frame.csrf}">` : html``}
 <title>${frame.title} · Familiar</title>
+<meta name="theme-color" content="#3b5bdb">
 <link rel="icon" href="${frame.assets.icon}" type="image/svg+xml">
+<link rel="manifest" href="/console/manifest.webmanifest">
+<link rel="apple-touch-icon" href="${frame.assets.icon192}">
 <link rel="stylesheet" href="${frame.assets.css}">
 <script type="module" src="${frame.assets.js}"></script>
 </head>

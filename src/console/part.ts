@@ -1,4 +1,4 @@
-import type { Part } from '../part.js';
+import type { DoctorLine, Part } from '../part.js';
 import type { ConsoleDeps } from './types.js';
 
 export type { ConsoleDeps } from './types.js';
@@ -34,8 +34,19 @@ export async function createConsolePart(deps: ConsoleDeps): Promise<{ part: Part
       return [{
         status: 'ok', label: `console: ${deps.config.http.public_url ?? `http://${deps.config.http.listen ?? ''}`}/console`,
         detail: `login links from familiar console${hosts.length > 0 ? `; also answers to ${hosts.join(', ')}` : ''}`,
-      }];
+      }, ...transportLines(deps), ...server.doctor()];
     },
   };
   return { part };
+}
+
+/** The console off loopback without an https public URL answers only this machine (request.ts): say so. */
+function transportLines(deps: ConsoleDeps): DoctorLine[] {
+  const listen = deps.config.http.listen ?? '';
+  const loopback = /^(\d+|127\.[\d.]+:\d+|localhost:\d+|\[::1\]:\d+)$/.test(listen.trim());
+  if (loopback || deps.config.http.public_url?.startsWith('https:')) return [];
+  return [{
+    status: 'warn', label: `console: http.listen ${listen} is open to the network without TLS; the console answers only this machine`,
+    fix: 'put Caddy or `tailscale serve` in front and set http.public_url to its https address (docs/web-console.md)',
+  }];
 }

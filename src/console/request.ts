@@ -5,7 +5,7 @@ import type { Result } from '../lib/result.js';
 import type { Logger } from '../log.js';
 import type { Answer, RequestContext, Route } from './app.js';
 import { SESSION_COOKIE, type ConsoleAuth, type Session } from './auth.js';
-import { cookieValue, hostAllowed, sameOrigin, setSecurityHeaders, tokensEqual } from './security.js';
+import { cookieValue, hostAllowed, sameOrigin, setSecurityHeaders, tokensEqual, transportAllowed } from './security.js';
 
 const DEFAULT_MAX_BODY = 64 * 1024;
 /** Query parameters that look like a credential: a login token is never taken from a URL (nor anything else). */
@@ -17,10 +17,12 @@ export interface RequestChecks {
   hosts: ReadonlySet<string>;
   auth: ConsoleAuth;
   log: Logger;
+  /** `http.public_url`: when https, a TLS proxy in front may reach the console from another machine. */
+  publicUrl: string | undefined;
 }
 
 /**
- * The console's request handler. Every request passes, in order: the Host check (DNS rebinding), no credential in
+ * The console's request handler. Every request passes, in order: TLS unless from this machine, the Host check (DNS rebinding), no credential in
  * the URL, the route, the session cookie (except the login page and the static files), and for a POST the Origin
  * check, a body size limit and the session's CSRF token. Contract: never throws; a failing route is a 500 page and
  * a log line.
@@ -41,6 +43,10 @@ export function requestHandler(checks: RequestChecks): (request: IncomingMessage
 
 /** The route's answer, or undefined when a check has already answered. */
 async function route(checks: RequestChecks, request: IncomingMessage, response: ServerResponse): Promise<Answer | undefined> {
+  if (!transportAllowed(request, checks.publicUrl)) {
+    text(response, 403, 'The console is served without TLS only on this machine. Put a TLS proxy in front (Caddy, or `tailscale serve`: docs/web-console.md) and set http.public_url to its https address.');
+    return undefined;
+  }
   const url = checkedUrl(checks.hosts, request, response);
   if (!url) return undefined;
   const method = request.method === 'HEAD' ? 'GET' : request.method;

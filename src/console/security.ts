@@ -21,6 +21,24 @@ export function allowedHostNames(options: { listenHost: string; hosts: readonly 
   return names;
 }
 
+/**
+ * Whether a request may be served without TLS: the browser is on this machine — the connection comes from loopback
+ * (a local browser, an SSH tunnel, a proxy or tunnel here that ended TLS: Caddy, `tailscale serve`), or the browser
+ * addressed a loopback name (Docker publishing the port on the host's 127.0.0.1 shows the daemon the bridge's
+ * address, but the browser still asked for 127.0.0.1) — or it came through a TLS proxy elsewhere: the public URL is
+ * https and the proxy said so (`X-Forwarded-Proto: https`). Anything else would carry the login link and the
+ * session cookie in clear over a network, so the console refuses it. (This guards the person against an accident,
+ * not an attacker: the Host and forwarded headers are what honest browsers and proxies send.)
+ */
+export function transportAllowed(request: IncomingMessage, publicUrl: string | undefined): boolean {
+  const peer = (request.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  if (peer === '::1' || /^127\./.test(peer)) return true;
+  const name = hostName(request.headers.host);
+  if (name === 'localhost' || name === '::1' || (name !== undefined && /^127\./.test(name))) return true;
+  const forwarded = String(request.headers['x-forwarded-proto'] ?? '').split(',')[0]?.trim().toLowerCase();
+  return publicUrl?.startsWith('https:') === true && forwarded === 'https';
+}
+
 /** The host name of a `Host` header (`name:port`, `[v6]:port`), lower case, or undefined when malformed. */
 export function hostName(header: string | undefined): string | undefined {
   if (!header) return undefined;
@@ -71,6 +89,8 @@ export const CONTENT_SECURITY_POLICY = [
   "connect-src 'self'",
   "font-src 'self'",
   "manifest-src 'self'",
+  // The service worker at /console/sw.js (the installed app's shell cache and its notifications).
+  "worker-src 'self'",
   "form-action 'self'",
   "frame-ancestors 'none'",
   "base-uri 'none'",

@@ -6,6 +6,7 @@ import { ConsoleChat } from './chat.js';
 import { EventHub } from './events.js';
 import { ConsoleItems } from './items.js';
 import { activityRoutes } from './pages/activity.js';
+import { appShellRoutes } from './pages/app-shell.js';
 import { approvalRoutes, consolePrompter } from './pages/approvals.js';
 import { chatRoutes } from './pages/chat.js';
 import { healthRoutes } from './pages/health.js';
@@ -15,16 +16,20 @@ import { memoryRoutes } from './pages/memory.js';
 import { calendarRoutes } from './pages/calendar.js';
 import { pairingRoutes } from './pages/pairing.js';
 import { skillRoutes } from './pages/skills.js';
+import { pushRoutes } from './pages/push.js';
 import { usageRoutes } from './pages/usage.js';
+import { ConsolePush } from './push/console-push.js';
 import { requestHandler } from './request.js';
 import { allowedHostNames } from './security.js';
-import { CONSOLE_CHANNEL, type ConsoleDeps } from './types.js';
+import type { DoctorLine } from '../part.js';
+import { CONSOLE_CHANNEL, CONSOLE_CHAT, type ConsoleDeps } from './types.js';
 
 export interface ConsoleServer {
   app: ConsoleApp;
   handle(request: IncomingMessage, response: ServerResponse): Promise<void>;
   start(): void;
   stop(): void;
+  doctor(): DoctorLine[];
 }
 
 /**
@@ -36,20 +41,25 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleServer {
   const events = new EventHub();
   const items = new ConsoleItems(deps.db);
   const auth = new ConsoleAuth(deps.db, deps.now ? { now: deps.now } : {});
+  const push = new ConsolePush({
+    db: deps.db, secrets: deps.secrets, log, publicUrl: deps.config.http.public_url, person: CONSOLE_CHAT,
+    watching: (topic) => events.listeners(topic) > 0, ...(deps.now ? { now: deps.now } : {}),
+  });
   const chat = new ConsoleChat({
     inbound: deps.inbound, conversations: deps.conversations, items, events, secrets: deps.secrets, log, transcribe: deps.transcribe,
-    buttons: deps.pressButton !== undefined,
+    buttons: deps.pressButton !== undefined, unwatched: (reply) => push.unwatched(reply),
   });
   const app = new ConsoleApp(deps, { auth, events, chat, items, assets: loadAssets() });
   const routes: Route[] = [
     ...loginRoutes(app), ...chatRoutes(app), ...approvalRoutes(app), ...activityRoutes(app), ...usageRoutes(app),
-    ...jobRoutes(app), ...calendarRoutes(app), ...skillRoutes(app), ...pairingRoutes(app), ...memoryRoutes(app), ...healthRoutes(app),
+    ...jobRoutes(app), ...calendarRoutes(app), ...skillRoutes(app), ...pairingRoutes(app), ...memoryRoutes(app), ...healthRoutes(app, push), ...appShellRoutes(app),
+    ...pushRoutes(app, push, CONSOLE_CHAT),
   ];
   const listen = deps.config.http.listen ?? '';
   const hosts = allowedHostNames({
     listenHost: listenHostOf(listen), hosts: deps.config.http.hosts, publicUrl: deps.config.http.public_url,
   });
-  const handle = requestHandler({ routes, hosts, auth, log });
+  const handle = requestHandler({ routes, hosts, auth, log, publicUrl: deps.config.http.public_url });
   const prompter = consolePrompter();
   let unsubscribe: Array<() => void> = [];
   let sweeper: NodeJS.Timeout | undefined;
@@ -62,9 +72,11 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleServer {
       sweeper = setInterval(() => auth.sweep(), 3600_000);
       sweeper.unref();
       deps.hub.register(chat);
+      deps.hub.register(push.channel);
       deps.approvals.registerPrompter(CONSOLE_CHANNEL, prompter);
       unsubscribe = [
         deps.approvals.questions.subscribe((event) => events.publish('approvals', { type: event.type, id: event.question.id, waiting: deps.approvals.questions.list().length })),
+        deps.approvals.questions.subscribe((event) => push.onQuestion(event)),
         ...(deps.logs ? [deps.logs.subscribe((line) => events.publish('logs', { line: app.redact(line) }))] : []),
       ];
     },
@@ -74,8 +86,10 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleServer {
       unsubscribe = [];
       deps.approvals.unregisterPrompter(CONSOLE_CHANNEL, prompter);
       deps.hub.unregister(CONSOLE_CHANNEL);
+      deps.hub.unregister(push.channel.name);
       events.close();
     },
+    doctor: () => push.doctor(),
   };
 }
 

@@ -488,4 +488,28 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE memory_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
+  {
+    name: '019-push',
+    sql: `
+      -- The console's Web Push (src/console/push/): the VAPID key pair, made on first use (the private key never
+      -- leaves the database), and each device's subscription: where its push service takes messages and the keys
+      -- the payload is encrypted to (RFC 8291), whose login made it, and when a push last got through.
+      CREATE TABLE IF NOT EXISTS push_keys (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        public_key TEXT NOT NULL,
+        private_key TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS push_subscriptions (
+        endpoint TEXT PRIMARY KEY,
+        p256dh TEXT NOT NULL,
+        auth TEXT NOT NULL,
+        person TEXT NOT NULL,
+        session_hash TEXT,
+        user_agent TEXT,
+        created_at INTEGER NOT NULL,
+        last_success_at INTEGER
+      );
+    `,
+  },
 ];

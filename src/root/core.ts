@@ -119,6 +119,7 @@ function channelConfigured(config: Config, channel: string): boolean {
     case 'discord':
       return config.channels.discord !== undefined;
     case 'console':
+    case 'push':
       return config.http.listen !== undefined && config.http.listen !== '' && config.http.console;
     default:
       return false;

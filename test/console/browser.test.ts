@@ -217,6 +217,31 @@ describeBrowser('the console in a browser, against the running daemon', () => {
     await shoot('health');
   });
 
+  it('installs as an app: a valid manifest with PNG icons, and a service worker for /console/ that keeps only the shell', async () => {
+    await page.goto(`${base}/console/health`);
+    const href = await page.locator('link[rel="manifest"]').getAttribute('href');
+    const manifest = await (await page.request.get(`${base}${href ?? ''}`)).json() as { display: string; start_url: string; scope: string; icons: Array<{ src: string; sizes: string; type: string }> };
+    expect(manifest).toMatchObject({ display: 'standalone', start_url: '/console/chat', scope: '/console/' });
+    for (const size of [192, 512]) {
+      const icon = manifest.icons.find((entry) => entry.sizes === `${size}x${size}`);
+      const png = await (await page.request.get(`${base}${icon?.src ?? ''}`)).body();
+      expect(png.subarray(1, 4).toString(), `icon ${size}`).toBe('PNG');
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)], `icon ${size}`).toEqual([size, size]);
+    }
+    // Strings, evaluated in the page: the tests are compiled without the DOM's types.
+    const scope = await page.evaluate('navigator.serviceWorker.ready.then((registration) => registration.scope)');
+    expect(scope).toBe(`${base}/console/`);
+    // The switch comes on once the worker is ready (127.0.0.1 is a secure context).
+    await page.locator('#push-toggle:not([disabled])').waitFor();
+    const cached = await page.evaluate<string[]>(`(async () => {
+      const paths = [];
+      for (const name of await caches.keys()) for (const request of await (await caches.open(name)).keys()) paths.push(new URL(request.url).pathname);
+      return paths;
+    })()`);
+    expect(cached.length).toBe(5);
+    expect(cached.every((entry) => entry.startsWith('/console/assets/'))).toBe(true);
+  });
+
   it('never ran a script the page did not load from the console itself (no CSP violation)', async () => {
     const violations: string[] = [];
     page.on('console', (message) => {

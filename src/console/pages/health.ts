@@ -3,16 +3,18 @@ import { errorMessage } from '../../errors.js';
 import type { ConsoleApp, RequestContext, Route } from '../app.js';
 import { html, type Html } from '../html.js';
 import { emptyState } from '../layout.js';
+import type { ConsolePush } from '../push/console-push.js';
+import { deviceCard } from './push.js';
 
 const MARK: Record<DoctorLine['status'], string> = { ok: '✓', fail: '✗', warn: '!', skip: '–' };
 const LOG_LINES = 200;
 
 /** Health: what `familiar status` and `familiar doctor` say, and the daemon's last log lines, live. */
-export function healthRoutes(app: ConsoleApp): Route[] {
-  return [{ method: 'GET', path: /^\/console\/health$/, handle: async (context) => healthPage(app, context) }];
+export function healthRoutes(app: ConsoleApp, push: ConsolePush): Route[] {
+  return [{ method: 'GET', path: /^\/console\/health$/, handle: async (context) => healthPage(app, push, context) }];
 }
 
-async function healthPage(app: ConsoleApp, context: RequestContext) {
+async function healthPage(app: ConsoleApp, push: ConsolePush, context: RequestContext) {
   const runDoctor = context.url.searchParams.get('doctor') === '1';
   let doctor: Html = html`<p><a class="button" href="/console/health?doctor=1#doctor">Run the checks</a> <span class="muted">(config, the LLM, channels, Docker, mail: what <code>familiar doctor</code> checks; it asks the LLM server once)</span></p>`;
   if (runDoctor) {
@@ -29,6 +31,7 @@ async function healthPage(app: ConsoleApp, context: RequestContext) {
   const logs = app.deps.logs?.recent(LOG_LINES) ?? [];
   const body = html`<h1>Health</h1>
 <section class="card"><h2>Status</h2>${statusView(app, status)}</section>
+${deviceCard(push)}
 <section class="card" id="doctor"><h2>Checks</h2>${doctor}</section>
 <section class="card"><h2>Log <small class="muted">(the last ${LOG_LINES} lines, live; secrets redacted)</small></h2>
   <label class="inline-label">Show <select id="log-level"><option value="10">everything</option><option value="30" selected>info and above</option><option value="40">warnings and errors</option></select></label>
