@@ -1,6 +1,7 @@
 import { z } from 'zod/v3';
 import { parseCommandLine } from '../lib/command-line.js';
 import { duration } from './duration.js';
+import { calendarSchema } from './calendar-schema.js';
 import { emailSchema } from './email-schema.js';
 import { intentsSchema, triggersSchema } from './triggers-schema.js';
 import { isValidTimeZone, systemTimeZone } from './timezone.js';
@@ -141,33 +142,7 @@ const toolsSchema = z.strictObject({
     .default({}),
   email: emailSchema.optional(),
   /** The `calendar` tool: the person's CalDAV calendars (the server is the source of truth) and read-only ICS feeds. */
-  calendar: z
-    .strictObject({
-      accounts: z
-        .array(
-          z.strictObject({
-            /** How the account is named in results and `calendar` arguments. */
-            name: z.string().regex(/^[\w.-]{1,40}$/, 'letters, digits, dot, dash or underscore').default('calendar'),
-            url: z.string().url(),
-            user: z.string().default(''),
-            password: secret,
-            /** Calendars to use, by display name or URL; empty: every calendar the account has. */
-            calendars: z.array(z.string().min(1)).default([]),
-            /** Where new events go (display name or URL); default: the first calendar used. */
-            default: z.string().optional(),
-            /** The person's own addresses on this account (organizer, attendee); default: `user` when it is one. */
-            addresses: z.array(z.string().email()).default([]),
-          }),
-        )
-        .default([]),
-      subscriptions: z
-        .array(z.strictObject({ name: z.string().regex(/^[\w.-]{1,40}$/, 'letters, digits, dot, dash or underscore'), url: z.string().regex(/^(https?|webcal):\/\//i, 'an http(s):// or webcal:// address') }))
-        .default([]),
-      timeout_s: z.number().positive().default(20),
-      /** How far ahead VALARM alarms become reminders, in days. */
-      alarm_days: z.number().int().min(0).max(60).default(7),
-    })
-    .optional(),
+  calendar: calendarSchema.optional(),
   sandbox: z
     .strictObject({
       image: z.string().default('familiar-sandbox:latest'),

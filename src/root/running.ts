@@ -50,8 +50,8 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
     started: () => lifecycle.started,
     failedParts: () => [...lifecycle.failed],
     partNames: () => lifecycle.parts.map((part) => part.name),
-    // The channels of `channels:` (what `configured` lists); the console is one of the modules.
-    runningChannels: () => hub.names().filter((name) => name !== 'console'),
+    // The channels of `channels:` (what `configured` lists); the console and its push are one of the modules.
+    runningChannels: () => hub.names().filter((name) => name !== 'console' && name !== 'push'),
     queue: turns,
     usageToday: core.usage.today,
     reload: reloadStatus,

@@ -51,7 +51,9 @@ const PARAMETERS = {
  * The `email` tool: read IMAP accounts (list, read, search, save_attachment) and, when allowed, send and reply over
  * SMTP. With several accounts (`tools.email.accounts`) the call's `account` picks one; the first is the default.
  */
-export function createEmailTool(accounts: readonly [NamedAccount, ...NamedAccount[]]): NativeTool<EmailParams> {
+export function createEmailTool(given: EmailToolDeps | readonly [NamedAccount, ...NamedAccount[]]): NativeTool<EmailParams> {
+  // One account's deps, as before accounts existed (bench/email.mjs, tools built by hand), is the `default` account.
+  const accounts: readonly [NamedAccount, ...NamedAccount[]] = isAccountList(given) ? given : [{ name: 'default', ...given }];
   const byName = new Map(accounts.map((account) => [account.name, account]));
   const parameters = accounts.length === 1 ? PARAMETERS : {
     ...PARAMETERS,
@@ -100,6 +102,10 @@ export function createEmailTool(accounts: readonly [NamedAccount, ...NamedAccoun
 }
 
 type NamedAccount = EmailToolDeps & { name: string };
+
+function isAccountList(given: EmailToolDeps | readonly [NamedAccount, ...NamedAccount[]]): given is readonly [NamedAccount, ...NamedAccount[]] {
+  return Array.isArray(given);
+}
 
 /** The tool's description of one account: its actions, and whether sending works there. */
 function describeEmail({ settings, sender, name }: NamedAccount, index: number, count: number): string {
