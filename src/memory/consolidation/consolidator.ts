@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import { z } from 'zod/v3';
 import type { Database } from '../../db/database.js';
 import type { ButtonAnswer, ButtonPress, Delivery } from '../../delivery/types.js';
 import { errorMessage } from '../../errors.js';

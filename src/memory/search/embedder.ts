@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { Logger } from '../../log.js';
 
 /** Turns texts into vectors of one model; the same text always gives the same vector. Throws when it cannot. */
@@ -20,12 +20,18 @@ export function createEmbedder(setting: EmbeddingsSetting, log: Logger): Embedde
   return createEndpointEmbedder(setting);
 }
 
-/** An OpenAI-compatible `/embeddings` endpoint through the `openai` client. */
+/** An OpenAI-compatible `/embeddings` endpoint through the `openai` client, loaded on the first search (not at start). */
 export function createEndpointEmbedder(setting: { base_url: string; api_key: string; model: string }, options: { maxRetries?: number } = {}): Embedder {
-  const client = new OpenAI({ baseURL: setting.base_url, apiKey: setting.api_key || 'none', maxRetries: options.maxRetries ?? 2, timeout: 30_000 });
+  let made: OpenAI | undefined;
+  const connect = async (): Promise<OpenAI> => {
+    const { default: OpenAIClient } = await import('openai');
+    made ??= new OpenAIClient({ baseURL: setting.base_url, apiKey: setting.api_key || 'none', maxRetries: options.maxRetries ?? 2, timeout: 30_000 });
+    return made;
+  };
   return {
     model: `endpoint:${setting.model}`,
     async embed(texts) {
+      const client = await connect();
       const vectors: Float32Array[] = [];
       for (let start = 0; start < texts.length; start += BATCH) {
         const input = texts.slice(start, start + BATCH);
