@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeCaldav, oracleOccurrences, startRadicale, type CaldavServer } from '../../helpers/caldav-server.js';
-import { calendarTool, HOLIDAY, LAST_FRIDAY, putEvent, WEEKLY } from './fixtures.js';
+import { BUSY_DAY, calendarTool, HOLIDAY, LAST_FRIDAY, putEvent, WEEKLY } from './fixtures.js';
 
 const RANGE = { from: Date.parse('2026-10-01T00:00:00Z'), to: Date.parse('2027-01-01T00:00:00Z') };
 const utc = (instant: number): string => new Date(instant).toISOString().replace('.000Z', 'Z');
@@ -16,7 +16,10 @@ describeCaldav('calendar on radicale: recurrences expanded on the client', () =>
     ]);
     server = started;
     oracle = new Map(['weekly-sync', 'holiday', 'last-friday'].map((uid, index) => [uid, expected[index] ?? []]));
-    await Promise.all([putEvent(server, 'weekly', WEEKLY), putEvent(server, 'holiday', HOLIDAY), putEvent(server, 'last-friday', LAST_FRIDAY)]);
+    await Promise.all([
+      putEvent(server, 'weekly', WEEKLY), putEvent(server, 'holiday', HOLIDAY), putEvent(server, 'last-friday', LAST_FRIDAY),
+      ...BUSY_DAY.map(async (event, index) => putEvent(server, `busy-${index}`, event)),
+    ]);
   });
   afterAll(async () => server.close());
 
@@ -57,5 +60,30 @@ describeCaldav('calendar on radicale: recurrences expanded on the client', () =>
     const found = await call({ action: 'search', text: 'moved', from: '2026-10-01', days: 90 });
     expect(found.output).toContain('1 event(s)');
     expect(found.output).toContain('Mon, 2 Nov 2026 14:00–14:30 Weekly sync (moved)');
+  });
+
+  // One free_busy read of Tue 17 and Wed 18 November, shared by the three checks below.
+  let twoDays: Promise<string> | undefined;
+  const freeBusy = async (): Promise<string> => {
+    twoDays ??= calendarTool(server).call({ action: 'free_busy', from: '2026-11-17', days: 2 }).then((result) => (result.success ? result.output : `failed: ${result.output}`));
+    return twoDays;
+  };
+
+  it('merges a day\'s busy time from an occurrence of a series and an overlapping pair', async () => {
+    const output = await freeBusy();
+    expect(output.split('\n').slice(0, 2)).toEqual(['busy Tue 17 Nov 09:30–09:45', 'busy Tue 17 Nov 11:00–13:00']);
+    expect(output).toContain('\nfree Tue 17 Nov 09:00–09:30, 09:45–11:00, 13:00–18:00\n');
+  });
+
+  it('counts an all-day event as busy the whole day', async () => {
+    const output = await freeBusy();
+    expect(output).toContain('\nbusy Wed 18 Nov 00:00–Thu 19 Nov 00:00\n');
+    expect(output).toContain('\nWed 18 Nov: no free time between 9:00 and 18:00');
+  });
+
+  it('leaves events marked free, cancelled or declined, and an all-day birthday marked free, out of the busy time', async () => {
+    const output = await freeBusy();
+    expect(output.match(/^busy /gm)).toHaveLength(3);
+    expect(output).not.toMatch(/14:00|15:00|15:30|16:00|17:00/);
   });
 });
