@@ -19,6 +19,7 @@ describeCaldav('familiar calendar, /today, the calendar doctor and init', () => 
   beforeAll(async () => {
     server = await startRadicale();
     await putEvent(server, 'today', ics('BEGIN:VEVENT', 'UID:today-1', 'DTSTAMP:20260901T000000Z', 'SUMMARY:Haircut', `DTSTART;TZID=Europe/Paris:${today}T233000`, `DTEND;TZID=Europe/Paris:${today}T234500`, 'LOCATION:Salon', 'END:VEVENT'));
+    await putEvent(server, 'run', ics('BEGIN:VEVENT', 'UID:run-1', 'DTSTAMP:20260901T000000Z', 'SUMMARY:Morning run', 'DTSTART;TZID=Europe/Paris:20300325T070000', 'DTEND;TZID=Europe/Paris:20300325T073000', 'RRULE:FREQ=DAILY;COUNT=10', 'EXDATE;TZID=Europe/Paris:20300330T070000', 'END:VEVENT'));
     await putEvent(server, 'later', ics('BEGIN:VEVENT', 'UID:later-1', 'DTSTAMP:20260901T000000Z', 'SUMMARY:Dinner', 'DTSTART;TZID=Europe/Paris:20300105T190000', 'DTEND;TZID=Europe/Paris:20300105T210000', 'ORGANIZER:mailto:friend@example.net', 'END:VEVENT'));
     configPath = writeTestConfig(tempDir(), undefined, { log: { level: 'warn', format: 'json' }, tools: { calendar: { accounts: [{ name: 'home', url: server.url, user: server.user, password: server.password, addresses: ['person@example.org'] }] } } });
   });
@@ -54,6 +55,17 @@ describeCaldav('familiar calendar, /today, the calendar doctor and init', () => 
     const made = createCalendarPart({ config, log: captureLogger([], []) });
     const reply = await made?.part.commands?.get('today')?.run({ channel: 'telegram', chatId: '1', userId: '1', args: '', conversationId: 'c' });
     expect(reply).toMatch(/Haircut @ Salon/);
+  });
+
+  it('answers /week with the next seven days, a daily series at its hour on both sides of the clock change', async () => {
+    const config = validateConfig({ timezone: ZONE, tools: { calendar: { accounts: [{ name: 'home', url: server.url, user: server.user, password: server.password }] } } });
+    const made = createCalendarPart({ config, log: captureLogger([], []), now: () => Date.parse('2030-03-28T10:00:00Z') });
+    const reply = await made?.part.commands?.get('week')?.run({ channel: 'telegram', chatId: '1', userId: '1', args: '', conversationId: 'c' });
+    // Paris moves its clocks on Sunday 31 March 2030; the run on the 30th is excluded.
+    expect(reply).toBe([
+      '2030-03-28 and the 6 days after:',
+      ...['Thu, 28 Mar', 'Fri, 29 Mar', 'Sun, 31 Mar', 'Mon, 1 Apr', 'Tue, 2 Apr', 'Wed, 3 Apr'].map((day) => `${day} 2030 07:00–07:30  Morning run`),
+    ].join('\n'));
   });
 
   it('has the doctor name the calendars found, and say what to fix for a wrong password', async () => {

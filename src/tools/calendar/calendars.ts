@@ -1,3 +1,4 @@
+import ICAL from 'ical.js';
 import { CalendarError } from './errors.js';
 import { expandObjects } from './expand.js';
 import { CalDavClient, type CalendarInfo } from './client.js';
@@ -42,6 +43,7 @@ export class Calendars {
         try {
           const object = await this.readFeed(feed);
           const found = expandObjects([object], range, this.timeZone(), { source: feed.name, calendar: feed.name, addresses: [], outside: true });
+          if (found.skipped.length > 0) problems.push(`${feed.name}: ${feed.url} is not a calendar it can read (broken iCalendar): check tools.calendar.subscriptions`);
           return found.occurrences;
         } catch (error) {
           problems.push(`${feed.name}: ${error instanceof Error ? error.message : String(error)}`);
@@ -63,6 +65,24 @@ export class Calendars {
       ...(occurrence.location ? { location: occurrence.location } : {}),
       ...(occurrence.outside ? { outside: `calendar:${occurrence.source}` } : {}),
     }));
+  }
+
+  /** The name of the subscription whose feed has an event with this UID (feeds that fail are passed over). */
+  async feedHolding(uid: string): Promise<string | undefined> {
+    const found = await Promise.all(this.settings.subscriptions.map(async (feed) => {
+      try {
+        const calendar = new ICAL.Component(ICAL.parse((await this.readFeed(feed)).data) as unknown[]);
+        return calendar.getAllSubcomponents('vevent').some((vevent) => vevent.getFirstPropertyValue('uid') === uid) ? feed.name : undefined;
+      } catch {
+        return undefined;
+      }
+    }));
+    return found.find((name) => name !== undefined);
+  }
+
+  /** Whether a name is a subscription's (read-only) rather than an account's. */
+  isSubscription(name: string): boolean {
+    return this.settings.subscriptions.some((feed) => feed.name === name);
   }
 
   /** The account's client by name (the first account when none is named). */
@@ -89,6 +109,13 @@ export class Calendars {
       throw new CalendarError('feed', `could not fetch ${feed.url} (${error instanceof Error ? error.message : String(error)}): check tools.calendar.subscriptions`, { cause: error });
     }
     if (!response.ok) throw new CalendarError('feed', `${feed.url} answered HTTP ${response.status}: check tools.calendar.subscriptions`);
-    return { href: feed.url, data: await response.text() };
+    const data = await response.text();
+    // A login page or an error page answered 200 is common; say so rather than "no events". The page's text is the
+    // feed's, outside content, so only its type is named.
+    if (!/^\s*BEGIN:VCALENDAR/i.test(data)) {
+      const type = (response.headers.get('content-type') ?? 'no content type').slice(0, 60);
+      throw new CalendarError('feed', `${feed.url} answered something that is not an iCalendar feed (${type}): check tools.calendar.subscriptions`);
+    }
+    return { href: feed.url, data };
   }
 }

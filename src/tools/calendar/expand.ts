@@ -109,9 +109,11 @@ function occurrenceOf(event: ICAL.Event, start: ICAL.Time, endTime: ICAL.Time | 
     const value = component.getFirstPropertyValue(name);
     return typeof value === 'string' && value.trim() !== '' ? value : undefined;
   };
+  const declined = attendees.some((attendee) => attendee.partstat === 'DECLINED' && mine.includes(attendee.address.toLowerCase()));
+  const busy = text('transp')?.toUpperCase() !== 'TRANSPARENT' && text('status')?.toUpperCase() !== 'CANCELLED' && !declined;
   const occurrence: Occurrence = {
     source: source.source, calendar: source.calendar, href: object.href, uid: event.uid, start: startMs, end: endMs, allDay,
-    summary: text('summary') ?? '(no title)', attendees, recurring, outside, alarms: alarmsOf(component),
+    summary: text('summary') ?? '(no title)', attendees, recurring, busy, outside, alarms: alarmsOf(component),
   };
   if (object.etag !== undefined) occurrence.etag = object.etag;
   if (allDay) {

@@ -1,3 +1,4 @@
+import { instantOfWallClock } from '../../lib/zoned.js';
 import { fail, ok, type ToolResult } from '../types.js';
 import type { Calendars } from './calendars.js';
 import { formatOccurrences } from './format.js';
@@ -42,32 +43,38 @@ function searchable(occurrence: Occurrence): string {
 
 /**
  * `free_busy`, computed here from the expanded occurrences (no server's free-busy report is needed): the busy
- * spans merged, and the free gaps between `day_start` and `day_end` hours of each day. Cancelled and transparent
- * events do not make the person busy. Only times are shown, never the events' text.
+ * spans merged, and the free gaps between `day_start` and `day_end` hours of each day. An all-day event is busy all
+ * day, as RFC 5545 has it (TRANSP defaults to OPAQUE); clients mark birthdays and holidays TRANSPARENT, and those,
+ * cancelled events and invitations the person declined do not make them busy. Only times are shown, never the text.
  */
 export async function freeBusy(params: CalendarParams, context: ReadContext): Promise<ToolResult> {
   const range = rangeOf(params, context);
   if (!range.success) return fail(range.error);
   const { occurrences, problems } = await context.calendars.occurrences(range.range);
-  const busy = mergeSpans(occurrences.filter((occurrence) => !occurrence.allDay && occurrence.status !== 'CANCELLED').map((occurrence) => [occurrence.start, occurrence.end] as [number, number]));
-  const time = new Intl.DateTimeFormat('en-GB', { timeZone: context.timeZone, weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  const busy = mergeSpans(occurrences.filter((occurrence) => occurrence.busy).map((occurrence) => [occurrence.start, occurrence.end] as [number, number]));
+  const day = new Intl.DateTimeFormat('en-GB', { timeZone: context.timeZone, weekday: 'short', day: 'numeric', month: 'short' });
+  const clock = new Intl.DateTimeFormat('en-GB', { timeZone: context.timeZone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  const at = (instant: number) => `${day.format(instant)} ${clock.format(instant)}`;
+  const [openHour, closeHour] = [params.day_start ?? 9, params.day_end ?? 18];
   const lines: string[] = [];
-  const days = params.days ?? 7;
-  for (let index = 0; index < days; index += 1) {
+  for (let index = 0; index < (params.days ?? 7); index += 1) {
     const dayStart = dayRange(range.first, index, context.timeZone).to;
-    const open = dayStart + (params.day_start ?? 9) * 3_600_000;
-    const close = dayStart + (params.day_end ?? 18) * 3_600_000;
+    // Hours on the wall clock, so a day with a clock change still opens at day_start.
+    const [year = 1970, month = 1, date = 1] = localDate(dayStart, context.timeZone).split('-').map(Number);
+    const hour = (value: number) => (value === 24 ? dayRange(range.first, index + 1, context.timeZone).to : instantOfWallClock({ year, month, day: date, hour: value, minute: 0, second: 0 }, context.timeZone));
+    const [open, close] = [hour(openHour), hour(closeHour)];
     let cursor = open;
     const free: string[] = [];
     for (const [start, end] of busy) {
       if (end <= cursor || start >= close) continue;
-      if (start > cursor) free.push(`${time.format(cursor)}–${time.format(start).slice(-5)}`);
+      if (start > cursor) free.push(`${clock.format(cursor)}–${clock.format(start)}`);
       cursor = Math.max(cursor, end);
     }
-    if (cursor < close) free.push(`${time.format(cursor)}–${time.format(close).slice(-5)}`);
-    lines.push(free.length > 0 ? `free ${free.join(', ')}` : `${time.format(open).slice(0, -6)}: no free time between ${params.day_start ?? 9}:00 and ${params.day_end ?? 18}:00`);
+    if (cursor < close) free.push(`${clock.format(cursor)}–${clock.format(close)}`);
+    lines.push(free.length > 0 ? `free ${day.format(open)} ${free.join(', ')}` : `${day.format(open)}: no free time between ${openHour}:00 and ${closeHour}:00`);
   }
-  const busyText = busy.filter(([start, end]) => end > range.range.from && start < range.range.to).map(([start, end]) => `busy ${time.format(start)}–${time.format(end)}`);
+  const busyText = busy.filter(([start, end]) => end > range.range.from && start < range.range.to)
+    .map(([start, end]) => `busy ${at(start)}–${day.format(start) === day.format(end) ? clock.format(end) : at(end)}`);
   return ok(`${busyText.length > 0 ? busyText.join('\n') : 'No busy time.'}\n${lines.join('\n')}${problems.length > 0 ? `\nNot read: ${problems.join('; ')}` : ''}`);
 }
 

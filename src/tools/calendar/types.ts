@@ -29,6 +29,11 @@ export interface Occurrence {
   attendees: Attendee[];
   status?: string;
   recurring: boolean;
+  /**
+   * Makes the person busy in free_busy: not marked free (TRANSP:TRANSPARENT, as clients mark birthdays and holidays),
+   * not cancelled, and not declined by the person.
+   */
+  busy: boolean;
   /** Written by someone else (organized by another person, or from a subscription): outside content. */
   outside: boolean;
   /** VALARM triggers, as minutes before the start (negative: after), with their text. */

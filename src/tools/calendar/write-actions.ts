@@ -108,6 +108,8 @@ async function locate(params: CalendarParams, context: WriteContext): Promise<{ 
     const object = await client.find(params.uid);
     if (object) return { success: true, client, object, target: { uid: params.uid, ...(occurrence !== undefined ? { occurrence } : {}) } };
   }
+  const feed = params.account === undefined ? await context.calendars.feedHolding(params.uid) : undefined;
+  if (feed !== undefined) return { success: false, error: readOnly(`Event ${params.uid} is in the subscription "${feed}"`) };
   return { success: false, error: `No event with uid ${params.uid} in ${clients.map((client) => client.account.name).join(', ')} (subscriptions are read-only).` };
 }
 
@@ -148,7 +150,13 @@ function fieldsOf(params: CalendarParams, context: WriteContext): { success: tru
   return { success: true, value: fields };
 }
 
+/** A write aimed at a feed: why it cannot be done, and what can. */
+function readOnly(what: string): string {
+  return `${what}, a read-only ICS feed: Familiar cannot create, change, delete or answer its events. Nothing was changed. Tell the person; if they want their own copy to change, create it as a new event in one of their CalDAV accounts.`;
+}
+
 function noAccount(name: string | undefined, context: WriteContext): string {
+  if (name !== undefined && context.calendars.isSubscription(name)) return readOnly(`"${name}" is a subscription`);
   const names = context.calendars.clients.map((client) => client.account.name);
   if (names.length === 0) return 'No CalDAV account is configured (tools.calendar.accounts); subscriptions are read-only.';
   return `No account "${name ?? ''}"; accounts: ${names.join(', ')}.`;
