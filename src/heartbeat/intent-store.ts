@@ -36,8 +36,15 @@ interface Row {
   cancelled_at: number | null;
 }
 
-/** The `intents` table. Contract: throws only when the database does. */
+/**
+ * The `intents` table. Contract: throws only when the database does.
+ * Every message of the person is matched against the active intents, so they are kept in memory between changes
+ * made here (a turn costs no query). Another process can only cancel one (`familiar intents cancel`); the stale copy
+ * is harmless, because `fire` is a compare-and-set that checks the row itself.
+ */
 export class IntentStore {
+  private cached: Intent[] | undefined;
+
   constructor(private readonly db: Database) {}
 
   insert(intent: Omit<Intent, 'id' | 'lastFiredAt' | 'fired' | 'cancelledAt'>): Intent {
@@ -45,6 +52,7 @@ export class IntentStore {
     this.db.prepare(`INSERT INTO intents (id, match, remind, target, origin_channel, origin_chat, cooldown_s, fires_left, expires_at, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(id, intent.match, intent.remind, intent.target ?? null, intent.origin?.channel ?? null, intent.origin?.chatId ?? null,
       intent.cooldownS, intent.firesLeft, intent.expiresAt, intent.createdAt);
+    this.cached = undefined;
     return { ...intent, id, lastFiredAt: undefined, fired: 0, cancelledAt: undefined };
   }
 
@@ -55,10 +63,12 @@ export class IntentStore {
 
   /** Intents that may still fire: not cancelled, fires left, not expired (newest first). */
   active(now: number): Intent[] {
-    return (this.db.prepare('SELECT * FROM intents WHERE cancelled_at IS NULL AND fires_left > 0 AND expires_at > ? ORDER BY created_at DESC, id').all(now) as Row[]).map(toIntent);
+    this.cached ??= (this.db.prepare('SELECT * FROM intents WHERE cancelled_at IS NULL AND fires_left > 0 ORDER BY created_at DESC, id').all() as Row[]).map(toIntent);
+    return this.cached.filter((intent) => intent.expiresAt > now);
   }
 
   cancel(id: string, now: number): boolean {
+    this.cached = undefined;
     return this.db.prepare('UPDATE intents SET cancelled_at = ? WHERE id = ? AND cancelled_at IS NULL').run(now, id).changes > 0;
   }
 
@@ -67,6 +77,7 @@ export class IntentStore {
    * matches at once fire it once. Returns whether it fired.
    */
   fire(id: string, now: number): boolean {
+    this.cached = undefined;
     return this.db.prepare(`UPDATE intents SET fires_left = fires_left - 1, fired = fired + 1, last_fired_at = ?
       WHERE id = ? AND cancelled_at IS NULL AND fires_left > 0 AND expires_at > ? AND (last_fired_at IS NULL OR last_fired_at + cooldown_s * 1000 <= ?)`)
       .run(now, id, now, now).changes > 0;
