@@ -13,7 +13,7 @@ const USAGE = `usage: familiar memory log [PATH] [--limit N]
        familiar memory revert ID [--force]
        familiar memory trust [PATH]     files that hold outside content; with PATH, vouch for one (back in the prompt)
        familiar memory undo BATCH [--force]   undo a consolidation (all its files) as one change
-       familiar memory reindex          rebuild the search index from the files (and embed every entry)
+       familiar memory reindex          rebuild the search index from the files and past conversations (and embed every entry)
 `;
 
 /** `familiar memory log|diff|revert`: the history of memory writes and putting a file back. */
@@ -114,7 +114,7 @@ function trust(context: CommandContext, target: string | undefined): number {
   }
 }
 
-/** `familiar memory reindex`: the search index dropped and rebuilt from the files; with an embedder, every entry embedded. */
+/** `familiar memory reindex`: the search index dropped and rebuilt from the files and the chats' messages; with an embedder, every entry embedded. */
 async function reindex(context: CommandContext): Promise<number> {
   const { config } = context.loadConfig();
   const db = context.openDatabase();
@@ -124,7 +124,7 @@ async function reindex(context: CommandContext): Promise<number> {
     store.syncIndex();
     const files = store.list().length;
     const out = context.io.stdout;
-    out.write(`Indexed ${store.searchIndex.count()} entries in ${files} files.\n`);
+    out.write(`Indexed ${store.searchIndex.count()} entries in ${files} files, and ${store.searchIndex.conversations.count()} messages of past conversations.\n`);
     const hybrid = createHybridSearch(store, { db, log: context.logger('quiet'), embeddings: config.memory.embeddings });
     if (!hybrid) return 0;
     try {

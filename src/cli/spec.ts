@@ -76,7 +76,7 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
       { name: 'revert', summary: 'put a file back as it was before a change', usage: id('change'), options: [{ name: 'force', description: 'even if the file changed since' }] },
       { name: 'trust', summary: 'memory files holding outside content (kept out of the prompt); with a path, vouch for it', usage: '[path]' },
       { name: 'undo', summary: 'undo a consolidation (all its files) as one change', usage: '<batch>', options: [{ name: 'force', description: 'even if a file changed since' }] },
-      { name: 'reindex', summary: 'rebuild the search index from the files (and embed every entry when an embedder is set)' },
+      { name: 'reindex', summary: 'rebuild the search index from the files and past conversations (and embed every entry when an embedder is set)' },
     ],
   },
   {

@@ -132,4 +132,14 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ name: string; sql: string }> = [
       );
     `,
   },
+  {
+    name: '020-memory-conversations',
+    sql: `
+      -- Past conversations in memory search (src/memory/search/conversation-index.ts): the person's and the assistant's
+      -- messages of chats are entries beside the files' (path = the conversation, lines 0), found by the same FTS5
+      -- and vectors. NULL: a file's entry. How far the messages were read is memory_state's 'search.messages_mark'.
+      ALTER TABLE memory_chunks ADD COLUMN message_id INTEGER;
+      CREATE INDEX memory_chunks_message ON memory_chunks (message_id) WHERE message_id IS NOT NULL;
+    `,
+  },
 ];

@@ -297,10 +297,13 @@ export class MemoryStore implements MemoryAccess {
     });
   }
 
-  /** Full-text search over every memory file's entries, after bringing the index up to date with the folder. */
+  /**
+   * Full-text search over every memory file's entries and the messages of past chats, after bringing the index up to
+   * date with the folder and the messages written since.
+   */
   search(query: string, limit = 10): SearchHit[] {
     this.syncIndex();
-    return this.searchIndex.search(query, limit).map(({ id: _id, ...hit }) => hit);
+    return this.searchIndex.described(this.searchIndex.search(query, limit));
   }
 
   /** Search by meaning too, from now on (an embedder is configured). */
@@ -313,7 +316,7 @@ export class MemoryStore implements MemoryAccess {
     return this.hybrid ? this.hybrid.search(query, limit) : this.search(query, limit);
   }
 
-  /** Re-indexes files added, changed or removed on disk since the last sync (hand edits included). */
+  /** Re-indexes files added, changed or removed on disk since the last sync (hand edits included), and new messages. */
   syncIndex(): void {
     this.searchIndex.sync(this.list(), (relative) => {
       try {
@@ -322,6 +325,7 @@ export class MemoryStore implements MemoryAccess {
         return undefined;
       }
     });
+    this.searchIndex.conversations.sync();
   }
 
   private index(relative: string, content: string, absolute: string): void {

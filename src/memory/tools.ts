@@ -1,8 +1,12 @@
 import { errorMessage } from '../errors.js';
+import { wallClockAt } from '../lib/zoned.js';
+import type { MemoryHit } from '../tools/context.js';
 import { wrapExternal } from '../tools/external.js';
-import { fail, ok, type AnyTool } from '../tools/types.js';
+import { fail, ok, type AnyTool, type ToolCallContext } from '../tools/types.js';
 
 const MAX_WRITE_CHARS = 200_000;
+/** Hits asked for beyond the limit: the current turn's own messages (the question itself) are left out afterwards. */
+const OWN_TURN_ROOM = 5;
 
 export interface MemoryToolOptions {
   /** The model read `path` in a conversation and saw `content` (the hand-edit guard checks later overwrites against it). */
@@ -92,7 +96,7 @@ function memorySearchTool(): AnyTool {
     group: 'memory',
     effects: [],
     description:
-      'Search all memory files (notes, tasks, files edited by hand) by words and, when an embedder is configured, by meaning. Returns entries as path#Lstart-Lend with a snippet; read the file for more.',
+      'Search all memory files (notes, tasks, files edited by hand) and past conversations by words and, when an embedder is configured, by meaning. Returns file entries as path#Lstart-Lend with a snippet (read the file for more), and messages as "conversation ID · date · who" with a snippet.',
     parameters: {
       type: 'object',
       properties: {
@@ -103,18 +107,15 @@ function memorySearchTool(): AnyTool {
       additionalProperties: false,
     },
     async execute(params: { query: string; limit: number }, ctx) {
-      const hits = ctx.memory.recall ? await ctx.memory.recall(params.query, params.limit) : ctx.memory.search(params.query, params.limit);
-      if (hits.length === 0) return ok(`No memory file mentions "${params.query}".`);
+      const wanted = params.limit + OWN_TURN_ROOM;
+      const found = ctx.memory.recall ? await ctx.memory.recall(params.query, wanted) : ctx.memory.search(params.query, wanted);
+      // This turn's own messages (stored once its first step is) would only echo the question back.
+      const hits = found.filter((hit) => hit.conversation === undefined || hit.conversation.turnId !== ctx.turnId).slice(0, params.limit);
+      if (hits.length === 0) return ok(`No memory file or past conversation mentions "${params.query}".`);
       let outside: string | undefined;
       const lines = hits.map((hit, index) => {
         const snippet = hit.snippet.replace(/\s+/g, ' ');
-        const where = `${hit.path}#L${hit.startLine}-L${hit.endLine}`;
-        let source: string | undefined;
-        try {
-          source = ctx.memory.outsideSource(hit.path, ctx.memory.read(hit.path));
-        } catch {
-          source = undefined;
-        }
+        const { where, source } = hit.conversation ? describeMessage(hit, hit.conversation, ctx) : describeEntry(hit, ctx);
         if (source === undefined) return `${index + 1}. ${where}: ${snippet}`;
         outside ??= source;
         return `${index + 1}. ${where}:\n${wrapExternal(source, snippet)}`;
@@ -122,4 +123,28 @@ function memorySearchTool(): AnyTool {
       return ok(lines.join('\n'), outside !== undefined ? { externalSource: outside } : {});
     },
   };
+}
+
+/** A file's entry: its path and lines; outside content when the file is labelled so. */
+function describeEntry(hit: MemoryHit, ctx: ToolCallContext): { where: string; source: string | undefined } {
+  let source: string | undefined;
+  try {
+    source = ctx.memory.outsideSource(hit.path, ctx.memory.read(hit.path));
+  } catch {
+    source = undefined;
+  }
+  return { where: `${hit.path}#L${hit.startLine}-L${hit.endLine}`, source };
+}
+
+/**
+ * A past chat's message: its conversation, its day in the person's time zone and who said it. A message made while
+ * outside content was in play (an answer in a tainted turn may quote a web page) is outside content again here, so
+ * searching cannot launder it into the person's words.
+ */
+function describeMessage(hit: MemoryHit, conversation: NonNullable<MemoryHit['conversation']>, ctx: ToolCallContext): { where: string; source: string | undefined } {
+  const day = wallClockAt(conversation.at, ctx.config.timezone);
+  const date = `${day.year}-${String(day.month).padStart(2, '0')}-${String(day.day).padStart(2, '0')}`;
+  const where = `conversation ${hit.path} · ${date} · ${conversation.role === 'user' ? 'you' : 'assistant'}`;
+  const source = conversation.sources.length > 0 ? `conversation ${hit.path} (said while reading ${conversation.sources.join(', ')})` : undefined;
+  return { where, source };
 }

@@ -18,6 +18,18 @@ export interface MemoryFileInfo {
   mtimeMs: number;
 }
 
+/**
+ * An entry found by memory search: a file's lines, or a message of a past chat (its conversation as `path`, lines 0,
+ * and `conversation`: who said it, when, the outside sources in play when it was made, the turn that made it).
+ */
+export interface MemoryHit {
+  path: string;
+  startLine: number;
+  endLine: number;
+  snippet: string;
+  conversation?: { id: string; role: 'user' | 'assistant'; at: number; sources: readonly string[]; turnId: string | null };
+}
+
 /** The memory folder: Markdown files the person can edit by hand. Paths are relative and confined to it. */
 export interface MemoryAccess {
   list(): MemoryFileInfo[];
@@ -25,13 +37,13 @@ export interface MemoryAccess {
   read(path: string): string;
   /** Atomic; `conversationId` records who wrote it (history, undo, the hand-edit guard). */
   write(path: string, content: string, options?: { mode?: 'overwrite' | 'append'; conversationId?: string }): Promise<{ path: string; bytes: number; previous: string | null }>;
-  /** Full-text search by entry (list item or paragraph): the file and lines of each. */
-  search(query: string, limit?: number): Array<{ path: string; startLine: number; endLine: number; snippet: string }>;
+  /** Full-text search by entry (list item or paragraph, or a past chat's message): the file and lines of each. */
+  search(query: string, limit?: number): MemoryHit[];
   /**
    * Hybrid search: full text and, when an embedder is configured, meaning, fused by rank. Falls back to full text
    * alone (and says so in the log) when the embedder fails. Absent: `search` is all there is.
    */
-  recall?(query: string, limit?: number): Promise<Array<{ path: string; startLine: number; endLine: number; snippet: string }>>;
+  recall?(query: string, limit?: number): Promise<MemoryHit[]>;
   /**
    * The outside source a file's text came from (a web page saved as a note, a file written while outside content
    * was in play), or undefined for the person's own. A tool that returns such text must treat it as outside

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * A memory file cut into the pieces search ranks and consolidation keeps: each list item and each paragraph is one
  * entry, with its lines (1-based, inclusive) and the heading it sits under. Headings themselves are not entries (they
@@ -74,4 +76,9 @@ function skipFrontMatter(lines: readonly string[]): number {
   if (lines[0]?.trim() !== '---') return 0;
   for (let index = 1; index < lines.length; index += 1) if (/^(---|\.\.\.)\s*$/.test(lines[index] ?? '')) return index + 1;
   return 0;
+}
+
+/** An entry's text hash: its vectors are kept under it, so an entry unchanged (or repeated) is embedded once. */
+export function hashOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }

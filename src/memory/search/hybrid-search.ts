@@ -1,6 +1,6 @@
 import type { Logger } from '../../log.js';
 import type { Embedder } from './embedder.js';
-import { embeddingText, type MemorySearchIndex, type SearchHit } from './search-index.js';
+import { embeddingText, type MemorySearchIndex, type RankedEntry, type SearchHit } from './search-index.js';
 import type { VectorStore } from './vector-store.js';
 
 /** Reciprocal rank fusion's constant (Cormack et al. 2009): a rank's weight is 1 / (K + rank). */
@@ -45,9 +45,9 @@ export class HybridSearch {
       meaning = vectors.nearest(embedder.model, vector, DEPTH);
     } catch (error) {
       log.warn({ err: error, model: embedder.model }, 'memory search by meaning failed; answering by words only');
-      return words.slice(0, limit).map(withoutId);
+      return index.described(words).slice(0, limit);
     }
-    return fuse(words, meaning, index).slice(0, limit);
+    return index.described(fuse(words, meaning, index)).slice(0, limit);
   }
 
   /** Embeds every entry that has no vector of this model yet; how many. One catch-up at a time. */
@@ -79,7 +79,7 @@ export class HybridSearch {
 }
 
 /** Reciprocal rank fusion of the two rankings; an entry found by meaning alone gets the start of its text as snippet. */
-function fuse(words: ReadonlyArray<SearchHit & { id: number }>, meaning: ReadonlyArray<{ id: number }>, index: MemorySearchIndex): SearchHit[] {
+function fuse(words: readonly RankedEntry[], meaning: ReadonlyArray<{ id: number }>, index: MemorySearchIndex): RankedEntry[] {
   const scores = new Map<number, number>();
   const add = (id: number, rank: number) => scores.set(id, (scores.get(id) ?? 0) + 1 / (RRF_K + rank + 1));
   words.forEach((hit, rank) => add(hit.id, rank));
@@ -91,14 +91,10 @@ function fuse(words: ReadonlyArray<SearchHit & { id: number }>, meaning: Readonl
     .sort((a, b) => b[1] - a[1] || a[0] - b[0])
     .flatMap(([id]) => {
       const hit = byWords.get(id);
-      if (hit) return [withoutId(hit)];
+      if (hit) return [hit];
       const chunk = byMeaning.get(id);
       if (!chunk) return [];
       const text = chunk.text.replace(/\s+/g, ' ');
-      return [{ path: chunk.path, startLine: chunk.startLine, endLine: chunk.endLine, snippet: text.length > 160 ? `${text.slice(0, 160)}…` : text }];
+      return [{ id, messageId: chunk.messageId, path: chunk.path, startLine: chunk.startLine, endLine: chunk.endLine, snippet: text.length > 160 ? `${text.slice(0, 160)}…` : text }];
     });
-}
-
-function withoutId(hit: SearchHit & { id?: number }): SearchHit {
-  return { path: hit.path, startLine: hit.startLine, endLine: hit.endLine, snippet: hit.snippet };
 }

@@ -1,14 +1,23 @@
-import { createHash } from 'node:crypto';
 import type { Database } from '../../db/database.js';
-import { chunkMarkdown } from './chunks.js';
+import { chunkMarkdown, hashOf } from './chunks.js';
+import { ConversationIndex, type ConversationRef } from './conversation-index.js';
 
-/** One entry found: its file and lines (1-based, inclusive), a piece of its text with the matched words «marked». */
+/**
+ * One entry found: its file and lines (1-based, inclusive), a piece of its text with the matched words «marked». A
+ * message of a past conversation has the conversation as its path, lines 0, and `conversation` saying who said it.
+ */
 export interface SearchHit {
   path: string;
   startLine: number;
   endLine: number;
   snippet: string;
+  conversation?: ConversationRef;
 }
+
+export type { ConversationRef } from './conversation-index.js';
+
+/** A ranked entry before it is described: its row, and the message it comes from (null: a file's entry). */
+export type RankedEntry = SearchHit & { id: number; messageId: number | null };
 
 export interface IndexedChunk {
   id: number;
@@ -18,6 +27,7 @@ export interface IndexedChunk {
   heading: string;
   text: string;
   hash: string;
+  messageId: number | null;
 }
 
 /**
@@ -26,10 +36,13 @@ export interface IndexedChunk {
  * at, so a sync reads again only what changed. Nothing here is the truth: dropping it all loses nothing.
  */
 export class MemorySearchIndex {
+  /** The messages of past chats, entries in the same tables. */
+  readonly conversations: ConversationIndex;
   private readonly db: Database;
 
   constructor(db: Database) {
     this.db = db;
+    this.conversations = new ConversationIndex(db);
   }
 
   /** The files as they are now: what changed is indexed again, what is gone is dropped. */
@@ -55,15 +68,19 @@ export class MemorySearchIndex {
   }
 
   remove(path: string): void {
-    this.db.prepare('DELETE FROM memory_fts WHERE rowid IN (SELECT id FROM memory_chunks WHERE path = ?)').run(path);
-    this.db.prepare('DELETE FROM memory_chunks WHERE path = ?').run(path);
+    this.db.prepare('DELETE FROM memory_fts WHERE rowid IN (SELECT id FROM memory_chunks WHERE path = ? AND message_id IS NULL)').run(path);
+    this.db.prepare('DELETE FROM memory_chunks WHERE path = ? AND message_id IS NULL').run(path);
     this.db.prepare('DELETE FROM memory_files WHERE path = ?').run(path);
   }
 
-  /** Everything dropped: the next sync reads every file again (`familiar memory reindex`). Vectors are a cache and stay. */
+  /**
+   * Everything dropped: the next sync reads every file and every message again (`familiar memory reindex`). Vectors
+   * are a cache and stay.
+   */
   clear(): void {
     this.db.transaction(() => {
       this.db.exec('DELETE FROM memory_fts; DELETE FROM memory_chunks; DELETE FROM memory_files;');
+      this.conversations.clear();
     })();
   }
 
@@ -71,16 +88,16 @@ export class MemorySearchIndex {
    * BM25 over entries: every word first, and when nothing has them all, any word (still ranked). A heading's words
    * count for the entries under it, at half weight.
    */
-  search(query: string, limit: number): Array<SearchHit & { id: number }> {
+  search(query: string, limit: number): RankedEntry[] {
     const terms = query.match(/[\p{L}\p{N}_]+/gu) ?? [];
     if (terms.length === 0) return [];
     const statement = this.db.prepare(
-      `SELECT c.id AS id, c.path AS path, c.start_line AS startLine, c.end_line AS endLine, snippet(memory_fts, 1, '«', '»', '…', 24) AS snippet
+      `SELECT c.id AS id, c.path AS path, c.start_line AS startLine, c.end_line AS endLine, c.message_id AS messageId, snippet(memory_fts, 1, '«', '»', '…', 24) AS snippet
        FROM memory_fts JOIN memory_chunks c ON c.id = memory_fts.rowid
        WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts, 0.5, 1.0) LIMIT ?`,
     );
     const quoted = terms.map((term) => `"${term}"`);
-    type Row = SearchHit & { id: number };
+    type Row = RankedEntry;
     let rows = statement.all(quoted.join(' AND '), limit) as Row[];
     if (rows.length < limit && terms.length > 1) {
       const seen = new Set(rows.map((row) => row.id));
@@ -90,22 +107,37 @@ export class MemorySearchIndex {
     return rows;
   }
 
+  /**
+   * Hits as the person sees them: a message's entry says its conversation, author, time and sources; an entry whose
+   * message is gone is left out. Order kept.
+   */
+  described(entries: readonly RankedEntry[]): SearchHit[] {
+    const messages = this.conversations.describe(entries.flatMap((entry) => (entry.messageId === null ? [] : [entry.messageId])));
+    return entries.flatMap((entry) => {
+      const hit: SearchHit = { path: entry.path, startLine: entry.startLine, endLine: entry.endLine, snippet: entry.snippet };
+      if (entry.messageId === null) return [hit];
+      const conversation = messages.get(entry.messageId);
+      return conversation ? [{ ...hit, conversation }] : [];
+    });
+  }
+
   chunks(ids: readonly number[]): IndexedChunk[] {
     if (ids.length === 0) return [];
-    const rows = this.db.prepare(`SELECT id, path, start_line AS startLine, end_line AS endLine, heading, text, hash FROM memory_chunks WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as IndexedChunk[];
+    const rows = this.db.prepare(`SELECT id, path, start_line AS startLine, end_line AS endLine, heading, text, hash, message_id AS messageId FROM memory_chunks WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as IndexedChunk[];
     return rows;
   }
 
   /** Entries whose text has no vector for `model` yet. */
   unembedded(model: string, limit: number): IndexedChunk[] {
     return this.db.prepare(
-      `SELECT c.id, c.path, c.start_line AS startLine, c.end_line AS endLine, c.heading, c.text, c.hash FROM memory_chunks c
+      `SELECT c.id, c.path, c.start_line AS startLine, c.end_line AS endLine, c.heading, c.text, c.hash, c.message_id AS messageId FROM memory_chunks c
        WHERE NOT EXISTS (SELECT 1 FROM memory_embeddings e WHERE e.model = ? AND e.hash = c.hash) GROUP BY c.hash LIMIT ?`,
     ).all(model, limit) as IndexedChunk[];
   }
 
+  /** The files' entries. */
   count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM memory_chunks').get() as { n: number }).n;
+    return (this.db.prepare('SELECT COUNT(*) AS n FROM memory_chunks WHERE message_id IS NULL').get() as { n: number }).n;
   }
 
   private put(path: string, content: string, stats: { mtimeMs: number; size: number }): void {
@@ -125,8 +157,4 @@ export class MemorySearchIndex {
 /** What an embedder is given for an entry: its heading gives a bare list item its subject ("Health: 8 hours"). */
 export function embeddingText(chunk: { heading: string; text: string }): string {
   return chunk.heading === '' ? chunk.text : `${chunk.heading}: ${chunk.text}`;
-}
-
-function hashOf(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }

@@ -71,7 +71,7 @@ describe('hybrid memory search (words and meaning, fused)', () => {
     db.exec("INSERT INTO memory_chunks (path, start_line, end_line, heading, text, hash) VALUES ('gone.md', 1, 1, '', 'stale', 'x')");
     const io = captureIo();
     expect(await runCli(['memory', 'reindex', '--config', config], io)).toBe(0);
-    expect(io.out()).toContain('Indexed 3 entries in 2 files.');
+    expect(io.out()).toContain('Indexed 3 entries in 2 files, and 0 messages of past conversations.');
     expect(io.out()).toContain('Embedded 3 new entries');
     expect((db.prepare('SELECT path FROM memory_chunks ORDER BY id').all() as Array<{ path: string }>).map((row) => row.path)).toEqual(['car.md', 'health.md', 'health.md']);
   });
