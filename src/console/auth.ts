@@ -39,10 +39,13 @@ export type Exchanged = Result<Session>;
 export class ConsoleAuth {
   private readonly db: Database;
   private readonly now: () => number;
+  private readonly onLogout: ((sessionHash: string) => void) | undefined;
 
-  constructor(db: Database, options: { now?: () => number } = {}) {
+  /** `onLogout` hears the hash of a session that ends by logging out (the device's push subscriptions go with it). */
+  constructor(db: Database, options: { now?: () => number; onLogout?: (sessionHash: string) => void } = {}) {
     this.db = db;
     this.now = options.now ?? Date.now;
+    this.onLogout = options.onLogout;
   }
 
   /** Spends a login token (at most once, before it expires) and opens a session. */
@@ -72,6 +75,7 @@ export class ConsoleAuth {
 
   logout(id: string): void {
     this.db.prepare('DELETE FROM console_sessions WHERE id_hash = ?').run(digest(id));
+    this.onLogout?.(digest(id));
   }
 
   /** Forgets expired sessions and spent or expired login tokens. */

@@ -40,7 +40,8 @@ export function createConsoleServer(deps: ConsoleDeps): ConsoleServer {
   const log = deps.log.child({ component: 'console' });
   const events = new EventHub();
   const items = new ConsoleItems(deps.db);
-  const auth = new ConsoleAuth(deps.db, deps.now ? { now: deps.now } : {});
+  // Logging out of a device takes its notifications with it (`push` is made just below; a logout comes later).
+  const auth = new ConsoleAuth(deps.db, { ...(deps.now ? { now: deps.now } : {}), onLogout: (sessionHash) => push.store.removeSession(sessionHash) });
   const push = new ConsolePush({
     db: deps.db, secrets: deps.secrets, log, publicUrl: deps.config.http.public_url, person: CONSOLE_CHAT,
     watching: (topic) => events.listeners(topic) > 0, ...(deps.now ? { now: deps.now } : {}),

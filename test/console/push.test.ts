@@ -59,6 +59,14 @@ describe('console push notifications', () => {
     expect(count()).toBe(0);
   });
 
+  it('forgets the device\'s subscription when its login logs out', async () => {
+    const count = () => (rig.app.app.db.prepare('SELECT count(*) AS n FROM push_subscriptions').get() as { n: number }).n;
+    expect(count()).toBe(1);
+    const out = await rig.client.post('/console/logout', {});
+    expect(out.status).toBe(303);
+    expect(count()).toBe(0);
+  });
+
   it('keeps the VAPID key pair in the database, made once', async () => {
     const rows = rig.app.app.db.prepare('SELECT public_key FROM push_keys').all() as Array<{ public_key: string }>;
     expect(rows).toHaveLength(1);
