@@ -109,8 +109,9 @@ function isAccountList(given: EmailToolDeps | readonly [NamedAccount, ...NamedAc
 
 /** The tool's description of one account: its actions, and whether sending works there. */
 function describeEmail({ settings, sender, name }: NamedAccount, index: number, count: number): string {
+  const key = name === 'default' ? 'tools.email' : `tools.email.accounts.${name}`;
   const sendState = !settings.allowSend
-    ? ' send and reply are turned off by the operator (tools.email.allow_send).'
+    ? ` send and reply are turned off by the operator (${key}.allow_send).`
     : sender === undefined
       ? ' send and reply are unavailable (no SMTP server configured).'
       : ' send and reply deliver real mail: only when the person asked for it.';

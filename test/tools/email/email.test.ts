@@ -272,6 +272,7 @@ describeMail('email tool with several accounts (tools.email.accounts)', () => {
   it('reads and sends from the account the call names, the first by default', async () => {
     const parameters = app.tools.get('email')?.tool.parameters as { properties: { account?: { enum: string[] } } };
     expect(parameters.properties.account?.enum).toEqual(['default', 'family']);
+    expect(app.tools.get('email')?.tool.description).toContain('Account "family" (alice@familiar.test): send and reply deliver real mail');
     const subject = unique('For Alice only');
     await appendMessage(server, 'alice', rawMessage({ to: 'alice@familiar.test', subject, text: 'x' }));
     expect((await callEmail(app, { action: 'list', account: 'family', limit: 50 })).result.output).toContain(subject);
