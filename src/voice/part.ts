@@ -67,6 +67,8 @@ function voiceReplyTool(requests: SpeechRequests): NativeTool<{ text?: string }>
   return {
     name: 'voice_reply',
     aliases: ['speak'],
+    // Not in the built-in catalogue (it comes with `voice`): it names its own permission for agents' grant lists.
+    permissions: ['voice.speak'],
     description:
       'Also send your answer to this message as a voice message the person can play (text to speech); the written ' +
       'answer is sent as usual. Call it when the person asks to hear it: "say it", "read it to me", "tell me out loud", ' +

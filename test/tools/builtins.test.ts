@@ -40,6 +40,8 @@ describe('the catalogue of built-in tools', () => {
     app = (await makeTestApp(fake, EVERYTHING, undefined, { mode: 'command' })).app;
     expect(names(app)).toEqual(BUILTIN_TOOLS.map((tool) => tool.name).sort());
     for (const entry of app.tools.list()) expect(BUILTIN_TOOLS.find((tool) => tool.name === entry.name)?.group).toBe(entry.group);
+    // Each is registered with the catalogue's named permissions (or its own), so agents' grant lists apply to all.
+    for (const entry of app.tools.list()) expect(entry.permissions, entry.name).toEqual(entry.tool.permissions ?? BUILTIN_TOOLS.find((tool) => tool.name === entry.name)?.permissions);
   });
 
   it('keeps each one\'s schema in assets/builtin-tools.json, as the parts make it (npx vitest -u rewrites it)', async () => {
