@@ -32,11 +32,16 @@ export function markdownToHtml(text: string): string {
   return marked.parse(text, { async: false });
 }
 
-/** Whether the text uses Markdown beyond plain paragraphs (emphasis, links, lists, headings, code, tables, quotes); raw HTML tags do not count. */
-export function hasMarkdown(text: string): boolean {
+/**
+ * The text as HTML when it uses Markdown beyond plain paragraphs (emphasis, links, lists, headings, code, tables,
+ * quotes; raw HTML tags do not count), else undefined: what mail written by the model sends as its HTML part. The
+ * text is read once, and the same tokens are rendered.
+ */
+export function markdownHtmlIfFormatted(text: string): string | undefined {
   const plain = new Set(['paragraph', 'space', 'text', 'escape', 'br', 'html']);
   const walk = (tokens: readonly Tokens.Generic[]): boolean => tokens.some((token) => !plain.has(token.type) || walk((token.tokens ?? []) as Tokens.Generic[]));
-  return walk(marked.lexer(text) as unknown as Tokens.Generic[]);
+  const tokens = marked.lexer(text);
+  return walk(tokens as unknown as Tokens.Generic[]) ? marked.parser(tokens) : undefined;
 }
 
 function safeHref(href: string): string | undefined {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { escapeHtml } from '../../lib/html-escape.js';
-import { hasMarkdown, markdownToHtml } from '../../lib/markdown-html.js';
+import { markdownHtmlIfFormatted } from '../../lib/markdown-html.js';
 import { fail, ok, type ToolCallContext, type ToolResult } from '../types.js';
 import { openWorkspace } from '../../workspace/uploads.js';
 import { loadAttachments, MAX_RECIPIENTS, parseRecipients, planReply } from './compose.js';
@@ -26,9 +26,10 @@ function sendGate({ settings, sender }: EmailToolDeps): { allowed: true; smtp: S
  * it formatted; plain text stays the first part as written. A reply's HTML quotes the original as a blockquote.
  */
 function htmlPart(body: string, quote?: { header: string; text: string }): { html?: string } {
-  if (!hasMarkdown(body)) return {};
+  const formatted = markdownHtmlIfFormatted(body);
+  if (formatted === undefined) return {};
   const quoted = quote ? `<p>${escapeHtml(quote.header)}</p><blockquote style="margin:0 0 0 .8ex;border-left:1px solid #ccc;padding-left:1ex">${escapeHtml(quote.text).replace(/\r?\n/g, '<br>')}</blockquote>` : '';
-  return { html: `<!doctype html><html><body>${markdownToHtml(body)}${quoted}</body></html>` };
+  return { html: `<!doctype html><html><body>${formatted}${quoted}</body></html>` };
 }
 
 /** `send`: a new message (plain text, and HTML when the body is Markdown), with files from the conversation's workspace attached. */
