@@ -123,7 +123,7 @@ export async function createDaemon(options: DaemonOptions): Promise<Daemon> {
   // notes, the heartbeat (its probes read them), the person's tools, an embedder's parts, and the config watcher.
   lifecycle.parts = [
     running?.http, core.memory.part, core.usage.part, made.mcp.part, made.web.part, made.images.part, made.email.part, made.calendar.part, made.sandbox.part, made.voice.part,
-    running?.telegram, running?.discord, running?.chatApprovals, running?.console,
+    ...(running?.platforms ?? []), running?.console,
     made.triggers.part, made.scheduler.part, made.skills.part, made.notes.part, made.heartbeat.part, customTools.part, ...(options.parts ?? []), reload.part,
   ].filter((part): part is Part => part !== undefined);
   return assemble(core, made, customTools, running, lifecycle, commands, reload.reload);

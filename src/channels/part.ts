@@ -9,10 +9,10 @@ import type { Workspaces } from '../workspace/workspace.js';
 import type { Turns } from '../turns/turns.js';
 import type { StartTurn } from '../turns/types.js';
 import { createBuiltinCommands, type TokensToday } from './commands.js';
-import type { DiscordChannel } from './discord.js';
 import type { ChannelHub } from './hub.js';
+import { PendingApprovals } from './approval-pending.js';
+import { PLATFORM_NAMES, PLATFORMS, platformSection } from './platforms.js';
 import { ChannelRouter } from './router.js';
-import type { TelegramChannel } from './telegram.js';
 import type { ChannelVoice } from './types.js';
 
 const SETTLE_MS = 5000;
@@ -55,18 +55,16 @@ export interface ChatRouting {
  */
 export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
   const { config, hub } = deps;
-  const { telegram, discord } = config.channels;
   const allowedUsers = new Map<string, Set<string>>([
-    ['telegram', new Set(telegram?.allowed_users ?? [])],
-    ['discord', new Set(discord?.allowed_users ?? [])],
+    ...PLATFORM_NAMES.map((name): [string, Set<string>] => [name, new Set(platformSection(config, name)?.allowed_users ?? [])]),
     // The console's one person is the owner behind its login (nothing but the console sends on this channel).
     ['console', new Set([CONSOLE_USER])],
   ]);
   const refreshAccess = (): void => {
-    for (const [name, users] of allowedUsers) {
-      if (name === 'console') continue;
-      users.clear();
-      for (const user of config.channels[name as 'telegram' | 'discord']?.allowed_users ?? []) users.add(user);
+    for (const name of PLATFORM_NAMES) {
+      const users = allowedUsers.get(name);
+      users?.clear();
+      for (const user of platformSection(config, name)?.allowed_users ?? []) users?.add(user);
     }
   };
   // A view, not a copy: the parts' commands include MCP prompts, which come and go while the daemon runs.
@@ -85,51 +83,38 @@ export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
 }
 
 /**
- * Telegram, when `channels.telegram.token` is set (else one log line and no part). grammy is loaded only then: the
- * platform libraries dominate start-up. Its close lets the replies of turns that ended during the drain go out first.
+ * The chat platforms this config can start (platforms.ts), each registered on the hub, with its approval questions
+ * and reply buttons where it has them; a platform without its credentials is one log line and no part. Their
+ * libraries load only here: they dominate start-up. A platform's close lets the replies of turns that ended during
+ * the drain go out first. The last part ends open approval questions at shutdown: listed after the platforms, it
+ * stops first, so the questions are edited while the bots can still send.
  */
-export async function createTelegramPart(deps: { config: Config; log: Logger; hub: ChannelHub; router: ChannelRouter }): Promise<{ part: Part | undefined; channel: TelegramChannel | undefined }> {
-  const telegram = deps.config.channels.telegram;
-  if (!telegram?.token) {
-    deps.log.child({ component: 'channels' }).info('telegram: off (no channels.telegram.token)');
-    return { part: undefined, channel: undefined };
+export async function createPlatformParts(deps: {
+  config: Config; log: Logger; hub: ChannelHub; router: ChannelRouter; approvals: ChannelsPartDeps['approvals'];
+  press: ButtonHandler; isAllowed: (channel: string, userId: string) => boolean;
+}): Promise<Part[]> {
+  const parts: Part[] = [];
+  const open: PendingApprovals[] = [];
+  for (const entry of PLATFORMS) {
+    const off = entry.off(deps.config);
+    if (off !== undefined) {
+      // A platform nobody asked for is not news; one with a section but no credentials is.
+      deps.log.child({ component: 'channels' })[platformSection(deps.config, entry.name) ? 'info' : 'debug'](`${entry.name}: off (${off})`);
+      continue;
+    }
+    const log = deps.log.child({ component: entry.name });
+    const platform = await entry.load({ config: deps.config, log, router: deps.router, commands: deps.router.commands });
+    deps.hub.register(platform);
+    parts.push({ name: entry.name, start: () => platform.start(), stop: () => platform.stop(), close: () => deps.router.settle(SETTLE_MS).then(() => platform.close()), doctor: () => platform.doctor() });
+    if (platform.prompter) {
+      const pending = new PendingApprovals(log);
+      deps.approvals.registerPrompter(entry.name, platform.prompter(pending));
+      open.push(pending);
+    }
+    platform.listenForButtons?.({ press: deps.press, isAllowed: deps.isAllowed, log });
   }
-  const { TelegramChannel } = await import('./telegram.js');
-  const channel = new TelegramChannel({ commands: deps.router.commands, router: deps.router, config: telegram, log: deps.log.child({ component: 'telegram' }) });
-  deps.hub.register(channel);
-  const part: Part = { name: 'telegram', start: () => channel.start(), stop: () => channel.stop(), close: () => deps.router.settle(SETTLE_MS).then(() => channel.close()), doctor: () => channel.doctor() };
-  return { part, channel };
-}
-
-/** Discord, when `channels.discord.token` is set (else one log line and no part); discord.js is loaded only then. */
-export async function createDiscordPart(deps: { config: Config; log: Logger; hub: ChannelHub; router: ChannelRouter }): Promise<{ part: Part | undefined; channel: DiscordChannel | undefined }> {
-  const discord = deps.config.channels.discord;
-  if (!discord?.token) {
-    deps.log.child({ component: 'channels' }).info('discord: off (no channels.discord.token)');
-    return { part: undefined, channel: undefined };
+  if (open.length > 0) {
+    parts.push({ name: 'chat-approvals', stop: async () => { for (const pending of open) pending.closeAll(); } });
   }
-  const { DiscordChannel } = await import('./discord.js');
-  const channel = new DiscordChannel({ router: deps.router, config: discord, log: deps.log.child({ component: 'discord' }) });
-  deps.hub.register(channel);
-  const part: Part = { name: 'discord', start: () => channel.start(), stop: () => channel.stop(), close: () => deps.router.settle(SETTLE_MS).then(() => channel.close()), doctor: () => channel.doctor() };
-  return { part, channel };
-}
-
-/** Approval questions with buttons on the platforms that run, answered outside the chat queue (see approvals.ts). */
-export async function createChatApprovalsPart(deps: {
-  approvals: ChannelsPartDeps['approvals']; log: Logger; channels: { telegram?: TelegramChannel | undefined; discord?: DiscordChannel | undefined };
-}): Promise<{ part: Part | undefined }> {
-  const { telegram, discord } = deps.channels;
-  if (!telegram && !discord) return { part: undefined };
-  const { createChatApprovals } = await import('./approvals.js');
-  return { part: createChatApprovals({ approvals: deps.approvals, channels: { ...(telegram ? { telegram } : {}), ...(discord ? { discord } : {}) }, log: deps.log }) };
-}
-
-/** Presses of the buttons delivered replies carry (a reminder's Snooze and Done) on the platforms that run (reply-buttons.ts). */
-export async function listenForReplyButtons(deps: {
-  press: ButtonHandler; isAllowed: (channel: string, userId: string) => boolean; log: Logger; channels: { telegram?: TelegramChannel | undefined; discord?: DiscordChannel | undefined };
-}): Promise<void> {
-  if (!deps.channels.telegram && !deps.channels.discord) return;
-  const buttons = await import('./reply-buttons.js');
-  buttons.listenForReplyButtons(deps);
+  return parts;
 }

@@ -36,7 +36,7 @@ export interface InboundMessage {
 export interface OutboundReply {
   text: string;
   artifacts?: Artifact[];
-  /** Buttons under the text (a delivered reminder's); a press goes to the part that made them (reply-buttons.ts). */
+  /** Buttons under the text (a delivered reminder's); a press goes to the part that made them (a platform's listenForButtons, platform.ts). */
   buttons?: readonly ReplyButton[];
 }
 

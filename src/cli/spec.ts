@@ -1,5 +1,6 @@
 import { toParseArgs, type OptionSpec } from '../lib/cli-options.js';
 import { INIT_OPTIONS } from '../init/flags.js';
+import { PLATFORM_NAMES } from '../channels/platforms.js';
 
 /**
  * The command tree, as data: names, what they do, their options and arguments. `program.ts` builds commander's
@@ -166,7 +167,7 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
       { name: 'approve', summary: 'let the user who got this code in', usage: id('code') },
       { name: 'deny', summary: 'refuse this code; that user gets no further codes', usage: id('code') },
       { name: 'revoke', summary: 'remove a paired user', usage: '<channel> <user-id>' },
-      { name: 'invite', summary: 'a one-time code you give someone', usage: id('channel'), choices: ['telegram', 'discord'] },
+      { name: 'invite', summary: 'a one-time code you give someone', usage: id('channel'), choices: [...PLATFORM_NAMES] },
     ],
   },
   {

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { acquireDaemonLock } from '../ops/lock.js';
 import { tuneHeapForDaemon } from '../ops/heap.js';
 import { readinessChecks, readinessMessage } from '../ops/readiness.js';
+import { platformsToStart } from '../channels/platforms.js';
 import type { Command } from './context.js';
 
 /**
@@ -40,7 +41,7 @@ async function run(context: Parameters<Command>[0]): Promise<number> {
   for (const line of readinessChecks(app.loaded)) if (line.status !== 'ok') app.log.warn(readinessMessage(line));
   const ready = { tools: app.tools.list().length, modules: app.parts.map((part) => part.name), ms: Math.round(performance.now()) };
   // A channel that failed to start (a rejected token) leaves a daemon nobody can reach: "ready" alone would hide it.
-  const configured = (['telegram', 'discord'] as const).filter((name) => (app.config.channels[name]?.token ?? '') !== '');
+  const configured = platformsToStart(app.config).map((entry) => entry.name);
   const failed = app.failedParts();
   const running = configured.filter((name) => !failed.includes(name));
   if (configured.length > 0 && running.length === 0) {

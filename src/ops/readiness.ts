@@ -3,6 +3,7 @@ import type { DoctorLine } from '../part.js';
 import type { LoadedConfig } from '../config/load.js';
 import { llmConfigured } from '../llm/client.js';
 import { privacyChecks } from './private-files.js';
+import { platformSection, platformsToStart } from '../channels/platforms.js';
 
 /**
  * What a person needs before the daemon is useful, from the config alone (no network): a config file, an LLM
@@ -26,7 +27,7 @@ export function readinessChecks(loaded: LoadedConfig): DoctorLine[] {
     });
   }
 
-  const channels = (['telegram', 'discord'] as const).filter((name) => (config.channels[name]?.token ?? '') !== '');
+  const channels = platformsToStart(config).map((entry) => entry.name);
   if (channels.length === 0) {
     lines.push({
       status: 'warn', label: 'channels', detail: 'no chat channel is configured, so nobody can message this daemon',
@@ -34,7 +35,7 @@ export function readinessChecks(loaded: LoadedConfig): DoctorLine[] {
     });
   }
   for (const name of channels) {
-    if ((config.channels[name]?.allowed_users.length ?? 0) > 0) continue;
+    if ((platformSection(config, name)?.allowed_users.length ?? 0) > 0) continue;
     lines.push({
       status: 'warn', label: `${name}: allowed_users is empty`,
       detail: 'the first person to write to the bot gets a pairing code and no answer',

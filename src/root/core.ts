@@ -24,6 +24,7 @@ import { ChatQueue } from '../turns/chat-queue.js';
 import { createTurns, type Turns } from '../turns/turns.js';
 import { createUsagePart } from '../usage/part.js';
 import type { DaemonOptions } from './options.js';
+import { PLATFORM_NAMES, platformSection } from '../channels/platforms.js';
 
 /** How long a delivery waits for a configured channel that is still starting (a run due at start). */
 const CHANNEL_WAIT_MS = 30_000;
@@ -113,11 +114,8 @@ export function makeCore(options: DaemonOptions): Core {
 
 /** Whether the config asks for a chat channel of that name (a delivery waits for one that is still starting). */
 function channelConfigured(config: Config, channel: string): boolean {
+  if (PLATFORM_NAMES.includes(channel)) return platformSection(config, channel) !== undefined;
   switch (channel) {
-    case 'telegram':
-      return config.channels.telegram !== undefined;
-    case 'discord':
-      return config.channels.discord !== undefined;
     case 'console':
     case 'push':
       return config.http.listen !== undefined && config.http.listen !== '' && config.http.console;

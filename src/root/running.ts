@@ -16,9 +16,8 @@ export interface Running {
   http: Part | undefined;
   /** Where the HTTP endpoint listens once started (the console's address, tests). */
   httpAddress: () => { host: string; port: number } | undefined;
-  telegram: Part | undefined;
-  discord: Part | undefined;
-  chatApprovals: Part | undefined;
+  /** The chat platforms that run (platforms.ts), then the part that ends their open approval questions. */
+  platforms: Part[];
   console: Part | undefined;
   router: ChannelRouter;
   refreshAccess: () => void;
@@ -39,11 +38,8 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
     config, db, log, hub, startTurn: turns.start, conversations: core.conversations, commands, approvals: core.approvals, turns,
     startedAt: core.startedAt, usageToday: core.usage.today, workspaces: made.sandbox.sandbox?.workspaces, voice: made.voice.service,
   });
-  const telegram = await channels.createTelegramPart({ config, log, hub, router });
-  const discord = await channels.createDiscordPart({ config, log, hub, router });
-  const chatApprovals = await channels.createChatApprovalsPart({ approvals: core.approvals, log, channels: { telegram: telegram.channel, discord: discord.channel } });
-  await channels.listenForReplyButtons({
-    press: pressAnyButton(core, made), isAllowed: (channel, userId) => router.isAllowed(channel, userId), log, channels: { telegram: telegram.channel, discord: discord.channel },
+  const platforms = await channels.createPlatformParts({
+    config, log, hub, router, approvals: core.approvals, press: pressAnyButton(core, made), isAllowed: (channel, userId) => router.isAllowed(channel, userId),
   });
   const state: DaemonState = {
     config, db, startedAt: core.startedAt,
@@ -62,7 +58,7 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
   const console = 'mount' in http ? await makeConsole(core, made, router, http, state, lifecycle) : { part: undefined };
   return {
     http: http.part, httpAddress: () => ('address' in http ? http.address() : undefined),
-    telegram: telegram.part, discord: discord.part, chatApprovals: chatApprovals.part, console: console.part,
+    platforms, console: console.part,
     router, refreshAccess,
     checkHttp: (next) => {
       if (next.http.listen) httpModule.checkHttpConfig(next.http.listen, next.http.token);
