@@ -1,3 +1,4 @@
+import { platformsToStart } from '../channels/platforms.js';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
@@ -55,10 +56,7 @@ const VERSION = readVersion();
 
 export function collectStatus(app: DaemonState, now = new Date()): DaemonStatus {
   const config = app.config;
-  const configured = [
-    ...(config.channels.telegram?.token ? ['telegram'] : []),
-    ...(config.channels.discord?.token ? ['discord'] : []),
-  ];
+  const configured = platformsToStart(config).map((entry) => entry.name);
   const memory = process.memoryUsage();
   return {
     version: VERSION,
