@@ -26,6 +26,11 @@ export interface TurnInput {
   origin: CallOrigin;
   source: TurnSource;
   signal?: AbortSignal;
+  /**
+   * The turn's own controller when its caller made one (the chat queue, which aborts it at shutdown): the turn
+   * aborts it on its timeout or a tool's cancel, instead of making a second one linked to `signal`.
+   */
+  controller?: AbortController;
   unattended?: boolean;
   /** The unattended run this turn is (its leak budget). */
   run?: RunIdentity;
@@ -97,7 +102,7 @@ class Turn {
   private readonly input: TurnInput;
   private readonly turnId = newTurnId();
   private readonly startedAt = Date.now();
-  private readonly controller = new AbortController();
+  private readonly controller: AbortController;
   private readonly result: TurnResult;
   private readonly userMessage: ChatMessage;
   private readonly repeats = new Map<string, number>();
@@ -124,6 +129,7 @@ class Turn {
   constructor(agent: Agent, input: TurnInput) {
     this.agent = agent;
     this.input = input;
+    this.controller = input.controller ?? new AbortController();
     this.userMessage = { role: 'user', content: input.text };
     this.result = {
       turnId: this.turnId, status: 'ok', text: '', artifacts: [], usage: { promptTokens: 0, completionTokens: 0, llmCalls: 0 },
@@ -188,8 +194,8 @@ class Turn {
   }
 
   /**
-   * One controller per turn, with its own timer: AbortSignal.timeout keeps its timer (and the turn) alive until it
-   * fires. Returns how to unlink it from the caller's signal.
+   * One controller per turn (the caller's, or one linked to the caller's signal), with its own timer:
+   * AbortSignal.timeout keeps its timer (and the turn) alive until it fires. Returns how to unlink it.
    */
   private linkCancellation(): () => void {
     const { config } = this.agent.deps;
@@ -198,7 +204,7 @@ class Turn {
       this.controller.abort(new DOMException('turn timeout', 'TimeoutError'));
     }, config.agent.turn_timeout_s * 1000);
     this.timer.unref();
-    return linkAbort(this.controller, this.input.signal);
+    return this.input.controller ? () => undefined : linkAbort(this.controller, this.input.signal);
   }
 
   /** System prompt (persona, date, memory, tool guidance) + the budgeted history + the question. */

@@ -10,7 +10,8 @@ export interface CallScope {
   /** The arguments it runs with (after defaults and hooks). */
   params: Record<string, unknown>;
   ctx: ToolCallContext;
-  controller: AbortController;
+  /** Ends the call's signal (its deadline passed): the tool sees `ctx.signal` aborted with this reason. */
+  abort(reason: unknown): void;
   /** Set while the tool runs: a progress report moves the deadline. */
   progress: { onProgress?: (() => void) | undefined };
   /** Set when the tool itself called `cancel()`: its own result is still awaited and kept. */
@@ -25,12 +26,27 @@ export interface CallScope {
  * and `cancel` (seed 001's ExecutionContext). `dispose` unlinks the cancellation once the call is done.
  */
 export function openCallScope(entry: RegisteredTool, request: CallRequest, context: ToolContext, callId: string, events: EventSink | undefined): CallScope {
-  const controller = new AbortController();
-  const unlink = linkAbort(controller, request.signal);
+  // The call's controller, linked to the turn's signal, is made when the tool first reads `ctx.signal` (or its
+  // deadline passes): most calls never look, and a controller and a listener on the turn's signal per call are
+  // what a call's bookkeeping spent most on after the logger.
+  let controller: AbortController | undefined;
+  let unlink: (() => void) | undefined;
+  const control = (): AbortController => {
+    if (!controller) {
+      controller = new AbortController();
+      unlink = linkAbort(controller, request.signal);
+    }
+    return controller;
+  };
+  const aborted = (): boolean => (controller ? controller.signal.aborted : request.signal?.aborted === true);
   const progress: CallScope['progress'] = {};
   let log: Logger | undefined;
   const callLog = (): Logger => (log ??= context.log.child({ tool: entry.name, callId }));
-  const scope = { entry, params: {}, controller, progress, cancelling: false, dispose: unlink } as CallScope;
+  const scope = {
+    entry, params: {}, progress, cancelling: false,
+    abort: (reason: unknown) => control().abort(reason),
+    dispose: () => unlink?.(),
+  } as CallScope;
   const ctx: ToolCallContext = {
     config: context.config,
     get log() {
@@ -43,7 +59,9 @@ export function openCallScope(entry: RegisteredTool, request: CallRequest, conte
     conversationId: request.conversationId,
     turnId: request.turnId,
     callId,
-    signal: controller.signal,
+    get signal() {
+      return control().signal;
+    },
     origin: request.origin,
     unattended: request.unattended ?? false,
     taint: request.taint ?? [],
@@ -53,14 +71,14 @@ export function openCallScope(entry: RegisteredTool, request: CallRequest, conte
       const why = typeof reason === 'string' && reason.trim() !== '' ? reason : `${entry.functionName} cancelled the run`;
       scope.cancelling = true;
       if (request.cancel) request.cancel(why);
-      else controller.abort(new DOMException(why, 'AbortError'));
+      else control().abort(new DOMException(why, 'AbortError'));
     },
     emit(event: FamiliarEvent) {
       if (event === null || typeof event !== 'object' || typeof event.type !== 'string' || RESERVED_EVENTS.has(event.type)) {
         callLog().warn({ event: (event as { type?: unknown } | null)?.type }, 'tool emitted an event without a type of its own; dropped');
         return;
       }
-      if (controller.signal.aborted) return;
+      if (aborted()) return;
       if (event.type === 'progress' && typeof event.progress === 'number') {
         // A call that reports progress is alive: its deadline moves (see deadline.ts), and the turn's watcher shows it.
         progress.onProgress?.();

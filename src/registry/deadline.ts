@@ -16,7 +16,7 @@ export interface Deadline {
  * Contract: never throws.
  */
 export async function runWithDeadline(call: CallScope, deadline: Deadline, signal: AbortSignal | undefined, personTexts?: () => readonly string[]): Promise<ToolResult> {
-  const { entry, params, ctx, controller } = call;
+  const { entry, params, ctx } = call;
   const { timeoutMs, capMs } = deadline;
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
@@ -41,7 +41,7 @@ export async function runWithDeadline(call: CallScope, deadline: Deadline, signa
     const expired = new Promise<ToolResult>((resolve) => {
       expire = () => {
         const ranMs = performance.now() - started;
-        controller.abort(new DOMException(`${entry.name} timed out`, 'TimeoutError'));
+        call.abort(new DOMException(`${entry.name} timed out`, 'TimeoutError'));
         resolve(fail(extended
           ? `${entry.functionName} was stopped after ${formatSeconds(Math.round(ranMs / 1000) * 1000)}: its progress reports keep it going ${formatSeconds(timeoutMs)} at a time, up to ${formatSeconds(capMs)} in all. Try a smaller task.`
           : `${entry.functionName} did not finish within ${formatSeconds(timeoutMs)} and was stopped. Try a smaller task or a longer timeout if the tool accepts one.`));

@@ -64,7 +64,7 @@ export function createTurns(deps: TurnsDeps): Turns {
       inFlight.add(controller);
       const unlink = linkAbort(controller, request.signal);
       try {
-        return await runTurn(deps, request, conversationId, controller.signal);
+        return await runTurn(deps, request, conversationId, controller);
       } finally {
         inFlight.delete(controller);
         unlink();
@@ -91,8 +91,8 @@ export function createTurns(deps: TurnsDeps): Turns {
 }
 
 /** One turn with its chat's agent; an unattended run's answer notes the calls it was refused for want of approval. */
-async function runTurn(deps: TurnsDeps, request: TurnRequest, conversationId: string, signal: AbortSignal | undefined): Promise<TurnOutcome> {
-  const input = agentInput(deps, request, conversationId, signal);
+async function runTurn(deps: TurnsDeps, request: TurnRequest, conversationId: string, cancel: AbortSignal | AbortController | undefined): Promise<TurnOutcome> {
+  const input = agentInput(deps, request, conversationId, cancel);
   const result = await observed(deps.events, request, conversationId, () => deps.agent.runTurn(input));
   const unattended = request.unattended;
   if (result.denied.length === 0 || !unattended) return result;
@@ -104,7 +104,7 @@ async function runTurn(deps: TurnsDeps, request: TurnRequest, conversationId: st
 }
 
 /** The agent's input: the route's agent applied, and an unattended run's tools and approvals narrowed to its own. */
-function agentInput(deps: TurnsDeps, request: TurnRequest, conversationId: string, signal: AbortSignal | undefined): TurnInput {
+function agentInput(deps: TurnsDeps, request: TurnRequest, conversationId: string, cancel: AbortSignal | AbortController | undefined): TurnInput {
   const { config } = deps;
   const unattended = request.unattended;
   const filter = unattended ? intersectFilters(request.filter, unattendedFilter(config, deps.riskOf, unattended)) : request.filter;
@@ -119,7 +119,8 @@ function agentInput(deps: TurnsDeps, request: TurnRequest, conversationId: strin
     ...(request.images ? { images: request.images } : {}),
     ...(request.onEvent ? { onEvent: request.onEvent } : {}),
     ...(request.stream && request.onEvent ? { stream: true } : {}),
-    ...(signal ? { signal } : {}),
+    // The chat queue's controller is the turn's own (one per turn); a job's or skill's signal is linked by the agent.
+    ...(cancel instanceof AbortController ? { controller: cancel, signal: cancel.signal } : cancel ? { signal: cancel } : {}),
     ...(request.taint && request.taint.length > 0 ? { taint: request.taint } : {}),
   }, request.route);
 }
