@@ -16,12 +16,12 @@ interface ShownButtons {
 /** Reactions stand for the buttons: ✅ for Done, numbered keycaps for the others, in their order. */
 export function reactionChoices(buttons: readonly ReplyButton[]): Array<{ emoji: string; button: ReplyButton }> {
   let next = 0;
-  return buttons.map((button) => ({ emoji: /^done$/i.test(button.label.trim()) ? '✅' : KEYCAPS[next++] ?? '🔘', button }));
+  return buttons.map((button) => ({ emoji: /\bdone\b/i.test(button.label) ? '✅' : KEYCAPS[next++] ?? '🔘', button }));
 }
 
 /** The line under the text that says which reaction does what. */
 export function reactionHint(buttons: readonly ReplyButton[]): string {
-  return `React: ${reactionChoices(buttons).map(({ emoji, button }) => `${emoji} ${button.label}`).join(' · ')}`;
+  return `React: ${reactionChoices(buttons).map(({ emoji, button }) => (button.label.startsWith(emoji) ? button.label : `${emoji} ${button.label}`)).join(' · ')}`;
 }
 
 /** Emoji as the apps send them may carry a skin tone or a variation selector: compared without. */
