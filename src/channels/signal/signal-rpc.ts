@@ -57,7 +57,7 @@ export class SignalRpc {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      throw this.unreachable(errorMessage(error), error);
+      throw this.unreachable(fetchFailure(error), error);
     }
     const text = await response.text();
     if (!response.ok) throw this.unreachable(`HTTP ${response.status} from ${this.base}/api/v1/rpc${response.status === 421 ? ' (signal-cli refused the Host header: use the address it listens on)' : ''}`);
@@ -81,7 +81,7 @@ export class SignalRpc {
     try {
       response = await fetch(`${this.base}/api/v1/check`, { signal: AbortSignal.timeout(timeoutMs) });
     } catch (error) {
-      throw this.unreachable(errorMessage(error), error);
+      throw this.unreachable(fetchFailure(error), error);
     }
     await response.body?.cancel();
     if (!response.ok) throw this.unreachable(`GET /api/v1/check answered HTTP ${response.status}`);
@@ -90,6 +90,13 @@ export class SignalRpc {
   private unreachable(reason: string, cause?: unknown): AppError {
     return new AppError('SIGNAL_UNREACHABLE', `signal-cli not reachable at ${this.base} (${reason}); ${START_HINT(this.options.account, this.base)}`, { cause });
   }
+}
+
+/** undici says "fetch failed"; the cause says why (ECONNREFUSED, a timeout). */
+function fetchFailure(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  return typeof cause?.message === 'string' ? cause.message : errorMessage(error);
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
