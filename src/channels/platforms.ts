@@ -19,6 +19,11 @@ export const PLATFORMS: readonly PlatformEntry[] = [
     off: (config) => missing('channels.discord.token', config.channels.discord?.token),
     load: async (context) => (await import('./discord-platform.js')).createDiscordPlatform(context),
   },
+  {
+    name: 'signal',
+    off: (config) => missing('channels.signal.account', config.channels.signal?.account),
+    load: async (context) => (await import('./signal/signal-platform.js')).createSignalPlatform(context),
+  },
 ];
 
 /** The platforms' channel names, in the table's order. */

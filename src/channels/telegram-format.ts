@@ -22,9 +22,10 @@ const LANGUAGE = /^[\w#+.-]{1,32}$/;
  * aligned text in a pre block, raw HTML shown as typed. Text outside code means what CommonMark says
  * (`&amp;` is "&", `\*` is "*"); code and raw HTML are literal. Contract: never throws; the text is already
  * cleaned the way Telegram would clean it (see cleanForTelegram), so it is exactly what the person sees.
+ * `linksAsText`: every link is shown as "label (destination)" (for platforms without hidden links, Signal).
  */
-export function markdownToFormatted(markdown: string): FormattedText {
-  const builder = new Builder();
+export function markdownToFormatted(markdown: string, options: { linksAsText?: boolean } = {}): FormattedText {
+  const builder = new Builder(options.linksAsText ?? false);
   try {
     renderBlocks(builder, Lexer.lex(markdown), '', false);
   } catch {

@@ -64,6 +64,10 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   'channels.discord.token': 'The bot token, as `${DISCORD_BOT_TOKEN}`. Empty: Discord is off.',
   'channels.discord.api_url': 'REST base; the gateway address comes from `GET /gateway/bot`.',
   'channels.discord.allowed_users': 'User ids (as text) that may talk to it. Empty: nobody (pairing works here too).',
+  'channels.signal': 'Signal, through a signal-cli daemon you run (`--http`). [Signal](../channels/signal.md).',
+  'channels.signal.url': 'signal-cli\'s HTTP daemon (JSON-RPC and Server-Sent Events); another host or container works too.',
+  'channels.signal.account': 'The number signal-cli is registered or linked with (+4915…): the bot\'s account. Empty: Signal is off.',
+  'channels.signal.allowed_users': 'Numbers (+4917…) or Signal UUIDs that may talk to it. Empty: nobody (pairing works here too).',
 
   tools: 'The tools the model may call, and their limits.',
   'tools.enabled': 'Which built-in tools exist: names, groups (`memory.*`), `*` and `!name`. Absent: all whose settings are there.',

@@ -22,6 +22,10 @@ export interface SetupFlags {
   discordToken: string | undefined;
   discordUser: string[];
   discordApiUrl: string | undefined;
+  signal: boolean | undefined;
+  signalAccount: string | undefined;
+  signalUser: string[];
+  signalUrl: string | undefined;
   sandbox: boolean | undefined;
   /** --voice / --no-voice; the engines' own flags turn it on too. */
   voice: boolean | undefined;
@@ -58,6 +62,10 @@ export const INIT_OPTIONS: readonly OptionSpec[] = [
   { name: 'discord-user', value: 'ID', multiple: true, description: 'your Discord user id (repeatable)' },
   { name: 'discord-api-url', value: 'URL', description: 'another Discord REST base' },
   { name: 'no-discord', description: 'no Discord' },
+  { name: 'signal-account', value: 'NUMBER', description: 'set up Signal: the number signal-cli runs for (+4915…)' },
+  { name: 'signal-user', value: 'ID', multiple: true, description: 'your Signal number or UUID (repeatable)' },
+  { name: 'signal-url', value: 'URL', description: "signal-cli's HTTP daemon (default http://127.0.0.1:8080)" },
+  { name: 'no-signal', description: 'no Signal' },
   { name: 'sandbox', description: 'the Docker sandbox on (asked only when Docker answers)' },
   { name: 'no-sandbox', description: 'the Docker sandbox off' },
   { name: 'voice', description: "voice notes transcribed and answers spoken when asked; alone: OpenAI's audio endpoints when the LLM is OpenAI (same key), else espeak-ng" },
@@ -107,6 +115,10 @@ changing an existing file, showing the diff. Every question has a flag; with --y
   --discord-user ID         your Discord user id (repeatable)
   --discord-api-url URL     another Discord REST base
   --no-discord              no Discord
+  --signal-account NUMBER   set up Signal: the number signal-cli runs for (+4915…)
+  --signal-user ID          your Signal number or UUID (repeatable)
+  --signal-url URL          signal-cli's HTTP daemon (default http://127.0.0.1:8080)
+  --no-signal               no Signal
   --sandbox / --no-sandbox  the Docker sandbox on or off (asked only when Docker answers)
   --voice / --no-voice      voice notes transcribed and answers spoken when asked; --voice alone uses OpenAI's
                             audio endpoints when the LLM is OpenAI (same key), else espeak-ng for speech
@@ -145,7 +157,8 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
     'skip-llm-test': flag('skip-llm-test'), timezone: text('timezone'), 'telegram-token': text('telegram-token'),
     'telegram-user': list('telegram-user'), 'telegram-api-root': text('telegram-api-root'), 'telegram-wait': text('telegram-wait'),
     'no-telegram': flag('no-telegram'), 'discord-token': text('discord-token'), 'discord-user': list('discord-user'),
-    'discord-api-url': text('discord-api-url'), 'no-discord': flag('no-discord'), sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
+    'discord-api-url': text('discord-api-url'), 'no-discord': flag('no-discord'),
+    'signal-account': text('signal-account'), 'signal-user': list('signal-user'), 'signal-url': text('signal-url'), 'no-signal': flag('no-signal'), sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
     overwrite: flag('overwrite'), voice: flag('voice'), 'no-voice': flag('no-voice'),
     console: flag('console'), 'no-console': flag('no-console'), heartbeat: flag('heartbeat'), 'no-heartbeat': flag('no-heartbeat'), 'default-chat': text('default-chat'), compose: flag('compose'), service: flag('service'),
     'stt-url': text('stt-url'), 'stt-key': text('stt-key'), 'stt-model': text('stt-model'), 'stt-command': text('stt-command'),
@@ -157,6 +170,11 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
   for (const id of [...(values['telegram-user'] ?? []), ...(values['discord-user'] ?? [])]) {
     if (!/^\d{1,20}$/.test(id)) return { success: false, error: `user id ${id}: ids are numbers (Telegram: a message to @userinfobot; Discord: Developer Mode → Copy User ID)` };
   }
+  for (const id of values['signal-user'] ?? []) {
+    if (!/^(?:\+[1-9]\d{5,17}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.test(id)) return { success: false, error: `--signal-user ${id}: a number in international form (+4917…) or a Signal UUID` };
+  }
+  if (values['signal-account'] !== undefined && !/^\+[1-9]\d{5,17}$/.test(values['signal-account'])) return { success: false, error: `--signal-account ${values['signal-account']}: the number in international form (+4915…)` };
+  if (values['signal-url'] !== undefined && !/^https?:\/\/\S+$/.test(values['signal-url'])) return { success: false, error: `--signal-url ${values['signal-url']}: give signal-cli's http:// address` };
   const either = (on: boolean | undefined, off: boolean | undefined, given: unknown): boolean | undefined => (off === true ? false : on === true || given !== undefined ? true : undefined);
   const chat = values['default-chat'];
   if (chat !== undefined && chat !== 'none' && !/^[a-z]+:\S+$/.test(chat)) return { success: false, error: `--default-chat ${chat}: give a chat as channel:id (telegram:123456789), or none` };
@@ -181,6 +199,8 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
       telegramWaitS: wait,
       discord: either(undefined, values['no-discord'], values['discord-token']),
       discordToken: values['discord-token'], discordUser: values['discord-user'] ?? [], discordApiUrl: values['discord-api-url'],
+      signal: either(undefined, values['no-signal'], values['signal-account']),
+      signalAccount: values['signal-account'], signalUser: values['signal-user'] ?? [], signalUrl: values['signal-url'],
       sandbox: either(values.sandbox, values['no-sandbox'], undefined),
       voice: either(values.voice, values['no-voice'], stt.url ?? stt.command ?? tts.url ?? tts.command),
       stt, tts,

@@ -7,6 +7,7 @@ export interface SetupChoices {
   llm: { baseUrl: string; model: string; keyVariable: string | undefined };
   telegram?: { apiRoot?: string; allowedUsers: string[] };
   discord?: { apiUrl?: string; allowedUsers: string[] };
+  signal?: { url: string; account: string; allowedUsers: string[] };
   sandbox?: { image: string };
   /** Absent: the voice section is left as it is. */
   voice?: VoiceChoice;
@@ -51,6 +52,11 @@ export function renderConfig(baseText: string, choices: SetupChoices): string {
     document.setIn(['channels', 'discord', 'api_url'], choices.discord.apiUrl ?? DEFAULT_DISCORD_URL);
     document.setIn(['channels', 'discord', 'allowed_users'], flow(document, choices.discord.allowedUsers));
   } else remove(document, ['channels', 'discord']);
+  if (choices.signal) {
+    document.setIn(['channels', 'signal', 'url'], choices.signal.url);
+    document.setIn(['channels', 'signal', 'account'], choices.signal.account);
+    document.setIn(['channels', 'signal', 'allowed_users'], flow(document, choices.signal.allowedUsers));
+  } else remove(document, ['channels', 'signal']);
   const channels = document.getIn(['channels']);
   if (isMap(channels) && channels.items.length === 0) channels.flow = true;
 

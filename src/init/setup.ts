@@ -16,6 +16,7 @@ import { chooseConsole, chooseDefaultChat, chooseRun, CONSOLE_LISTEN, type RunCh
 import { SetupCancelled, type SetupUi } from './ui.js';
 import { chooseCalendar } from './calendar-step.js';
 import { chooseVoice } from './voice-step.js';
+import { chooseSignal, type ExistingSignal } from './signal-step.js';
 
 const SANDBOX_IMAGE = 'familiar-sandbox:latest';
 
@@ -81,6 +82,7 @@ interface ExistingSetup {
   env: Record<string, string>;
   telegram?: ExistingChannel;
   discord?: ExistingChannel;
+  signal?: ExistingSignal;
   sandbox: boolean;
   voice: boolean;
   console: boolean;
@@ -98,7 +100,8 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   const timezone = await chooseTimezone(ui, flags, existing.timezone);
   const telegram = await chooseTelegram(ui, flags, existing.telegram);
   const discord = await chooseDiscord(ui, flags, existing.discord);
-  if (!telegram && !discord) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
+  const signal = await chooseSignal(ui, flags, existing.signal);
+  if (!telegram && !discord && !signal) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
   const defaultChat = await chooseDefaultChat(ui, flags, telegram?.allowedUsers ?? [], existing.defaultChat);
   const consoleOn = await chooseConsole(ui, flags, existing.console);
   const sandbox = await chooseSandbox(ui, flags, existing.sandbox);
@@ -115,6 +118,7 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
     llm: { baseUrl: llm.baseUrl, model: llm.model, keyVariable: llm.key !== '' ? (llm.keyVariable ?? 'LLM_API_KEY') : undefined },
     ...(telegram ? { telegram: { apiRoot: telegram.root, allowedUsers: telegram.allowedUsers } } : {}),
     ...(discord ? { discord: { apiUrl: discord.root, allowedUsers: discord.allowedUsers } } : {}),
+    ...(signal ? { signal } : {}),
     ...(sandbox ? { sandbox: { image: SANDBOX_IMAGE } } : {}),
     ...(voice.choice !== undefined ? { voice: voice.choice } : {}),
     ...(consoleOn ? { console: CONSOLE_LISTEN } : {}),
@@ -210,7 +214,8 @@ function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices, run: Run
   steps.push(
     ...(choices.telegram ? ['then message your bot in Telegram'] : []),
     ...(choices.discord ? ['then DM your bot in Discord'] : []),
-    ...(!choices.telegram && !choices.discord ? [`${familiar} chat     talk to it in the terminal`] : []),
+    ...(choices.signal ? ['then message the bot on Signal (signal-cli\'s daemon must run: docs/channels/signal.md)'] : []),
+    ...(!choices.telegram && !choices.discord && !choices.signal ? [`${familiar} chat     talk to it in the terminal`] : []),
     ...(choices.console !== undefined && !run.compose ? [`${familiar} console  a login link to the web console`] : []),
   );
   ui.note(steps.join('\n'), 'Next');
@@ -252,5 +257,11 @@ function readExisting(configFile: string, envFile: string): ExistingSetup {
   };
   set('telegram', channel('telegram', 'api_root', 'TELEGRAM_BOT_TOKEN'));
   set('discord', channel('discord', 'api_url', 'DISCORD_BOT_TOKEN'));
+  if (pick('channels', 'signal') !== undefined) {
+    const users = pick('channels', 'signal', 'allowed_users');
+    const url = text(pick('channels', 'signal', 'url'));
+    const account = text(pick('channels', 'signal', 'account'));
+    set('signal', { allowedUsers: Array.isArray(users) ? users.map(String) : [], ...(url !== undefined ? { url } : {}), ...(account !== undefined ? { account } : {}) });
+  }
   return existing;
 }

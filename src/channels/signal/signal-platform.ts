@@ -1,0 +1,19 @@
+import type { ChatPlatform, PlatformContext } from '../platform.js';
+import { createSignalPrompter } from './signal-approvals.js';
+import { SignalChannel, type SignalConfig } from './signal-channel.js';
+
+/** Signal as a platform of the table: the channel, its approval reactions and its reply reactions. */
+export function createSignalPlatform(context: PlatformContext): ChatPlatform {
+  const { log } = context;
+  const channel = new SignalChannel({ router: context.router, config: context.config.channels.signal as SignalConfig, log });
+  return {
+    name: channel.name,
+    send: (chatId, reply) => channel.send(chatId, reply),
+    start: () => channel.start(),
+    stop: () => channel.stop(),
+    close: () => channel.close(),
+    doctor: () => channel.doctor(),
+    prompter: (pending) => createSignalPrompter({ channel, pending, log }),
+    listenForButtons: (deps) => channel.buttons.listen(channel, deps),
+  };
+}
