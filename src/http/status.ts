@@ -1,4 +1,3 @@
-import { platformsToStart } from '../channels/platforms.js';
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
@@ -45,6 +44,8 @@ export interface DaemonState {
   failedParts(): string[];
   partNames(): string[];
   runningChannels(): string[];
+  /** The chat platforms the config can start (their credentials are set), whether or not they started. */
+  configuredChannels(): string[];
   queue: { active(): number; pending(): number };
   /** Today's LLM use, as the usage budget counts it (the usage part's `today`). */
   usageToday(at: Date): DaemonStatus['llm']['today'];
@@ -56,7 +57,7 @@ const VERSION = readVersion();
 
 export function collectStatus(app: DaemonState, now = new Date()): DaemonStatus {
   const config = app.config;
-  const configured = platformsToStart(config).map((entry) => entry.name);
+  const configured = app.configuredChannels();
   const memory = process.memoryUsage();
   return {
     version: VERSION,

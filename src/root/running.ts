@@ -10,6 +10,7 @@ import type { Core } from './core.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Made } from './parts.js';
 import { weekView } from '../tools/calendar/week.js';
+import { platformsToStart } from '../channels/platforms.js';
 
 /** What only a running daemon has (step 4), each part as its factory returned it. */
 export interface Running {
@@ -48,6 +49,7 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
     partNames: () => lifecycle.parts.map((part) => part.name),
     // The channels of `channels:` (what `configured` lists); the console and its push are one of the modules.
     runningChannels: () => hub.names().filter((name) => name !== 'console' && name !== 'push'),
+    configuredChannels: () => platformsToStart(config).map((entry) => entry.name),
     queue: turns,
     usageToday: core.usage.today,
     reload: reloadStatus,

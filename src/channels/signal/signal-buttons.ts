@@ -1,8 +1,14 @@
 import type { ReplyButton } from '../../delivery/types.js';
 import { fitText } from '../approval-pending.js';
 import type { ButtonPressDeps } from '../platform.js';
-import type { SignalChannel } from './signal-channel.js';
-import { targetOf, type SignalReaction } from './signal-inbound.js';
+import { targetOf, type SignalReaction, type SignalTarget } from './signal-inbound.js';
+
+/** What the buttons use of the channel (signal-channel.ts), named here so that the two files do not import each other. */
+export interface ReactionChannel {
+  onReaction(listener: (reaction: SignalReaction) => void): void;
+  sendPlain(target: SignalTarget, text: string): Promise<unknown>;
+  edit(target: SignalTarget, timestamp: number, text: string): Promise<void>;
+}
 
 /** Messages with reaction "buttons" remembered at most; the oldest is forgotten first. */
 const REMEMBERED = 500;
@@ -43,13 +49,13 @@ export class SignalReplyButtons {
   }
 
   /** Hands a reaction to a remembered message to the part that made the buttons; shows the outcome by editing it. */
-  listen(channel: SignalChannel, deps: ButtonPressDeps): void {
+  listen(channel: ReactionChannel, deps: ButtonPressDeps): void {
     channel.onReaction((reaction) => {
       this.press(channel, reaction, deps).catch((error: unknown) => deps.log.error({ err: error }, 'signal: reply reaction handling failed'));
     });
   }
 
-  private async press(channel: SignalChannel, reaction: SignalReaction, deps: ButtonPressDeps): Promise<void> {
+  private async press(channel: ReactionChannel, reaction: SignalReaction, deps: ButtonPressDeps): Promise<void> {
     if (reaction.isRemove || !reaction.targetIsSelf) return;
     const key = `${reaction.chatId}/${reaction.targetTimestamp}`;
     const shown = this.shown.get(key);
