@@ -19,6 +19,11 @@ export const PLATFORMS: readonly PlatformEntry[] = [
     off: (config) => missing('channels.discord.token', config.channels.discord?.token),
     load: async (context) => (await import('./discord-platform.js')).createDiscordPlatform(context),
   },
+  {
+    name: 'slack',
+    off: (config) => missing('channels.slack.app_token', config.channels.slack?.app_token) ?? missing('channels.slack.bot_token', config.channels.slack?.bot_token),
+    load: async (context) => (await import('./slack/slack-platform.js')).createSlackPlatform(context),
+  },
 ];
 
 /** The platforms' channel names, in the table's order. */
