@@ -126,8 +126,8 @@ export async function startSlackServer(options: { botUserId?: string } = {}): Pr
       if (!upload || request.method !== 'POST') return void response.writeHead(404).end();
       const { raw } = await body(request);
       const form = await new Request(base, { method: 'POST', headers: { 'content-type': request.headers['content-type'] ?? '' }, body: raw }).formData();
-      const part = [...form.values()].find((value): value is File => typeof value !== 'string');
-      upload.bytes = part ? Buffer.from(await part.arrayBuffer()) : raw;
+      const part = [...form.values()].find((value) => typeof value !== 'string');
+      upload.bytes = part !== undefined && typeof part !== 'string' ? Buffer.from(await part.arrayBuffer()) : raw;
       response.writeHead(200, { 'content-type': 'text/plain' }).end(`OK - ${upload.bytes.length}`);
       return;
     }
