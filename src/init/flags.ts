@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { toParseArgs, type OptionSpec } from '../lib/cli-options.js';
 import type { Result } from '../lib/result.js';
+import { checkSlackUsers } from './slack-step.js';
 
 /** Every question of `familiar init` has a flag; with --yes, what no flag says is the default (or the current value). */
 export interface SetupFlags {
@@ -22,6 +23,8 @@ export interface SetupFlags {
   discordToken: string | undefined;
   discordUser: string[];
   discordApiUrl: string | undefined;
+  /** --slack-app-token, --slack-bot-token, --slack-user, --slack-api-url; --no-slack. */
+  slack: { on: boolean | undefined; appToken?: string; botToken?: string; users: string[]; apiUrl?: string };
   sandbox: boolean | undefined;
   /** --voice / --no-voice; the engines' own flags turn it on too. */
   voice: boolean | undefined;
@@ -58,6 +61,11 @@ export const INIT_OPTIONS: readonly OptionSpec[] = [
   { name: 'discord-user', value: 'ID', multiple: true, description: 'your Discord user id (repeatable)' },
   { name: 'discord-api-url', value: 'URL', description: 'another Discord REST base' },
   { name: 'no-discord', description: 'no Discord' },
+  { name: 'slack-app-token', value: 'TOKEN', description: 'set up Slack: its app-level token (xapp-…)' },
+  { name: 'slack-bot-token', value: 'TOKEN', description: 'and its bot token (xoxb-…)' },
+  { name: 'slack-user', value: 'ID', multiple: true, description: 'your Slack member id (repeatable)' },
+  { name: 'slack-api-url', value: 'URL', description: 'another Slack Web API base' },
+  { name: 'no-slack', description: 'no Slack' },
   { name: 'sandbox', description: 'the Docker sandbox on (asked only when Docker answers)' },
   { name: 'no-sandbox', description: 'the Docker sandbox off' },
   { name: 'voice', description: "voice notes transcribed and answers spoken when asked; alone: OpenAI's audio endpoints when the LLM is OpenAI (same key), else espeak-ng" },
@@ -107,6 +115,8 @@ changing an existing file, showing the diff. Every question has a flag; with --y
   --discord-user ID         your Discord user id (repeatable)
   --discord-api-url URL     another Discord REST base
   --no-discord              no Discord
+  --slack-app-token TOKEN   set up Slack (Socket Mode): its app-level token (xapp-…); --slack-bot-token TOKEN
+                            its bot token (xoxb-…); --slack-user ID your member id; --slack-api-url URL; --no-slack
   --sandbox / --no-sandbox  the Docker sandbox on or off (asked only when Docker answers)
   --voice / --no-voice      voice notes transcribed and answers spoken when asked; --voice alone uses OpenAI's
                             audio endpoints when the LLM is OpenAI (same key), else espeak-ng for speech
@@ -145,7 +155,9 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
     'skip-llm-test': flag('skip-llm-test'), timezone: text('timezone'), 'telegram-token': text('telegram-token'),
     'telegram-user': list('telegram-user'), 'telegram-api-root': text('telegram-api-root'), 'telegram-wait': text('telegram-wait'),
     'no-telegram': flag('no-telegram'), 'discord-token': text('discord-token'), 'discord-user': list('discord-user'),
-    'discord-api-url': text('discord-api-url'), 'no-discord': flag('no-discord'), sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
+    'discord-api-url': text('discord-api-url'), 'no-discord': flag('no-discord'),
+    'slack-app-token': text('slack-app-token'), 'slack-bot-token': text('slack-bot-token'), 'slack-user': list('slack-user'), 'slack-api-url': text('slack-api-url'), 'no-slack': flag('no-slack'),
+    sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
     overwrite: flag('overwrite'), voice: flag('voice'), 'no-voice': flag('no-voice'),
     console: flag('console'), 'no-console': flag('no-console'), heartbeat: flag('heartbeat'), 'no-heartbeat': flag('no-heartbeat'), 'default-chat': text('default-chat'), compose: flag('compose'), service: flag('service'),
     'stt-url': text('stt-url'), 'stt-key': text('stt-key'), 'stt-model': text('stt-model'), 'stt-command': text('stt-command'),
@@ -157,6 +169,8 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
   for (const id of [...(values['telegram-user'] ?? []), ...(values['discord-user'] ?? [])]) {
     if (!/^\d{1,20}$/.test(id)) return { success: false, error: `user id ${id}: ids are numbers (Telegram: a message to @userinfobot; Discord: Developer Mode → Copy User ID)` };
   }
+  const slackUsers = checkSlackUsers(values['slack-user'] ?? []);
+  if (slackUsers !== undefined) return { success: false, error: slackUsers };
   const either = (on: boolean | undefined, off: boolean | undefined, given: unknown): boolean | undefined => (off === true ? false : on === true || given !== undefined ? true : undefined);
   const chat = values['default-chat'];
   if (chat !== undefined && chat !== 'none' && !/^[a-z]+:\S+$/.test(chat)) return { success: false, error: `--default-chat ${chat}: give a chat as channel:id (telegram:123456789), or none` };
@@ -181,6 +195,10 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
       telegramWaitS: wait,
       discord: either(undefined, values['no-discord'], values['discord-token']),
       discordToken: values['discord-token'], discordUser: values['discord-user'] ?? [], discordApiUrl: values['discord-api-url'],
+      slack: {
+        on: either(undefined, values['no-slack'], values['slack-bot-token'] ?? values['slack-app-token']), users: values['slack-user'] ?? [],
+        ...defined({ appToken: values['slack-app-token'], botToken: values['slack-bot-token'], apiUrl: values['slack-api-url'] }),
+      },
       sandbox: either(values.sandbox, values['no-sandbox'], undefined),
       voice: either(values.voice, values['no-voice'], stt.url ?? stt.command ?? tts.url ?? tts.command),
       stt, tts,

@@ -7,6 +7,7 @@ export interface SetupChoices {
   llm: { baseUrl: string; model: string; keyVariable: string | undefined };
   telegram?: { apiRoot?: string; allowedUsers: string[] };
   discord?: { apiUrl?: string; allowedUsers: string[] };
+  slack?: { apiUrl: string; allowedUsers: string[] };
   sandbox?: { image: string };
   /** Absent: the voice section is left as it is. */
   voice?: VoiceChoice;
@@ -51,6 +52,12 @@ export function renderConfig(baseText: string, choices: SetupChoices): string {
     document.setIn(['channels', 'discord', 'api_url'], choices.discord.apiUrl ?? DEFAULT_DISCORD_URL);
     document.setIn(['channels', 'discord', 'allowed_users'], flow(document, choices.discord.allowedUsers));
   } else remove(document, ['channels', 'discord']);
+  if (choices.slack) {
+    document.setIn(['channels', 'slack', 'app_token'], '${SLACK_APP_TOKEN}');
+    document.setIn(['channels', 'slack', 'bot_token'], '${SLACK_BOT_TOKEN}');
+    document.setIn(['channels', 'slack', 'api_url'], choices.slack.apiUrl);
+    document.setIn(['channels', 'slack', 'allowed_users'], flow(document, choices.slack.allowedUsers));
+  } else remove(document, ['channels', 'slack']);
   const channels = document.getIn(['channels']);
   if (isMap(channels) && channels.items.length === 0) channels.flow = true;
 

@@ -5,6 +5,7 @@ import { readEnvFile } from '../config/env-file.js';
 import { EXAMPLE_CONFIG_PATH } from '../config/load.js';
 import { isValidTimeZone, systemTimeZone } from '../config/timezone.js';
 import { chooseDiscord, chooseTelegram, type ExistingChannel } from './channel-steps.js';
+import { chooseSlack, type ExistingSlack } from './slack-step.js';
 import { composeSetup } from './compose-env.js';
 import { checkDocker } from './docker-check.js';
 import { changeOf, narrowMode, writeAtomically, type PlannedFile } from './files.js';
@@ -81,6 +82,7 @@ interface ExistingSetup {
   env: Record<string, string>;
   telegram?: ExistingChannel;
   discord?: ExistingChannel;
+  slack?: ExistingSlack;
   sandbox: boolean;
   voice: boolean;
   console: boolean;
@@ -98,7 +100,8 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   const timezone = await chooseTimezone(ui, flags, existing.timezone);
   const telegram = await chooseTelegram(ui, flags, existing.telegram);
   const discord = await chooseDiscord(ui, flags, existing.discord);
-  if (!telegram && !discord) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
+  const slack = await chooseSlack(ui, flags, existing.slack);
+  if (!telegram && !discord && !slack) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
   const defaultChat = await chooseDefaultChat(ui, flags, telegram?.allowedUsers ?? [], existing.defaultChat);
   const consoleOn = await chooseConsole(ui, flags, existing.console);
   const sandbox = await chooseSandbox(ui, flags, existing.sandbox);
@@ -109,12 +112,14 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   if (llm.keyVariable !== undefined && llm.key !== '') env[llm.keyVariable] = llm.key;
   if (telegram) env.TELEGRAM_BOT_TOKEN = telegram.token;
   if (discord) env.DISCORD_BOT_TOKEN = discord.token;
+  if (slack) Object.assign(env, { SLACK_APP_TOKEN: slack.appToken, SLACK_BOT_TOKEN: slack.botToken });
   return {
     timezone,
     // A keyless server keeps api_key empty; a key variable is named only when it has a value to hold.
     llm: { baseUrl: llm.baseUrl, model: llm.model, keyVariable: llm.key !== '' ? (llm.keyVariable ?? 'LLM_API_KEY') : undefined },
     ...(telegram ? { telegram: { apiRoot: telegram.root, allowedUsers: telegram.allowedUsers } } : {}),
     ...(discord ? { discord: { apiUrl: discord.root, allowedUsers: discord.allowedUsers } } : {}),
+    ...(slack ? { slack: { apiUrl: slack.apiUrl, allowedUsers: slack.allowedUsers } } : {}),
     ...(sandbox ? { sandbox: { image: SANDBOX_IMAGE } } : {}),
     ...(voice.choice !== undefined ? { voice: voice.choice } : {}),
     ...(consoleOn ? { console: CONSOLE_LISTEN } : {}),
@@ -210,7 +215,8 @@ function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices, run: Run
   steps.push(
     ...(choices.telegram ? ['then message your bot in Telegram'] : []),
     ...(choices.discord ? ['then DM your bot in Discord'] : []),
-    ...(!choices.telegram && !choices.discord ? [`${familiar} chat     talk to it in the terminal`] : []),
+    ...(choices.slack ? ['then message your app in Slack (or /invite it to a channel and mention it)'] : []),
+    ...(!choices.telegram && !choices.discord && !choices.slack ? [`${familiar} chat     talk to it in the terminal`] : []),
     ...(choices.console !== undefined && !run.compose ? [`${familiar} console  a login link to the web console`] : []),
   );
   ui.note(steps.join('\n'), 'Next');
@@ -252,5 +258,14 @@ function readExisting(configFile: string, envFile: string): ExistingSetup {
   };
   set('telegram', channel('telegram', 'api_root', 'TELEGRAM_BOT_TOKEN'));
   set('discord', channel('discord', 'api_url', 'DISCORD_BOT_TOKEN'));
+  if (pick('channels', 'slack') !== undefined) {
+    const users = pick('channels', 'slack', 'allowed_users');
+    const apiUrl = text(pick('channels', 'slack', 'api_url'));
+    const { SLACK_APP_TOKEN: appToken, SLACK_BOT_TOKEN: botToken } = existing.env;
+    existing.slack = {
+      allowedUsers: Array.isArray(users) ? users.map(String) : [], ...(apiUrl !== undefined ? { apiUrl } : {}),
+      ...(appToken !== undefined ? { appToken } : {}), ...(botToken !== undefined ? { botToken } : {}),
+    };
+  }
   return existing;
 }
