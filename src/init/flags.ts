@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { toParseArgs, type OptionSpec } from '../lib/cli-options.js';
 import type { Result } from '../lib/result.js';
-import { checkSlackUsers } from './slack-step.js';
 
 /** Every question of `familiar init` has a flag; with --yes, what no flag says is the default (or the current value). */
 export interface SetupFlags {
@@ -42,6 +41,9 @@ export interface SetupFlags {
   service: boolean;
   overwrite: boolean;
 }
+
+/** A Slack member id (`U0123ABCD`; `W…` on Enterprise Grid). */
+export const SLACK_MEMBER_ID = /^[UW][A-Z0-9]{2,}$/;
 
 /** init's flags: parsed here, shown by `familiar init --help`, completed by the shell scripts. */
 export const INIT_OPTIONS: readonly OptionSpec[] = [
@@ -169,8 +171,8 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
   for (const id of [...(values['telegram-user'] ?? []), ...(values['discord-user'] ?? [])]) {
     if (!/^\d{1,20}$/.test(id)) return { success: false, error: `user id ${id}: ids are numbers (Telegram: a message to @userinfobot; Discord: Developer Mode → Copy User ID)` };
   }
-  const slackUsers = checkSlackUsers(values['slack-user'] ?? []);
-  if (slackUsers !== undefined) return { success: false, error: slackUsers };
+  const slackUser = (values['slack-user'] ?? []).find((id) => !SLACK_MEMBER_ID.test(id));
+  if (slackUser !== undefined) return { success: false, error: `--slack-user ${slackUser}: a Slack member id looks like U0123ABCD (your profile → ⋮ → Copy member ID)` };
   const either = (on: boolean | undefined, off: boolean | undefined, given: unknown): boolean | undefined => (off === true ? false : on === true || given !== undefined ? true : undefined);
   const chat = values['default-chat'];
   if (chat !== undefined && chat !== 'none' && !/^[a-z]+:\S+$/.test(chat)) return { success: false, error: `--default-chat ${chat}: give a chat as channel:id (telegram:123456789), or none` };

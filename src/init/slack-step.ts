@@ -1,10 +1,9 @@
 import type { Result } from '../lib/result.js';
-import type { SetupFlags } from './flags.js';
+import { SLACK_MEMBER_ID, type SetupFlags } from './flags.js';
 import { SetupFailed } from './llm-step.js';
 import type { SetupUi } from './ui.js';
 
 export const SLACK_URL = 'https://slack.com/api/';
-const MEMBER_ID = /^[UW][A-Z0-9]{2,}$/;
 
 export interface SlackChoice {
   appToken: string;
@@ -49,15 +48,9 @@ export async function chooseSlack(ui: SetupUi, flags: SetupFlags, existing: Exis
   const typed = await ui.text({
     message: 'Your Slack member id (your profile → ⋮ → Copy member ID); empty = approve yourself later by pairing',
     initialValue: existing?.allowedUsers.join(',') ?? '',
-    validate: (value) => (value.split(',').map((id) => id.trim()).every((id) => id === '' || MEMBER_ID.test(id)) ? undefined : 'member ids look like U0123ABCD, separated by commas'),
+    validate: (value) => (value.split(',').map((id) => id.trim()).every((id) => id === '' || SLACK_MEMBER_ID.test(id)) ? undefined : 'member ids look like U0123ABCD, separated by commas'),
   });
   return { ...choice, allowedUsers: typed.split(',').map((id) => id.trim()).filter((id) => id !== '') };
-}
-
-/** `--slack-user` values: Slack member ids. */
-export function checkSlackUsers(ids: readonly string[]): string | undefined {
-  const bad = ids.find((id) => !MEMBER_ID.test(id));
-  return bad === undefined ? undefined : `--slack-user ${bad}: a Slack member id looks like U0123ABCD (your profile → ⋮ → Copy member ID)`;
 }
 
 /** Both tokens with one cheap call each (plain fetch: the Slack libraries are not needed for two requests); the bot's name. */
