@@ -24,6 +24,11 @@ export const PLATFORMS: readonly PlatformEntry[] = [
     off: (config) => missing('channels.signal.account', config.channels.signal?.account),
     load: async (context) => (await import('./signal/signal-platform.js')).createSignalPlatform(context),
   },
+  {
+    name: 'slack',
+    off: (config) => missing('channels.slack.app_token', config.channels.slack?.app_token) ?? missing('channels.slack.bot_token', config.channels.slack?.bot_token),
+    load: async (context) => (await import('./slack/slack-platform.js')).createSlackPlatform(context),
+  },
 ];
 
 /** The platforms' channel names, in the table's order. */

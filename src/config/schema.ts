@@ -4,6 +4,7 @@ import { duration } from './duration.js';
 import { calendarSchema } from './calendar-schema.js';
 import { emailSchema } from './email-schema.js';
 import { signalSchema } from './signal-schema.js';
+import { slackSchema } from './slack-schema.js';
 import { intentsSchema, triggersSchema } from './triggers-schema.js';
 import { isValidTimeZone, systemTimeZone } from './timezone.js';
 
@@ -370,7 +371,7 @@ const agentProfileSchema = z.strictObject({
 });
 
 const routeSchema = z.strictObject({
-  channel: z.enum(['telegram', 'discord', 'signal', 'cli', 'console', 'scheduler']),
+  channel: z.enum(['telegram', 'discord', 'signal', 'slack', 'cli', 'console', 'scheduler']),
   chat_id: userId.optional(),
   agent: z.string(),
 });
@@ -418,7 +419,7 @@ export const configSchema = z.strictObject({
   channels: z
     .strictObject({
       telegram: telegramSchema.optional(), discord: discordSchema.optional(),
-      signal: signalSchema.optional(),
+      signal: signalSchema.optional(), slack: slackSchema.optional(),
     })
     .default({}),
   tools: toolsSchema.default({}),

@@ -68,6 +68,11 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   'channels.signal.url': 'signal-cli\'s HTTP daemon (JSON-RPC and Server-Sent Events); another host or container works too.',
   'channels.signal.account': 'The number signal-cli is registered or linked with (+4915…): the bot\'s account. Empty: Signal is off.',
   'channels.signal.allowed_users': 'Numbers (+4917…) or Signal UUIDs that may talk to it. Empty: nobody (pairing works here too).',
+  'channels.slack': 'Slack, over Socket Mode (no public address). [Slack](../channels/slack.md).',
+  'channels.slack.app_token': 'The app-level token (`xapp-…`, scope connections:write), as `${SLACK_APP_TOKEN}`. Empty: Slack is off.',
+  'channels.slack.bot_token': 'The bot token (`xoxb-…`), as `${SLACK_BOT_TOKEN}`. Empty: Slack is off.',
+  'channels.slack.api_url': 'The Web API base; `apps.connections.open` there gives the Socket Mode address.',
+  'channels.slack.allowed_users': 'Member ids (`U…`) that may talk to it. Empty: nobody (pairing works here too).',
 
   tools: 'The tools the model may call, and their limits.',
   'tools.enabled': 'Which built-in tools exist: names, groups (`memory.*`), `*` and `!name`. Absent: all whose settings are there.',

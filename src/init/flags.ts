@@ -26,6 +26,8 @@ export interface SetupFlags {
   signalAccount: string | undefined;
   signalUser: string[];
   signalUrl: string | undefined;
+  /** --slack-app-token, --slack-bot-token, --slack-user, --slack-api-url; --no-slack. */
+  slack: { on: boolean | undefined; appToken?: string; botToken?: string; users: string[]; apiUrl?: string };
   sandbox: boolean | undefined;
   /** --voice / --no-voice; the engines' own flags turn it on too. */
   voice: boolean | undefined;
@@ -43,6 +45,9 @@ export interface SetupFlags {
   service: boolean;
   overwrite: boolean;
 }
+
+/** A Slack member id (`U0123ABCD`; `W…` on Enterprise Grid). */
+export const SLACK_MEMBER_ID = /^[UW][A-Z0-9]{2,}$/;
 
 /** init's flags: parsed here, shown by `familiar init --help`, completed by the shell scripts. */
 export const INIT_OPTIONS: readonly OptionSpec[] = [
@@ -66,6 +71,11 @@ export const INIT_OPTIONS: readonly OptionSpec[] = [
   { name: 'signal-user', value: 'ID', multiple: true, description: 'your Signal number or UUID (repeatable)' },
   { name: 'signal-url', value: 'URL', description: "signal-cli's HTTP daemon (default http://127.0.0.1:8080)" },
   { name: 'no-signal', description: 'no Signal' },
+  { name: 'slack-app-token', value: 'TOKEN', description: 'set up Slack: its app-level token (xapp-…)' },
+  { name: 'slack-bot-token', value: 'TOKEN', description: 'and its bot token (xoxb-…)' },
+  { name: 'slack-user', value: 'ID', multiple: true, description: 'your Slack member id (repeatable)' },
+  { name: 'slack-api-url', value: 'URL', description: 'another Slack Web API base' },
+  { name: 'no-slack', description: 'no Slack' },
   { name: 'sandbox', description: 'the Docker sandbox on (asked only when Docker answers)' },
   { name: 'no-sandbox', description: 'the Docker sandbox off' },
   { name: 'voice', description: "voice notes transcribed and answers spoken when asked; alone: OpenAI's audio endpoints when the LLM is OpenAI (same key), else espeak-ng" },
@@ -119,6 +129,8 @@ changing an existing file, showing the diff. Every question has a flag; with --y
   --signal-user ID          your Signal number or UUID (repeatable)
   --signal-url URL          signal-cli's HTTP daemon (default http://127.0.0.1:8080)
   --no-signal               no Signal
+  --slack-app-token TOKEN   set up Slack (Socket Mode): its app-level token (xapp-…); --slack-bot-token TOKEN
+                            its bot token (xoxb-…); --slack-user ID your member id; --slack-api-url URL; --no-slack
   --sandbox / --no-sandbox  the Docker sandbox on or off (asked only when Docker answers)
   --voice / --no-voice      voice notes transcribed and answers spoken when asked; --voice alone uses OpenAI's
                             audio endpoints when the LLM is OpenAI (same key), else espeak-ng for speech
@@ -158,7 +170,9 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
     'telegram-user': list('telegram-user'), 'telegram-api-root': text('telegram-api-root'), 'telegram-wait': text('telegram-wait'),
     'no-telegram': flag('no-telegram'), 'discord-token': text('discord-token'), 'discord-user': list('discord-user'),
     'discord-api-url': text('discord-api-url'), 'no-discord': flag('no-discord'),
-    'signal-account': text('signal-account'), 'signal-user': list('signal-user'), 'signal-url': text('signal-url'), 'no-signal': flag('no-signal'), sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
+    'signal-account': text('signal-account'), 'signal-user': list('signal-user'), 'signal-url': text('signal-url'), 'no-signal': flag('no-signal'),
+    'slack-app-token': text('slack-app-token'), 'slack-bot-token': text('slack-bot-token'), 'slack-user': list('slack-user'), 'slack-api-url': text('slack-api-url'), 'no-slack': flag('no-slack'),
+    sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
     overwrite: flag('overwrite'), voice: flag('voice'), 'no-voice': flag('no-voice'),
     console: flag('console'), 'no-console': flag('no-console'), heartbeat: flag('heartbeat'), 'no-heartbeat': flag('no-heartbeat'), 'default-chat': text('default-chat'), compose: flag('compose'), service: flag('service'),
     'stt-url': text('stt-url'), 'stt-key': text('stt-key'), 'stt-model': text('stt-model'), 'stt-command': text('stt-command'),
@@ -175,6 +189,8 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
   }
   if (values['signal-account'] !== undefined && !/^\+[1-9]\d{5,17}$/.test(values['signal-account'])) return { success: false, error: `--signal-account ${values['signal-account']}: the number in international form (+4915…)` };
   if (values['signal-url'] !== undefined && !/^https?:\/\/\S+$/.test(values['signal-url'])) return { success: false, error: `--signal-url ${values['signal-url']}: give signal-cli's http:// address` };
+  const slackUser = (values['slack-user'] ?? []).find((id) => !SLACK_MEMBER_ID.test(id));
+  if (slackUser !== undefined) return { success: false, error: `--slack-user ${slackUser}: a Slack member id looks like U0123ABCD (your profile → ⋮ → Copy member ID)` };
   const either = (on: boolean | undefined, off: boolean | undefined, given: unknown): boolean | undefined => (off === true ? false : on === true || given !== undefined ? true : undefined);
   const chat = values['default-chat'];
   if (chat !== undefined && chat !== 'none' && !/^[a-z]+:\S+$/.test(chat)) return { success: false, error: `--default-chat ${chat}: give a chat as channel:id (telegram:123456789), or none` };
@@ -201,6 +217,10 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
       discordToken: values['discord-token'], discordUser: values['discord-user'] ?? [], discordApiUrl: values['discord-api-url'],
       signal: either(undefined, values['no-signal'], values['signal-account']),
       signalAccount: values['signal-account'], signalUser: values['signal-user'] ?? [], signalUrl: values['signal-url'],
+      slack: {
+        on: either(undefined, values['no-slack'], values['slack-bot-token'] ?? values['slack-app-token']), users: values['slack-user'] ?? [],
+        ...defined({ appToken: values['slack-app-token'], botToken: values['slack-bot-token'], apiUrl: values['slack-api-url'] }),
+      },
       sandbox: either(values.sandbox, values['no-sandbox'], undefined),
       voice: either(values.voice, values['no-voice'], stt.url ?? stt.command ?? tts.url ?? tts.command),
       stt, tts,

@@ -8,6 +8,7 @@ export interface SetupChoices {
   telegram?: { apiRoot?: string; allowedUsers: string[] };
   discord?: { apiUrl?: string; allowedUsers: string[] };
   signal?: { url: string; account: string; allowedUsers: string[] };
+  slack?: { apiUrl: string; allowedUsers: string[] };
   sandbox?: { image: string };
   /** Absent: the voice section is left as it is. */
   voice?: VoiceChoice;
@@ -57,6 +58,12 @@ export function renderConfig(baseText: string, choices: SetupChoices): string {
     document.setIn(['channels', 'signal', 'account'], choices.signal.account);
     document.setIn(['channels', 'signal', 'allowed_users'], flow(document, choices.signal.allowedUsers));
   } else remove(document, ['channels', 'signal']);
+  if (choices.slack) {
+    document.setIn(['channels', 'slack', 'app_token'], '${SLACK_APP_TOKEN}');
+    document.setIn(['channels', 'slack', 'bot_token'], '${SLACK_BOT_TOKEN}');
+    document.setIn(['channels', 'slack', 'api_url'], choices.slack.apiUrl);
+    document.setIn(['channels', 'slack', 'allowed_users'], flow(document, choices.slack.allowedUsers));
+  } else remove(document, ['channels', 'slack']);
   const channels = document.getIn(['channels']);
   if (isMap(channels) && channels.items.length === 0) channels.flow = true;
 

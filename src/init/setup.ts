@@ -5,6 +5,7 @@ import { readEnvFile } from '../config/env-file.js';
 import { EXAMPLE_CONFIG_PATH } from '../config/load.js';
 import { isValidTimeZone, systemTimeZone } from '../config/timezone.js';
 import { chooseDiscord, chooseTelegram, type ExistingChannel } from './channel-steps.js';
+import { chooseSlack, type ExistingSlack } from './slack-step.js';
 import { composeSetup } from './compose-env.js';
 import { checkDocker } from './docker-check.js';
 import { changeOf, narrowMode, writeAtomically, type PlannedFile } from './files.js';
@@ -83,6 +84,7 @@ interface ExistingSetup {
   telegram?: ExistingChannel;
   discord?: ExistingChannel;
   signal?: ExistingSignal;
+  slack?: ExistingSlack;
   sandbox: boolean;
   voice: boolean;
   console: boolean;
@@ -101,7 +103,8 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   const telegram = await chooseTelegram(ui, flags, existing.telegram);
   const discord = await chooseDiscord(ui, flags, existing.discord);
   const signal = await chooseSignal(ui, flags, existing.signal);
-  if (!telegram && !discord && !signal) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
+  const slack = await chooseSlack(ui, flags, existing.slack);
+  if (!telegram && !discord && !signal && !slack) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
   const defaultChat = await chooseDefaultChat(ui, flags, telegram?.allowedUsers ?? [], existing.defaultChat);
   const consoleOn = await chooseConsole(ui, flags, existing.console);
   const sandbox = await chooseSandbox(ui, flags, existing.sandbox);
@@ -112,6 +115,7 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   if (llm.keyVariable !== undefined && llm.key !== '') env[llm.keyVariable] = llm.key;
   if (telegram) env.TELEGRAM_BOT_TOKEN = telegram.token;
   if (discord) env.DISCORD_BOT_TOKEN = discord.token;
+  if (slack) Object.assign(env, { SLACK_APP_TOKEN: slack.appToken, SLACK_BOT_TOKEN: slack.botToken });
   return {
     timezone,
     // A keyless server keeps api_key empty; a key variable is named only when it has a value to hold.
@@ -119,6 +123,7 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
     ...(telegram ? { telegram: { apiRoot: telegram.root, allowedUsers: telegram.allowedUsers } } : {}),
     ...(discord ? { discord: { apiUrl: discord.root, allowedUsers: discord.allowedUsers } } : {}),
     ...(signal ? { signal } : {}),
+    ...(slack ? { slack: { apiUrl: slack.apiUrl, allowedUsers: slack.allowedUsers } } : {}),
     ...(sandbox ? { sandbox: { image: SANDBOX_IMAGE } } : {}),
     ...(voice.choice !== undefined ? { voice: voice.choice } : {}),
     ...(consoleOn ? { console: CONSOLE_LISTEN } : {}),
@@ -215,7 +220,8 @@ function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices, run: Run
     ...(choices.telegram ? ['then message your bot in Telegram'] : []),
     ...(choices.discord ? ['then DM your bot in Discord'] : []),
     ...(choices.signal ? ['then message the bot on Signal (signal-cli\'s daemon must run: docs/channels/signal.md)'] : []),
-    ...(!choices.telegram && !choices.discord && !choices.signal ? [`${familiar} chat     talk to it in the terminal`] : []),
+    ...(choices.slack ? ['then message your app in Slack (or /invite it to a channel and mention it)'] : []),
+    ...(!choices.telegram && !choices.discord && !choices.signal && !choices.slack ? [`${familiar} chat     talk to it in the terminal`] : []),
     ...(choices.console !== undefined && !run.compose ? [`${familiar} console  a login link to the web console`] : []),
   );
   ui.note(steps.join('\n'), 'Next');
@@ -262,6 +268,15 @@ function readExisting(configFile: string, envFile: string): ExistingSetup {
     const url = text(pick('channels', 'signal', 'url'));
     const account = text(pick('channels', 'signal', 'account'));
     set('signal', { allowedUsers: Array.isArray(users) ? users.map(String) : [], ...(url !== undefined ? { url } : {}), ...(account !== undefined ? { account } : {}) });
+  }
+  if (pick('channels', 'slack') !== undefined) {
+    const users = pick('channels', 'slack', 'allowed_users');
+    const apiUrl = text(pick('channels', 'slack', 'api_url'));
+    const { SLACK_APP_TOKEN: appToken, SLACK_BOT_TOKEN: botToken } = existing.env;
+    existing.slack = {
+      allowedUsers: Array.isArray(users) ? users.map(String) : [], ...(apiUrl !== undefined ? { apiUrl } : {}),
+      ...(appToken !== undefined ? { appToken } : {}), ...(botToken !== undefined ? { botToken } : {}),
+    };
   }
   return existing;
 }
