@@ -181,16 +181,8 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
   };
   const wait = values['telegram-wait'] !== undefined ? Number(values['telegram-wait']) : 300;
   if (!Number.isFinite(wait) || wait < 0) return { success: false, error: `--telegram-wait ${values['telegram-wait']}: give seconds` };
-  for (const id of [...(values['telegram-user'] ?? []), ...(values['discord-user'] ?? [])]) {
-    if (!/^\d{1,20}$/.test(id)) return { success: false, error: `user id ${id}: ids are numbers (Telegram: a message to @userinfobot; Discord: Developer Mode → Copy User ID)` };
-  }
-  for (const id of values['signal-user'] ?? []) {
-    if (!/^(?:\+[1-9]\d{5,17}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.test(id)) return { success: false, error: `--signal-user ${id}: a number in international form (+4917…) or a Signal UUID` };
-  }
-  if (values['signal-account'] !== undefined && !/^\+[1-9]\d{5,17}$/.test(values['signal-account'])) return { success: false, error: `--signal-account ${values['signal-account']}: the number in international form (+4915…)` };
-  if (values['signal-url'] !== undefined && !/^https?:\/\/\S+$/.test(values['signal-url'])) return { success: false, error: `--signal-url ${values['signal-url']}: give signal-cli's http:// address` };
-  const slackUser = (values['slack-user'] ?? []).find((id) => !SLACK_MEMBER_ID.test(id));
-  if (slackUser !== undefined) return { success: false, error: `--slack-user ${slackUser}: a Slack member id looks like U0123ABCD (your profile → ⋮ → Copy member ID)` };
+  const badId = checkChannelIds(values);
+  if (badId !== undefined) return { success: false, error: badId };
   const either = (on: boolean | undefined, off: boolean | undefined, given: unknown): boolean | undefined => (off === true ? false : on === true || given !== undefined ? true : undefined);
   const chat = values['default-chat'];
   if (chat !== undefined && chat !== 'none' && !/^[a-z]+:\S+$/.test(chat)) return { success: false, error: `--default-chat ${chat}: give a chat as channel:id (telegram:123456789), or none` };
@@ -232,4 +224,23 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
       overwrite: values.overwrite === true,
     },
   };
+}
+
+/** The channels' user ids and addresses as each platform writes them; the first that is not, in words. */
+function checkChannelIds(values: Record<string, string | string[] | boolean | undefined>): string | undefined {
+  const list = (name: string): string[] => (Array.isArray(values[name]) ? values[name] : []);
+  const text = (name: string): string | undefined => (typeof values[name] === 'string' ? values[name] : undefined);
+  for (const id of [...list('telegram-user'), ...list('discord-user')]) {
+    if (!/^\d{1,20}$/.test(id)) return `user id ${id}: ids are numbers (Telegram: a message to @userinfobot; Discord: Developer Mode → Copy User ID)`;
+  }
+  for (const id of list('signal-user')) {
+    if (!/^(?:\+[1-9]\d{5,17}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.test(id)) return `--signal-user ${id}: a number in international form (+4917…) or a Signal UUID`;
+  }
+  const account = text('signal-account');
+  if (account !== undefined && !/^\+[1-9]\d{5,17}$/.test(account)) return `--signal-account ${account}: the number in international form (+4915…)`;
+  const url = text('signal-url');
+  if (url !== undefined && !/^https?:\/\/\S+$/.test(url)) return `--signal-url ${url}: give signal-cli's http:// address`;
+  const slackUser = list('slack-user').find((id) => !SLACK_MEMBER_ID.test(id));
+  if (slackUser !== undefined) return `--slack-user ${slackUser}: a Slack member id looks like U0123ABCD (your profile → ⋮ → Copy member ID)`;
+  return undefined;
 }

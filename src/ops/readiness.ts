@@ -31,7 +31,7 @@ export function readinessChecks(loaded: LoadedConfig): DoctorLine[] {
   if (channels.length === 0) {
     lines.push({
       status: 'warn', label: 'channels', detail: 'no chat channel is configured, so nobody can message this daemon',
-      fix: 'run familiar init to set up Telegram or Discord (or talk in the terminal: familiar chat)',
+      fix: 'run familiar init to set up Telegram, Discord, Signal, Slack or Matrix (or talk in the terminal: familiar chat)',
     });
   }
   for (const name of channels) {
