@@ -19,6 +19,11 @@ export const PLATFORMS: readonly PlatformEntry[] = [
     off: (config) => missing('channels.discord.token', config.channels.discord?.token),
     load: async (context) => (await import('./discord-platform.js')).createDiscordPlatform(context),
   },
+  {
+    name: 'matrix',
+    off: (config) => missing('channels.matrix.access_token', config.channels.matrix?.access_token),
+    load: async (context) => (await import('./matrix/matrix-platform.js')).createMatrixPlatform(context),
+  },
 ];
 
 /** The platforms' channel names, in the table's order. */

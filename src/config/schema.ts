@@ -3,6 +3,7 @@ import { parseCommandLine } from '../lib/command-line.js';
 import { duration } from './duration.js';
 import { calendarSchema } from './calendar-schema.js';
 import { emailSchema } from './email-schema.js';
+import { matrixSchema } from './matrix-schema.js';
 import { intentsSchema, triggersSchema } from './triggers-schema.js';
 import { isValidTimeZone, systemTimeZone } from './timezone.js';
 
@@ -369,7 +370,7 @@ const agentProfileSchema = z.strictObject({
 });
 
 const routeSchema = z.strictObject({
-  channel: z.enum(['telegram', 'discord', 'cli', 'console', 'scheduler']),
+  channel: z.enum(['telegram', 'discord', 'matrix', 'cli', 'console', 'scheduler']),
   chat_id: userId.optional(),
   agent: z.string(),
 });
@@ -415,7 +416,8 @@ export const configSchema = z.strictObject({
   agent: agentSchema.default({}),
   memory: memorySchema.default({}),
   channels: z
-    .strictObject({ telegram: telegramSchema.optional(), discord: discordSchema.optional() })
+    .strictObject({ telegram: telegramSchema.optional(), discord: discordSchema.optional(),
+      matrix: matrixSchema.optional() })
     .default({}),
   tools: toolsSchema.default({}),
   scheduler: schedulerSchema.default({}),
