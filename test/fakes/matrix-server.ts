@@ -107,9 +107,11 @@ export async function startMatrixServer(options: { botUserId?: string; accessTok
         room.state.set(stateKeyOf(event), event);
       };
       quiet('m.room.create', creator, { creator, room_version: '10' }, '');
-      for (const member of [...members, botUserId]) quiet('m.room.member', member, { membership: 'join', displayname: member.slice(1).split(':')[0] }, member);
+      for (const member of members) quiet('m.room.member', member, { membership: 'join', displayname: member.slice(1).split(':')[0] }, member);
       if (name) quiet('m.room.name', creator, { name }, '');
       if (encrypted) quiet('m.room.encryption', creator, { algorithm: 'm.megolm.v1.aes-sha2' }, '');
+      // The bot's join goes through the stream: a room made while the bot syncs arrives with its whole state.
+      addToRoom(room, makeEvent('m.room.member', botUserId, { membership: 'join', displayname: 'Familiar' }, botUserId));
       return roomId;
     },
     invite({ inviter, direct, encrypted }) {

@@ -208,7 +208,8 @@ export class MatrixChannel implements ChannelAdapter {
     const sender = event.getSender();
     const eventId = event.getId();
     if (!message || !sender || !eventId) return;
-    const isDirect = room.getJoinedMemberCount() <= 2;
+    // Two members, the bot and one person: a direct room (also when nobody marked it as one in m.direct).
+    const isDirect = room.getJoinedMemberCount() === 2;
     let text = message.text;
     if (!isDirect) {
       const me = { userId: this.me, displayName: room.getMember(this.me)?.name };

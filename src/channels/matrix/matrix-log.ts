@@ -9,18 +9,20 @@ let current: Logger | undefined;
 
 /**
  * matrix-js-sdk writes its own progress ("Getting push rules...", every HTTP request) to the console through one
- * module-wide loglevel logger, and modules make child loggers from it as they go (they copy its method factory).
- * Pointing that factory at the channel's logger, at debug, keeps `familiar start`'s output the daemon's own; the
- * channel logs what matters (connected, lost, refused) itself. The SDK's logger is one per process, so the last
- * channel made owns it (a restart in tests makes a new one).
+ * module-wide loglevel logger; its modules bind that logger's methods, or make child loggers that copy its method
+ * factory, when they load. So the factory is replaced here, when this module loads, and the platform imports this
+ * module before any of the SDK's: everything the SDK says then goes to the channel's logger at debug, and
+ * `familiar start`'s output stays the daemon's own. The channel logs what matters (connected, lost, refused) itself.
  */
+const factory: MethodFactory = () => (...words) => {
+  current?.debug({ sdk: true }, words.map((word) => (word instanceof Error ? errorMessage(word) : typeof word === 'string' ? word : safeJson(word))).join(' '));
+};
+(sdkLogger as unknown as { methodFactory: MethodFactory }).methodFactory = factory;
+(sdkLogger as unknown as { rebuild(): void }).rebuild();
+
+/** Where the SDK's words go from now on (the SDK's logger is one per process: the last channel made owns it). */
 export function routeSdkLogs(log: Logger): void {
   current = log;
-  const factory: MethodFactory = () => (...words) => {
-    current?.debug({ sdk: true }, words.map((word) => (word instanceof Error ? errorMessage(word) : typeof word === 'string' ? word : safeJson(word))).join(' '));
-  };
-  (sdkLogger as unknown as { methodFactory: MethodFactory; rebuild(): void }).methodFactory = factory;
-  (sdkLogger as unknown as { rebuild(): void }).rebuild();
 }
 
 function safeJson(value: unknown): string {

@@ -1,3 +1,5 @@
+// First: the SDK's logger is pointed at ours before any SDK module loads and binds it (matrix-log.ts).
+import './matrix-log.js';
 import { fitText } from '../approval-pending.js';
 import type { ButtonPressDeps, ChatPlatform, PlatformContext } from '../platform.js';
 import { createMatrixPrompter } from './matrix-approvals.js';
