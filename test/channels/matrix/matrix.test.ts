@@ -64,6 +64,15 @@ describe('Matrix channel (matrix-js-sdk against the fake homeserver)', () => {
     }
   });
 
+  it('sends the same text without its HTML when the homeserver refuses the formatted event', async () => {
+    rig.llm.script({ content: 'A **bold** claim.' });
+    rig.matrix.failNext('/send/m.room.message/', 400, 'M_BAD_JSON');
+    rig.matrix.say(dm, OWNER_MX, 'hi');
+    const sent = await rig.matrix.waitFor(() => rig.matrix.messagesIn(dm)[0]);
+    expect(sent.content).toEqual({ msgtype: 'm.text', body: 'A **bold** claim.', 'm.mentions': {} });
+    expect(rig.t.logs.some((line) => line.includes('refused the formatted message; sending it as plain text'))).toBe(true);
+  });
+
   it('does not answer an event twice when the homeserver hands it out again', async () => {
     const first = rig.matrix.say(dm, OWNER_MX, 'once');
     await rig.matrix.waitFor(() => bodies(rig.matrix, dm)[0]);
