@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { toParseArgs, type OptionSpec } from '../lib/cli-options.js';
 import type { Result } from '../lib/result.js';
+import { MATRIX_USER_ID } from '../config/matrix-schema.js';
 
 /** Every question of `familiar init` has a flag; with --yes, what no flag says is the default (or the current value). */
 export interface SetupFlags {
@@ -22,6 +23,10 @@ export interface SetupFlags {
   discordToken: string | undefined;
   discordUser: string[];
   discordApiUrl: string | undefined;
+  matrix: boolean | undefined;
+  matrixHomeserver: string | undefined;
+  matrixToken: string | undefined;
+  matrixUser: string[];
   sandbox: boolean | undefined;
   /** --voice / --no-voice; the engines' own flags turn it on too. */
   voice: boolean | undefined;
@@ -58,6 +63,10 @@ export const INIT_OPTIONS: readonly OptionSpec[] = [
   { name: 'discord-user', value: 'ID', multiple: true, description: 'your Discord user id (repeatable)' },
   { name: 'discord-api-url', value: 'URL', description: 'another Discord REST base' },
   { name: 'no-discord', description: 'no Discord' },
+  { name: 'matrix-homeserver', value: 'URL', description: 'set up Matrix on this homeserver (its client API address)' },
+  { name: 'matrix-token', value: 'TOKEN', description: 'the Matrix bot account\'s access token (goes to .env as MATRIX_ACCESS_TOKEN)' },
+  { name: 'matrix-user', value: 'ID', multiple: true, description: 'your Matrix user id, @you:example.org (repeatable)' },
+  { name: 'no-matrix', description: 'no Matrix' },
   { name: 'sandbox', description: 'the Docker sandbox on (asked only when Docker answers)' },
   { name: 'no-sandbox', description: 'the Docker sandbox off' },
   { name: 'voice', description: "voice notes transcribed and answers spoken when asked; alone: OpenAI's audio endpoints when the LLM is OpenAI (same key), else espeak-ng" },
@@ -107,6 +116,10 @@ changing an existing file, showing the diff. Every question has a flag; with --y
   --discord-user ID         your Discord user id (repeatable)
   --discord-api-url URL     another Discord REST base
   --no-discord              no Discord
+  --matrix-homeserver URL   set up Matrix on this homeserver (its client API address)
+  --matrix-token TOKEN      the Matrix bot account's access token (goes to .env as MATRIX_ACCESS_TOKEN)
+  --matrix-user ID          your Matrix user id, @you:example.org (repeatable)
+  --no-matrix               no Matrix
   --sandbox / --no-sandbox  the Docker sandbox on or off (asked only when Docker answers)
   --voice / --no-voice      voice notes transcribed and answers spoken when asked; --voice alone uses OpenAI's
                             audio endpoints when the LLM is OpenAI (same key), else espeak-ng for speech
@@ -145,7 +158,9 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
     'skip-llm-test': flag('skip-llm-test'), timezone: text('timezone'), 'telegram-token': text('telegram-token'),
     'telegram-user': list('telegram-user'), 'telegram-api-root': text('telegram-api-root'), 'telegram-wait': text('telegram-wait'),
     'no-telegram': flag('no-telegram'), 'discord-token': text('discord-token'), 'discord-user': list('discord-user'),
-    'discord-api-url': text('discord-api-url'), 'no-discord': flag('no-discord'), sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
+    'discord-api-url': text('discord-api-url'), 'no-discord': flag('no-discord'),
+    'matrix-homeserver': text('matrix-homeserver'), 'matrix-token': text('matrix-token'), 'matrix-user': list('matrix-user'), 'no-matrix': flag('no-matrix'),
+    sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
     overwrite: flag('overwrite'), voice: flag('voice'), 'no-voice': flag('no-voice'),
     console: flag('console'), 'no-console': flag('no-console'), heartbeat: flag('heartbeat'), 'no-heartbeat': flag('no-heartbeat'), 'default-chat': text('default-chat'), compose: flag('compose'), service: flag('service'),
     'stt-url': text('stt-url'), 'stt-key': text('stt-key'), 'stt-model': text('stt-model'), 'stt-command': text('stt-command'),
@@ -157,6 +172,10 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
   for (const id of [...(values['telegram-user'] ?? []), ...(values['discord-user'] ?? [])]) {
     if (!/^\d{1,20}$/.test(id)) return { success: false, error: `user id ${id}: ids are numbers (Telegram: a message to @userinfobot; Discord: Developer Mode → Copy User ID)` };
   }
+  for (const id of values['matrix-user'] ?? []) {
+    if (!MATRIX_USER_ID.test(id)) return { success: false, error: `--matrix-user ${id}: a Matrix user id looks like @alice:example.org` };
+  }
+  if (values['matrix-homeserver'] !== undefined && !/^https?:\/\/\S+$/.test(values['matrix-homeserver'])) return { success: false, error: `--matrix-homeserver ${values['matrix-homeserver']}: give the homeserver's http(s):// address` };
   const either = (on: boolean | undefined, off: boolean | undefined, given: unknown): boolean | undefined => (off === true ? false : on === true || given !== undefined ? true : undefined);
   const chat = values['default-chat'];
   if (chat !== undefined && chat !== 'none' && !/^[a-z]+:\S+$/.test(chat)) return { success: false, error: `--default-chat ${chat}: give a chat as channel:id (telegram:123456789), or none` };
@@ -181,6 +200,8 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
       telegramWaitS: wait,
       discord: either(undefined, values['no-discord'], values['discord-token']),
       discordToken: values['discord-token'], discordUser: values['discord-user'] ?? [], discordApiUrl: values['discord-api-url'],
+      matrix: either(undefined, values['no-matrix'], values['matrix-token'] ?? values['matrix-homeserver']),
+      matrixHomeserver: values['matrix-homeserver']?.replace(/\/+$/, ''), matrixToken: values['matrix-token'], matrixUser: values['matrix-user'] ?? [],
       sandbox: either(values.sandbox, values['no-sandbox'], undefined),
       voice: either(values.voice, values['no-voice'], stt.url ?? stt.command ?? tts.url ?? tts.command),
       stt, tts,

@@ -7,6 +7,7 @@ export interface SetupChoices {
   llm: { baseUrl: string; model: string; keyVariable: string | undefined };
   telegram?: { apiRoot?: string; allowedUsers: string[] };
   discord?: { apiUrl?: string; allowedUsers: string[] };
+  matrix?: { homeserver: string; userId: string; allowedUsers: string[] };
   sandbox?: { image: string };
   /** Absent: the voice section is left as it is. */
   voice?: VoiceChoice;
@@ -51,6 +52,12 @@ export function renderConfig(baseText: string, choices: SetupChoices): string {
     document.setIn(['channels', 'discord', 'api_url'], choices.discord.apiUrl ?? DEFAULT_DISCORD_URL);
     document.setIn(['channels', 'discord', 'allowed_users'], flow(document, choices.discord.allowedUsers));
   } else remove(document, ['channels', 'discord']);
+  if (choices.matrix) {
+    document.setIn(['channels', 'matrix', 'homeserver_url'], choices.matrix.homeserver);
+    document.setIn(['channels', 'matrix', 'user_id'], choices.matrix.userId);
+    document.setIn(['channels', 'matrix', 'access_token'], '${MATRIX_ACCESS_TOKEN}');
+    document.setIn(['channels', 'matrix', 'allowed_users'], flow(document, choices.matrix.allowedUsers));
+  } else remove(document, ['channels', 'matrix']);
   const channels = document.getIn(['channels']);
   if (isMap(channels) && channels.items.length === 0) channels.flow = true;
 

@@ -5,6 +5,7 @@ import { readEnvFile } from '../config/env-file.js';
 import { EXAMPLE_CONFIG_PATH } from '../config/load.js';
 import { isValidTimeZone, systemTimeZone } from '../config/timezone.js';
 import { chooseDiscord, chooseTelegram, type ExistingChannel } from './channel-steps.js';
+import { chooseMatrix } from './matrix-step.js';
 import { composeSetup } from './compose-env.js';
 import { checkDocker } from './docker-check.js';
 import { changeOf, narrowMode, writeAtomically, type PlannedFile } from './files.js';
@@ -81,6 +82,7 @@ interface ExistingSetup {
   env: Record<string, string>;
   telegram?: ExistingChannel;
   discord?: ExistingChannel;
+  matrix?: ExistingChannel;
   sandbox: boolean;
   voice: boolean;
   console: boolean;
@@ -98,7 +100,8 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   const timezone = await chooseTimezone(ui, flags, existing.timezone);
   const telegram = await chooseTelegram(ui, flags, existing.telegram);
   const discord = await chooseDiscord(ui, flags, existing.discord);
-  if (!telegram && !discord) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
+  const matrix = await chooseMatrix(ui, flags, existing.matrix);
+  if (!telegram && !discord && !matrix) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
   const defaultChat = await chooseDefaultChat(ui, flags, telegram?.allowedUsers ?? [], existing.defaultChat);
   const consoleOn = await chooseConsole(ui, flags, existing.console);
   const sandbox = await chooseSandbox(ui, flags, existing.sandbox);
@@ -109,12 +112,14 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   if (llm.keyVariable !== undefined && llm.key !== '') env[llm.keyVariable] = llm.key;
   if (telegram) env.TELEGRAM_BOT_TOKEN = telegram.token;
   if (discord) env.DISCORD_BOT_TOKEN = discord.token;
+  if (matrix) env.MATRIX_ACCESS_TOKEN = matrix.token;
   return {
     timezone,
     // A keyless server keeps api_key empty; a key variable is named only when it has a value to hold.
     llm: { baseUrl: llm.baseUrl, model: llm.model, keyVariable: llm.key !== '' ? (llm.keyVariable ?? 'LLM_API_KEY') : undefined },
     ...(telegram ? { telegram: { apiRoot: telegram.root, allowedUsers: telegram.allowedUsers } } : {}),
     ...(discord ? { discord: { apiUrl: discord.root, allowedUsers: discord.allowedUsers } } : {}),
+    ...(matrix ? { matrix: { homeserver: matrix.homeserver, userId: matrix.userId, allowedUsers: matrix.allowedUsers } } : {}),
     ...(sandbox ? { sandbox: { image: SANDBOX_IMAGE } } : {}),
     ...(voice.choice !== undefined ? { voice: voice.choice } : {}),
     ...(consoleOn ? { console: CONSOLE_LISTEN } : {}),
@@ -210,7 +215,8 @@ function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices, run: Run
   steps.push(
     ...(choices.telegram ? ['then message your bot in Telegram'] : []),
     ...(choices.discord ? ['then DM your bot in Discord'] : []),
-    ...(!choices.telegram && !choices.discord ? [`${familiar} chat     talk to it in the terminal`] : []),
+    ...(choices.matrix ? ['then invite your bot to a room without encryption in Element'] : []),
+    ...(!choices.telegram && !choices.discord && !choices.matrix ? [`${familiar} chat     talk to it in the terminal`] : []),
     ...(choices.console !== undefined && !run.compose ? [`${familiar} console  a login link to the web console`] : []),
   );
   ui.note(steps.join('\n'), 'Next');
@@ -243,7 +249,7 @@ function readExisting(configFile: string, envFile: string): ExistingSetup {
   const listen = pick('http', 'listen');
   existing.console = typeof listen === 'string' && listen !== '' && listen !== '${FAMILIAR_HTTP_LISTEN:-}' && pick('http', 'console') !== false;
   set('defaultChat', text(pick('scheduler', 'default_chat')));
-  const channel = (name: 'telegram' | 'discord', rootKey: string, variable: string): ExistingChannel | undefined => {
+  const channel = (name: 'telegram' | 'discord' | 'matrix', rootKey: string, variable: string): ExistingChannel | undefined => {
     if (pick('channels', name) === undefined) return undefined;
     const users = pick('channels', name, 'allowed_users');
     const root = text(pick('channels', name, rootKey));
@@ -252,5 +258,6 @@ function readExisting(configFile: string, envFile: string): ExistingSetup {
   };
   set('telegram', channel('telegram', 'api_root', 'TELEGRAM_BOT_TOKEN'));
   set('discord', channel('discord', 'api_url', 'DISCORD_BOT_TOKEN'));
+  set('matrix', channel('matrix', 'homeserver_url', 'MATRIX_ACCESS_TOKEN'));
   return existing;
 }
