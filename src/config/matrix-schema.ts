@@ -11,7 +11,7 @@ export const matrixSchema = z.strictObject({
   /** The client-server API base of the bot's homeserver (what Element shows as the homeserver). */
   homeserver_url: z.string().url(),
   /** The bot account; empty: the one the access token belongs to (`/account/whoami`). */
-  user_id: z.union([matrixUserId, z.literal('')]).default(''),
+  user_id: z.string().regex(new RegExp(`${MATRIX_USER_ID.source}|^$`), 'a Matrix user id such as @familiar:example.org, or empty').default(''),
   access_token: z.string().default(''),
   /** The device the access token was issued for; empty: the one whoami reports. */
   device_id: z.string().default(''),
