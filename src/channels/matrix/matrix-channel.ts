@@ -8,7 +8,7 @@ import type { Logger } from '../../log.js';
 import type { DoctorLine } from '../../part.js';
 import { cleanName } from '../display-name.js';
 import { REPLAY_WINDOW_MS, type ChannelRouter, type ChatIo, type InboundUpdate } from '../router.js';
-import type { ChannelAdapter } from '../types.js';
+import type { ChannelAdapter, OutboundReply } from '../types.js';
 import type { EventContent } from './matrix-content.js';
 import { mentions, readMessage, remoteFile, stripMention } from './matrix-inbound.js';
 import { routeSdkLogs } from './matrix-log.js';
@@ -140,7 +140,7 @@ export class MatrixChannel implements ChannelAdapter {
   }
 
   /** Sends a reply to a room (also used by jobs through the ChannelHub). */
-  async send(chatId: string, reply: Parameters<MatrixSender['reply']>[1], replyTo?: string): Promise<void> {
+  async send(chatId: string, reply: OutboundReply, replyTo?: string): Promise<void> {
     await this.out.reply(chatId, reply, replyTo);
   }
 
@@ -208,6 +208,11 @@ export class MatrixChannel implements ChannelAdapter {
     const sender = event.getSender();
     const eventId = event.getId();
     if (!message || !sender || !eventId) return;
+    // Plain text in an encrypted room (some clients allow it) is not answered either: the answer could not be sent.
+    if (room.hasEncryptionStateEvent()) {
+      this.refuseEncrypted(room.roomId, sender);
+      return;
+    }
     // Two members, the bot and one person: a direct room (also when nobody marked it as one in m.direct).
     const isDirect = room.getJoinedMemberCount() === 2;
     let text = message.text;

@@ -77,6 +77,7 @@ describe('Matrix reactions, invites and encrypted rooms', () => {
     expect(notice.content['msgtype']).toBe('m.notice');
     expect(notice.content['body']).toMatch(/^This room is end-to-end encrypted, and I cannot read encrypted messages/);
     rig.matrix.post(secret, OWNER_MX, 'm.room.encrypted', { algorithm: 'm.megolm.v1.aes-sha2', ciphertext: 'AwgAEnAC…', sender_key: 'x', session_id: 'y', device_id: 'PHONE' });
+    rig.matrix.say(secret, OWNER_MX, 'plain text in an encrypted room');
     await sleep(300);
     expect(rig.matrix.messagesIn(secret)).toHaveLength(1);
     expect(rig.llm.requests).toHaveLength(0);
