@@ -2,6 +2,7 @@
 // strangers' invites to group rooms are declined and their words in groups never reach the model; the access token
 // travels in a header only.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readMessage } from '../../../src/channels/matrix/matrix-inbound.js';
 import { sleep } from '../../helpers/channels.js';
 import { pendingReminders, sendCall, sendTool, type SentCall } from '../../helpers/chat-approvals.js';
 import { FRIEND_MX, OWNER_MX, STRANGER_MX, bodies, startMatrixRig, type MatrixRig } from './matrix-rig.js';
@@ -69,5 +70,9 @@ describe('Matrix: who is heard', () => {
     await rig.matrix.waitFor(() => bodies(rig.matrix, dm)[0]);
     expect(rig.matrix.requests.length).toBeGreaterThan(5);
     for (const request of rig.matrix.requests) expect(`${request.path}?${request.query.toString()}`).not.toContain(rig.matrix.accessToken);
+  });
+
+  it('takes a file only from an mxc:// address, so the token never goes to a server a sender names', () => {
+    expect(readMessage({ msgtype: 'm.image', body: 'x.png', url: 'https://evil.example/x.png' })).toBeUndefined();
   });
 });
