@@ -65,8 +65,8 @@ export interface FakeMatrix {
   putMedia(bytes: Buffer, contentType: string): string;
   /** Puts an already delivered event into the stream again (a server handing it out twice). */
   redeliver(eventId: string): void;
-  /** Answers the next `count` requests whose path contains `fragment` with an error. */
-  failNext(fragment: string, status: number, errcode: string, count?: number): void;
+  /** Answers the next `count` requests whose path contains `fragment` with an error (`extra`: more fields, e.g. retry_after_ms). */
+  failNext(fragment: string, status: number, errcode: string, count?: number, extra?: Json): void;
   /** Ends the open /sync requests by destroying their sockets, and refuses /sync for `ms` (a dropped connection). */
   dropConnection(ms: number): void;
   /** The bot's `m.room.message` events in a room, each with its latest edit applied. */
@@ -88,7 +88,7 @@ export async function startMatrixServer(options: { botUserId?: string; accessTok
   const pendingInvites = new Map<string, MatrixEvent[]>();
   const mediaStore = new Map<string, { bytes: Buffer; contentType: string; fileName?: string | undefined }>();
   const transactions = new Map<string, string>();
-  const failures: Array<{ fragment: string; status: number; errcode: string; left: number }> = [];
+  const failures: Array<{ fragment: string; status: number; errcode: string; left: number; extra: Json }> = [];
   const waiters = new Set<() => void>();
   const openSyncs = new Set<IncomingMessage>();
   let refuseSyncUntil = 0;
@@ -155,8 +155,8 @@ export async function startMatrixServer(options: { botUserId?: string; accessTok
       if (!entry) throw new Error(`no event ${eventId}`);
       append({ ...entry, position: 0 });
     },
-    failNext(fragment, status, errcode, count = 1) {
-      failures.push({ fragment, status, errcode, left: count });
+    failNext(fragment, status, errcode, count = 1, extra = {}) {
+      failures.push({ fragment, status, errcode, left: count, extra });
     },
     dropConnection(ms) {
       refuseSyncUntil = Date.now() + ms;
@@ -247,7 +247,7 @@ export async function startMatrixServer(options: { botUserId?: string; accessTok
     const failure = failures.find((candidate) => candidate.left > 0 && path.includes(candidate.fragment));
     if (failure) {
       failure.left -= 1;
-      error(res, failure.status, failure.errcode, `scripted failure (${failure.errcode})`);
+      send(res, failure.status, { errcode: failure.errcode, error: `scripted failure (${failure.errcode})`, ...failure.extra });
       return;
     }
     if (path === '/_matrix/client/versions') {

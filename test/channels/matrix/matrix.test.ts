@@ -73,6 +73,16 @@ describe('Matrix channel (matrix-js-sdk against the fake homeserver)', () => {
     expect(rig.t.logs.some((line) => line.includes('refused the formatted message; sending it as plain text'))).toBe(true);
   });
 
+  it('retries a rate-limited send with the same transaction id, so the reply arrives once', async () => {
+    rig.matrix.failNext('/send/m.room.message/', 429, 'M_LIMIT_EXCEEDED', 1, { retry_after_ms: 50 });
+    rig.matrix.say(dm, OWNER_MX, 'hi');
+    await rig.matrix.waitFor(() => bodies(rig.matrix, dm)[0]);
+    const sends = rig.matrix.requests.filter((request) => request.path.includes('/send/m.room.message/'));
+    expect(sends).toHaveLength(2);
+    expect(sends[0]?.path).toBe(sends[1]?.path);
+    expect(bodies(rig.matrix, dm)).toEqual(['echo: hi']);
+  });
+
   it('does not answer an event twice when the homeserver hands it out again', async () => {
     const first = rig.matrix.say(dm, OWNER_MX, 'once');
     await rig.matrix.waitFor(() => bodies(rig.matrix, dm)[0]);
