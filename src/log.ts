@@ -129,7 +129,7 @@ export function redactSecretValues<T>(value: T, secrets: readonly string[]): T {
 const OPERATIONAL_NAMES = new Set([
   'APIError', 'APIConnectionError', 'APIConnectionTimeoutError', 'AuthenticationError', 'PermissionDeniedError', 'NotFoundError',
   'RateLimitError', 'InternalServerError', 'BadRequestError', 'ConflictError', 'UnprocessableEntityError',
-  'GrammyError', 'HttpError', 'DiscordAPIError', 'HTTPError', 'ConnectTimeoutError', 'SocketError',
+  'GrammyError', 'HttpError', 'DiscordAPIError', 'MatrixError', 'HTTPError', 'ConnectTimeoutError', 'SocketError',
 ]);
 
 /** True for what the operator fixes by reading the message (an AppError, a refused connection, a 401), not a bug. */

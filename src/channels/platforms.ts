@@ -29,6 +29,11 @@ export const PLATFORMS: readonly PlatformEntry[] = [
     off: (config) => missing('channels.slack.app_token', config.channels.slack?.app_token) ?? missing('channels.slack.bot_token', config.channels.slack?.bot_token),
     load: async (context) => (await import('./slack/slack-platform.js')).createSlackPlatform(context),
   },
+  {
+    name: 'matrix',
+    off: (config) => missing('channels.matrix.access_token', config.channels.matrix?.access_token),
+    load: async (context) => (await import('./matrix/matrix-platform.js')).createMatrixPlatform(context),
+  },
 ];
 
 /** The platforms' channel names, in the table's order. */

@@ -11,7 +11,7 @@ import type { Config } from './schema.js';
  */
 export const LIVE_KEYS: readonly string[] = [
   'channels.telegram.allowed_users', 'channels.discord.allowed_users', 'channels.signal.allowed_users',
-  'channels.slack.allowed_users',
+  'channels.slack.allowed_users', 'channels.matrix.allowed_users',
   'agents', 'routes',
   'agent.persona', 'agent.name', 'agent.history_tokens', 'agent.history_messages', 'agent.turn_timeout_s',
   'memory.prompt_chars',

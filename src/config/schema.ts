@@ -5,6 +5,7 @@ import { calendarSchema } from './calendar-schema.js';
 import { emailSchema } from './email-schema.js';
 import { signalSchema } from './signal-schema.js';
 import { slackSchema } from './slack-schema.js';
+import { matrixSchema } from './matrix-schema.js';
 import { intentsSchema, triggersSchema } from './triggers-schema.js';
 import { isValidTimeZone, systemTimeZone } from './timezone.js';
 
@@ -371,7 +372,7 @@ const agentProfileSchema = z.strictObject({
 });
 
 const routeSchema = z.strictObject({
-  channel: z.enum(['telegram', 'discord', 'signal', 'slack', 'cli', 'console', 'scheduler']),
+  channel: z.enum(['telegram', 'discord', 'signal', 'slack', 'matrix', 'cli', 'console', 'scheduler']),
   chat_id: userId.optional(),
   agent: z.string(),
 });
@@ -419,7 +420,7 @@ export const configSchema = z.strictObject({
   channels: z
     .strictObject({
       telegram: telegramSchema.optional(), discord: discordSchema.optional(),
-      signal: signalSchema.optional(), slack: slackSchema.optional(),
+      signal: signalSchema.optional(), slack: slackSchema.optional(), matrix: matrixSchema.optional(),
     })
     .default({}),
   tools: toolsSchema.default({}),

@@ -73,6 +73,12 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   'channels.slack.bot_token': 'The bot token (`xoxb-…`), as `${SLACK_BOT_TOKEN}`. Empty: Slack is off.',
   'channels.slack.api_url': 'The Web API base; `apps.connections.open` there gives the Socket Mode address.',
   'channels.slack.allowed_users': 'Member ids (`U…`) that may talk to it. Empty: nobody (pairing works here too).',
+  'channels.matrix': 'Matrix, through matrix-js-sdk (a bot account on any homeserver; unencrypted rooms only). [Matrix](../channels/matrix.md).',
+  'channels.matrix.homeserver_url': 'The homeserver\'s client API address (`https://matrix.example.org`); a self-hosted one works.',
+  'channels.matrix.user_id': 'The bot account (`@familiar:example.org`). Empty: the one the token belongs to; set, it must match.',
+  'channels.matrix.access_token': 'The bot account\'s access token, as `${MATRIX_ACCESS_TOKEN}`. Empty: Matrix is off.',
+  'channels.matrix.device_id': 'The device the token was issued for. Empty: the one the homeserver reports.',
+  'channels.matrix.allowed_users': 'Matrix user ids (`@alice:example.org`) that may talk to it. Empty: nobody (pairing works here too).',
 
   tools: 'The tools the model may call, and their limits.',
   'tools.enabled': 'Which built-in tools exist: names, groups (`memory.*`), `*` and `!name`. Absent: all whose settings are there.',

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { toParseArgs, type OptionSpec } from '../lib/cli-options.js';
 import type { Result } from '../lib/result.js';
+import { MATRIX_USER_ID } from '../config/matrix-schema.js';
 
 /** Every question of `familiar init` has a flag; with --yes, what no flag says is the default (or the current value). */
 export interface SetupFlags {
@@ -28,6 +29,10 @@ export interface SetupFlags {
   signalUrl: string | undefined;
   /** --slack-app-token, --slack-bot-token, --slack-user, --slack-api-url; --no-slack. */
   slack: { on: boolean | undefined; appToken?: string; botToken?: string; users: string[]; apiUrl?: string };
+  matrix: boolean | undefined;
+  matrixHomeserver: string | undefined;
+  matrixToken: string | undefined;
+  matrixUser: string[];
   sandbox: boolean | undefined;
   /** --voice / --no-voice; the engines' own flags turn it on too. */
   voice: boolean | undefined;
@@ -76,6 +81,10 @@ export const INIT_OPTIONS: readonly OptionSpec[] = [
   { name: 'slack-user', value: 'ID', multiple: true, description: 'your Slack member id (repeatable)' },
   { name: 'slack-api-url', value: 'URL', description: 'another Slack Web API base' },
   { name: 'no-slack', description: 'no Slack' },
+  { name: 'matrix-homeserver', value: 'URL', description: 'set up Matrix on this homeserver (its client API address)' },
+  { name: 'matrix-token', value: 'TOKEN', description: 'the Matrix bot account\'s access token (goes to .env as MATRIX_ACCESS_TOKEN)' },
+  { name: 'matrix-user', value: 'ID', multiple: true, description: 'your Matrix user id, @you:example.org (repeatable)' },
+  { name: 'no-matrix', description: 'no Matrix' },
   { name: 'sandbox', description: 'the Docker sandbox on (asked only when Docker answers)' },
   { name: 'no-sandbox', description: 'the Docker sandbox off' },
   { name: 'voice', description: "voice notes transcribed and answers spoken when asked; alone: OpenAI's audio endpoints when the LLM is OpenAI (same key), else espeak-ng" },
@@ -131,6 +140,10 @@ changing an existing file, showing the diff. Every question has a flag; with --y
   --no-signal               no Signal
   --slack-app-token TOKEN   set up Slack (Socket Mode): its app-level token (xapp-…); --slack-bot-token TOKEN
                             its bot token (xoxb-…); --slack-user ID your member id; --slack-api-url URL; --no-slack
+  --matrix-homeserver URL   set up Matrix on this homeserver (its client API address)
+  --matrix-token TOKEN      the Matrix bot account's access token (goes to .env as MATRIX_ACCESS_TOKEN)
+  --matrix-user ID          your Matrix user id, @you:example.org (repeatable)
+  --no-matrix               no Matrix
   --sandbox / --no-sandbox  the Docker sandbox on or off (asked only when Docker answers)
   --voice / --no-voice      voice notes transcribed and answers spoken when asked; --voice alone uses OpenAI's
                             audio endpoints when the LLM is OpenAI (same key), else espeak-ng for speech
@@ -172,6 +185,7 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
     'discord-api-url': text('discord-api-url'), 'no-discord': flag('no-discord'),
     'signal-account': text('signal-account'), 'signal-user': list('signal-user'), 'signal-url': text('signal-url'), 'no-signal': flag('no-signal'),
     'slack-app-token': text('slack-app-token'), 'slack-bot-token': text('slack-bot-token'), 'slack-user': list('slack-user'), 'slack-api-url': text('slack-api-url'), 'no-slack': flag('no-slack'),
+    'matrix-homeserver': text('matrix-homeserver'), 'matrix-token': text('matrix-token'), 'matrix-user': list('matrix-user'), 'no-matrix': flag('no-matrix'),
     sandbox: flag('sandbox'), 'no-sandbox': flag('no-sandbox'),
     overwrite: flag('overwrite'), voice: flag('voice'), 'no-voice': flag('no-voice'),
     console: flag('console'), 'no-console': flag('no-console'), heartbeat: flag('heartbeat'), 'no-heartbeat': flag('no-heartbeat'), 'default-chat': text('default-chat'), compose: flag('compose'), service: flag('service'),
@@ -213,6 +227,8 @@ export function parseSetupFlags(args: string[]): Result<SetupFlags> {
         on: either(undefined, values['no-slack'], values['slack-bot-token'] ?? values['slack-app-token']), users: values['slack-user'] ?? [],
         ...defined({ appToken: values['slack-app-token'], botToken: values['slack-bot-token'], apiUrl: values['slack-api-url'] }),
       },
+      matrix: either(undefined, values['no-matrix'], values['matrix-token'] ?? values['matrix-homeserver']),
+      matrixHomeserver: values['matrix-homeserver']?.replace(/\/+$/, ''), matrixToken: values['matrix-token'], matrixUser: values['matrix-user'] ?? [],
       sandbox: either(values.sandbox, values['no-sandbox'], undefined),
       voice: either(values.voice, values['no-voice'], stt.url ?? stt.command ?? tts.url ?? tts.command),
       stt, tts,
@@ -240,6 +256,10 @@ function checkChannelIds(values: Record<string, string | string[] | boolean | un
   if (account !== undefined && !/^\+[1-9]\d{5,17}$/.test(account)) return `--signal-account ${account}: the number in international form (+4915…)`;
   const url = text('signal-url');
   if (url !== undefined && !/^https?:\/\/\S+$/.test(url)) return `--signal-url ${url}: give signal-cli's http:// address`;
+  const matrixUser = list('matrix-user').find((id) => !MATRIX_USER_ID.test(id));
+  if (matrixUser !== undefined) return `--matrix-user ${matrixUser}: a Matrix user id looks like @alice:example.org`;
+  const homeserver = text('matrix-homeserver');
+  if (homeserver !== undefined && !/^https?:\/\/\S+$/.test(homeserver)) return `--matrix-homeserver ${homeserver}: give the homeserver's http(s):// address`;
   const slackUser = list('slack-user').find((id) => !SLACK_MEMBER_ID.test(id));
   if (slackUser !== undefined) return `--slack-user ${slackUser}: a Slack member id looks like U0123ABCD (your profile → ⋮ → Copy member ID)`;
   return undefined;

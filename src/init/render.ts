@@ -9,6 +9,7 @@ export interface SetupChoices {
   discord?: { apiUrl?: string; allowedUsers: string[] };
   signal?: { url: string; account: string; allowedUsers: string[] };
   slack?: { apiUrl: string; allowedUsers: string[] };
+  matrix?: { homeserver: string; userId: string; allowedUsers: string[] };
   sandbox?: { image: string };
   /** Absent: the voice section is left as it is. */
   voice?: VoiceChoice;
@@ -64,6 +65,12 @@ export function renderConfig(baseText: string, choices: SetupChoices): string {
     document.setIn(['channels', 'slack', 'api_url'], choices.slack.apiUrl);
     document.setIn(['channels', 'slack', 'allowed_users'], flow(document, choices.slack.allowedUsers));
   } else remove(document, ['channels', 'slack']);
+  if (choices.matrix) {
+    document.setIn(['channels', 'matrix', 'homeserver_url'], choices.matrix.homeserver);
+    document.setIn(['channels', 'matrix', 'user_id'], choices.matrix.userId);
+    document.setIn(['channels', 'matrix', 'access_token'], '${MATRIX_ACCESS_TOKEN}');
+    document.setIn(['channels', 'matrix', 'allowed_users'], flow(document, choices.matrix.allowedUsers));
+  } else remove(document, ['channels', 'matrix']);
   const channels = document.getIn(['channels']);
   if (isMap(channels) && channels.items.length === 0) channels.flow = true;
 

@@ -6,6 +6,7 @@ import { EXAMPLE_CONFIG_PATH } from '../config/load.js';
 import { isValidTimeZone, systemTimeZone } from '../config/timezone.js';
 import { chooseDiscord, chooseTelegram, type ExistingChannel } from './channel-steps.js';
 import { chooseSlack, type ExistingSlack } from './slack-step.js';
+import { chooseMatrix } from './matrix-step.js';
 import { composeSetup } from './compose-env.js';
 import { checkDocker } from './docker-check.js';
 import { changeOf, narrowMode, writeAtomically, type PlannedFile } from './files.js';
@@ -85,6 +86,7 @@ interface ExistingSetup {
   discord?: ExistingChannel;
   signal?: ExistingSignal;
   slack?: ExistingSlack;
+  matrix?: ExistingChannel;
   sandbox: boolean;
   voice: boolean;
   console: boolean;
@@ -104,7 +106,8 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   const discord = await chooseDiscord(ui, flags, existing.discord);
   const signal = await chooseSignal(ui, flags, existing.signal);
   const slack = await chooseSlack(ui, flags, existing.slack);
-  if (!telegram && !discord && !signal && !slack) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
+  const matrix = await chooseMatrix(ui, flags, existing.matrix);
+  if (!telegram && !discord && !signal && !slack && !matrix) ui.warn('No chat channel: you can talk to it in the terminal (familiar chat); run familiar init again to add one.');
   const defaultChat = await chooseDefaultChat(ui, flags, telegram?.allowedUsers ?? [], existing.defaultChat);
   const consoleOn = await chooseConsole(ui, flags, existing.console);
   const sandbox = await chooseSandbox(ui, flags, existing.sandbox);
@@ -116,6 +119,7 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
   if (telegram) env.TELEGRAM_BOT_TOKEN = telegram.token;
   if (discord) env.DISCORD_BOT_TOKEN = discord.token;
   if (slack) Object.assign(env, { SLACK_APP_TOKEN: slack.appToken, SLACK_BOT_TOKEN: slack.botToken });
+  if (matrix) env.MATRIX_ACCESS_TOKEN = matrix.token;
   return {
     timezone,
     // A keyless server keeps api_key empty; a key variable is named only when it has a value to hold.
@@ -124,6 +128,7 @@ async function collect(ui: SetupUi, flags: SetupFlags, existing: ExistingSetup):
     ...(discord ? { discord: { apiUrl: discord.root, allowedUsers: discord.allowedUsers } } : {}),
     ...(signal ? { signal } : {}),
     ...(slack ? { slack: { apiUrl: slack.apiUrl, allowedUsers: slack.allowedUsers } } : {}),
+    ...(matrix ? { matrix: { homeserver: matrix.homeserver, userId: matrix.userId, allowedUsers: matrix.allowedUsers } } : {}),
     ...(sandbox ? { sandbox: { image: SANDBOX_IMAGE } } : {}),
     ...(voice.choice !== undefined ? { voice: voice.choice } : {}),
     ...(consoleOn ? { console: CONSOLE_LISTEN } : {}),
@@ -221,7 +226,8 @@ function finish(ui: SetupUi, changes: Planned[], choices: SetupChoices, run: Run
     ...(choices.discord ? ['then DM your bot in Discord'] : []),
     ...(choices.signal ? ['then message the bot on Signal (signal-cli\'s daemon must run: docs/channels/signal.md)'] : []),
     ...(choices.slack ? ['then message your app in Slack (or /invite it to a channel and mention it)'] : []),
-    ...(!choices.telegram && !choices.discord && !choices.signal && !choices.slack ? [`${familiar} chat     talk to it in the terminal`] : []),
+    ...(choices.matrix ? ['then invite your bot to a room without encryption in Element'] : []),
+    ...(!choices.telegram && !choices.discord && !choices.signal && !choices.slack && !choices.matrix ? [`${familiar} chat     talk to it in the terminal`] : []),
     ...(choices.console !== undefined && !run.compose ? [`${familiar} console  a login link to the web console`] : []),
   );
   ui.note(steps.join('\n'), 'Next');
@@ -254,7 +260,7 @@ function readExisting(configFile: string, envFile: string): ExistingSetup {
   const listen = pick('http', 'listen');
   existing.console = typeof listen === 'string' && listen !== '' && listen !== '${FAMILIAR_HTTP_LISTEN:-}' && pick('http', 'console') !== false;
   set('defaultChat', text(pick('scheduler', 'default_chat')));
-  const channel = (name: 'telegram' | 'discord', rootKey: string, variable: string): ExistingChannel | undefined => {
+  const channel = (name: 'telegram' | 'discord' | 'matrix', rootKey: string, variable: string): ExistingChannel | undefined => {
     if (pick('channels', name) === undefined) return undefined;
     const users = pick('channels', name, 'allowed_users');
     const root = text(pick('channels', name, rootKey));
@@ -278,5 +284,6 @@ function readExisting(configFile: string, envFile: string): ExistingSetup {
       ...(appToken !== undefined ? { appToken } : {}), ...(botToken !== undefined ? { botToken } : {}),
     };
   }
+  set('matrix', channel('matrix', 'homeserver_url', 'MATRIX_ACCESS_TOKEN'));
   return existing;
 }

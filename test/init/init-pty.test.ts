@@ -61,6 +61,8 @@ describe('familiar init in a terminal, then familiar start', () => {
     session.type(KEY.enter); // no
     at = await session.waitFor('Talk to it on Slack?', { from: at });
     session.type(KEY.enter); // no
+    at = await session.waitFor('Talk to it on Matrix?', { from: at });
+    session.type(KEY.enter); // no
     at = await session.waitFor('Send the results of jobs you add in the terminal to you on Telegram (scheduler.default_chat: telegram:4242)?', { from: at });
     session.type(KEY.enter); // yes
     at = await session.waitFor('A web console in your browser', { from: at });
