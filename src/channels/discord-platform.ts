@@ -2,26 +2,20 @@ import { Events, MessageFlags, type Interaction } from 'discord.js';
 import { fitText } from './approval-pending.js';
 import { createDiscordPrompter } from './discord-approvals.js';
 import { DISCORD_LIMIT, DiscordChannel, type DiscordConfig } from './discord.js';
-import type { ButtonPressDeps, ChatPlatform, PlatformContext } from './platform.js';
+import { platformOf, type ButtonPressDeps, type ChatPlatform, type PlatformContext } from './platform.js';
 
 /** Discord as a platform of the table: the channel, its approval buttons and its reply buttons. */
 export function createDiscordPlatform(context: PlatformContext): ChatPlatform {
   const { log } = context;
   const channel = new DiscordChannel({ router: context.router, config: context.config.channels.discord as DiscordConfig, log });
-  return {
-    name: channel.name,
-    send: (chatId, reply) => channel.send(chatId, reply),
-    start: () => channel.start(),
-    stop: () => channel.stop(),
-    close: () => channel.close(),
-    doctor: () => channel.doctor(),
+  return platformOf(channel, {
     prompter: (pending) => createDiscordPrompter({ channel, pending, log }),
     listenForButtons: (deps) => {
       channel.client.on(Events.InteractionCreate, (interaction) => {
         onPress(interaction, deps).catch((error: unknown) => deps.log.error({ err: error }, 'discord: reply button handling failed'));
       });
     },
-  };
+  });
 }
 
 /** A press of a delivered reply's button (see telegram-platform.ts); approval buttons are discord-approvals.ts's. */

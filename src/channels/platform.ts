@@ -60,3 +60,19 @@ export interface PlatformEntry {
   off(config: Config): string | undefined;
   load(context: PlatformContext): Promise<ChatPlatform>;
 }
+
+/** What a platform's channel class has: the adapter and the part's life. */
+export type PlatformChannel = Pick<ChatPlatform, 'name' | 'send' | 'start' | 'stop' | 'close' | 'doctor'>;
+
+/** A platform from its channel and the approvals and reply buttons it has (the methods bound to the channel). */
+export function platformOf(channel: PlatformChannel, extras: Pick<ChatPlatform, 'prompter' | 'listenForButtons'>): ChatPlatform {
+  return {
+    name: channel.name,
+    send: (chatId, reply) => channel.send(chatId, reply),
+    start: () => channel.start(),
+    stop: () => channel.stop(),
+    close: () => channel.close(),
+    doctor: () => channel.doctor(),
+    ...extras,
+  };
+}

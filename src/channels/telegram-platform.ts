@@ -1,6 +1,6 @@
 import type { Context } from 'grammy';
 import { fitText } from './approval-pending.js';
-import type { ButtonPressDeps, ChatPlatform, PlatformContext } from './platform.js';
+import { platformOf, type ButtonPressDeps, type ChatPlatform, type PlatformContext } from './platform.js';
 import { createTelegramPrompter } from './telegram-approvals.js';
 import { TELEGRAM_LIMIT, TelegramChannel, type TelegramConfig } from './telegram.js';
 
@@ -8,16 +8,10 @@ import { TELEGRAM_LIMIT, TelegramChannel, type TelegramConfig } from './telegram
 export function createTelegramPlatform(context: PlatformContext): ChatPlatform {
   const { log } = context;
   const channel = new TelegramChannel({ commands: context.commands, router: context.router, config: context.config.channels.telegram as TelegramConfig, log });
-  return {
-    name: channel.name,
-    send: (chatId, reply) => channel.send(chatId, reply),
-    start: () => channel.start(),
-    stop: () => channel.stop(),
-    close: () => channel.close(),
-    doctor: () => channel.doctor(),
+  return platformOf(channel, {
     prompter: (pending) => createTelegramPrompter({ channel, pending, log }),
     listenForButtons: (deps) => channel.onCallbackQuery((ctx) => onPress(ctx, channel, deps)),
-  };
+  });
 }
 
 /**

@@ -1,7 +1,5 @@
-import type { Daemon as App } from '../../src/daemon.js';
-import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { startSignalCliServer, type FakeSignalCli, type Person } from '../fakes/signal-cli-server.js';
-import { makeTestApp, type TestApp } from './app.js';
+import { startOpenAiServer, startPlatformRig, type PlatformRig } from './platform-rig.js';
 
 export const OWNER: Person = { number: '+4917000000001', uuid: '11111111-1111-4111-8111-111111111111', name: 'Owner' };
 /** Allowed by UUID; hides their number (Signal's phone-number privacy), as most people do. */
@@ -9,32 +7,13 @@ export const FRIEND: Person = { uuid: '22222222-2222-4222-8222-222222222222', na
 export const STRANGER: Person = { number: '+4917000000666', uuid: '66666666-6666-4666-8666-666666666666', name: 'Stranger' };
 export const GROUP = 'Z3JvdXAtaWQtb2YtdGhlLWZhbWlseS1ncm91cC0wMDE=';
 
-export interface SignalRig {
-  llm: FakeOpenAI;
+export interface SignalRig extends PlatformRig {
   signal: FakeSignalCli;
-  t: TestApp;
-  app: App;
-  restart(): Promise<App>;
-  close(): Promise<void>;
 }
 
 /** The daemon with `channels.signal` pointed at a fake signal-cli daemon, started; the owner listed by number, the friend by UUID. */
 export async function startSignalRig(overrides: Record<string, unknown> = {}): Promise<SignalRig> {
   const [llm, signal] = await Promise.all([startOpenAiServer(), startSignalCliServer()]);
-  const t = await makeTestApp(llm, { channels: { signal: { url: signal.url, account: signal.account, allowed_users: [OWNER.number, FRIEND.uuid] } }, ...overrides });
-  await t.app.start();
-  const rig: SignalRig = {
-    llm, signal, t, app: t.app,
-    async restart() {
-      await rig.app.close(2000);
-      rig.app = await t.restart();
-      await rig.app.start();
-      return rig.app;
-    },
-    async close() {
-      await rig.app.close(1000);
-      await Promise.all([llm.close(), signal.close()]);
-    },
-  };
-  return rig;
+  const rig = await startPlatformRig(signal, llm, { signal: { url: signal.url, account: signal.account, allowed_users: [OWNER.number, FRIEND.uuid] } }, overrides);
+  return Object.assign(rig, { signal });
 }

@@ -1,7 +1,5 @@
-import type { Daemon } from '../../src/daemon.js';
-import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { startSlackServer, type FakeSlack, type PostedMessage } from '../fakes/slack-server.js';
-import { makeTestApp, type TestApp } from './app.js';
+import { startOpenAiServer, startPlatformRig, type PlatformRig } from './platform-rig.js';
 
 export const OWNER_SL = 'U0OWNER01';
 export const FRIEND_SL = 'U0FRIEND1';
@@ -9,29 +7,15 @@ export const STRANGER_SL = 'U0STRANGE';
 export const OWNER_DM = 'D0OWNER01';
 export const CHANNEL_SL = 'C0GENERAL';
 
-export interface SlackRig {
-  llm: FakeOpenAI;
+export interface SlackRig extends PlatformRig {
   slack: FakeSlack;
-  t: TestApp;
-  app: Daemon;
-  close(): Promise<void>;
 }
 
 /** The daemon with only Slack configured, pointed at a fake Slack (Web API + Socket Mode), started. */
 export async function startSlackRig(overrides: Record<string, unknown> = {}): Promise<SlackRig> {
   const [llm, slack] = await Promise.all([startOpenAiServer(), startSlackServer()]);
-  const t = await makeTestApp(llm, {
-    channels: { slack: { app_token: slack.appToken, bot_token: slack.botToken, api_url: slack.apiUrl, allowed_users: [OWNER_SL, FRIEND_SL] } },
-    ...overrides,
-  });
-  await t.app.start();
-  return {
-    llm, slack, t, app: t.app,
-    async close() {
-      await t.app.close(1000);
-      await Promise.all([llm.close(), slack.close()]);
-    },
-  };
+  const channels = { slack: { app_token: slack.appToken, bot_token: slack.botToken, api_url: slack.apiUrl, allowed_users: [OWNER_SL, FRIEND_SL] } };
+  return Object.assign(await startPlatformRig(slack, llm, channels, overrides), { slack });
 }
 
 /** The Block Kit buttons of a posted message: `[label, action_id, style]`. */

@@ -1,7 +1,7 @@
 // First: the SDK's logger is pointed at ours before any SDK module loads and binds it (matrix-log.ts).
 import './matrix-log.js';
 import { fitText } from '../approval-pending.js';
-import type { ButtonPressDeps, ChatPlatform, PlatformContext } from '../platform.js';
+import { platformOf, type ButtonPressDeps, type ChatPlatform, type PlatformContext } from '../platform.js';
 import { createMatrixPrompter } from './matrix-approvals.js';
 import { MatrixChannel, type MatrixConfig, type MatrixReaction } from './matrix-channel.js';
 import { MATRIX_LIMIT } from './matrix-content.js';
@@ -11,16 +11,10 @@ import { BUTTON_KEYS, bareKey } from './matrix-sender.js';
 export function createMatrixPlatform(context: PlatformContext): ChatPlatform {
   const { log } = context;
   const channel = new MatrixChannel({ router: context.router, config: context.config.channels.matrix as MatrixConfig, log });
-  return {
-    name: channel.name,
-    send: (chatId, reply) => channel.send(chatId, reply),
-    start: () => channel.start(),
-    stop: () => channel.stop(),
-    close: () => channel.close(),
-    doctor: () => channel.doctor(),
+  return platformOf(channel, {
     prompter: (pending) => createMatrixPrompter({ channel, pending, log }),
     listenForButtons: (deps) => channel.onReaction((reaction) => onPress(reaction, channel, deps)),
-  };
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ChatPlatform, PlatformContext } from '../platform.js';
+import { platformOf, type ChatPlatform, type PlatformContext } from '../platform.js';
 import { createSignalPrompter } from './signal-approvals.js';
 import { SignalChannel, type SignalConfig } from './signal-channel.js';
 
@@ -6,14 +6,8 @@ import { SignalChannel, type SignalConfig } from './signal-channel.js';
 export function createSignalPlatform(context: PlatformContext): ChatPlatform {
   const { log } = context;
   const channel = new SignalChannel({ router: context.router, config: context.config.channels.signal as SignalConfig, log });
-  return {
-    name: channel.name,
-    send: (chatId, reply) => channel.send(chatId, reply),
-    start: () => channel.start(),
-    stop: () => channel.stop(),
-    close: () => channel.close(),
-    doctor: () => channel.doctor(),
+  return platformOf(channel, {
     prompter: (pending) => createSignalPrompter({ channel, pending, log }),
     listenForButtons: (deps) => channel.buttons.listen(channel, deps),
-  };
+  });
 }

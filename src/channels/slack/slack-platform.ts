@@ -1,5 +1,5 @@
 import { fitText, parseButtonData } from '../approval-pending.js';
-import type { ButtonPressDeps, ChatPlatform, PlatformContext } from '../platform.js';
+import { platformOf, type ButtonPressDeps, type ChatPlatform, type PlatformContext } from '../platform.js';
 import { createSlackPrompter, tellPresser } from './slack-approvals.js';
 import { chatIdOfPress, type BlockActions } from './slack-events.js';
 import { SLACK_SECTION_LIMIT } from './slack-format.js';
@@ -9,16 +9,10 @@ import { SlackChannel, type SlackConfig } from './slack.js';
 export function createSlackPlatform(context: PlatformContext): ChatPlatform {
   const { log } = context;
   const channel = new SlackChannel({ router: context.router, config: context.config.channels.slack as SlackConfig, log });
-  return {
-    name: channel.name,
-    send: (chatId, reply) => channel.send(chatId, reply),
-    start: () => channel.start(),
-    stop: () => channel.stop(),
-    close: () => channel.close(),
-    doctor: () => channel.doctor(),
+  return platformOf(channel, {
     prompter: (pending) => createSlackPrompter({ channel, pending, log }),
     listenForButtons: (deps) => channel.onPress((press) => onPress(press, channel, deps)),
-  };
+  });
 }
 
 /**
