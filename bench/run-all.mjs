@@ -43,6 +43,13 @@ const SCRIPTS = [
     ],
   },
   {
+    name: 'matrix-path', timeoutS: 600,
+    rows: (r) => [
+      [`channel path, Matrix direct room (${r.messages} msgs, minus LLM)`, p({ p50: r.p50, p95: r.p95 }, 2)],
+      ['matrix-js-sdk import', `${f(r.importMs, 0)} ms`],
+    ],
+  },
+  {
     name: 'sandbox', timeoutS: 900,
     rows: (r) => [
       ['sandbox_exec `true`, warm container', p(r.warmTrue)],

@@ -53,5 +53,8 @@ async function run(context: Parameters<Command>[0]): Promise<number> {
   await app.close(15_000);
   clearInterval(keepAlive);
   app.log.info('stopped');
+  // Everything of ours is closed; a client library's leftover timer must not hold the exit (matrix-js-sdk leaves a
+  // 110 s timer per /sync request, and systemd would kill a stop that takes 90 s). The log file gets a second to flush.
+  setTimeout(() => process.exit(0), 1000).unref();
   return 0;
 }
