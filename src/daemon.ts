@@ -143,7 +143,10 @@ function makeReload(core: Core, made: Made, running: () => Running | undefined):
       running()?.checkHttp(next.config);
     },
     applied: appliedBy({
-      refreshAccess: () => running()?.refreshAccess(),
+      refreshAccess: () => {
+        core.people.refresh();
+        running()?.refreshAccess();
+      },
       toolLimits: () => tools.setLimits({ defaultTimeoutMs: config.tools.timeout_s * 1000, timeouts: config.tools.timeouts, outputChars: config.tools.output_chars }),
       declaredJobs: () => made.scheduler.syncDeclared(),
       logLevel: () => {

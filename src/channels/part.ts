@@ -56,9 +56,10 @@ export interface ChatRouting {
 export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
   const { config, hub } = deps;
   const { telegram, discord } = config.channels;
+  // A household's people are let in by their ids (docs/household.md): no need to repeat them in allowed_users.
   const allowedUsers = new Map<string, Set<string>>([
-    ['telegram', new Set(telegram?.allowed_users ?? [])],
-    ['discord', new Set(discord?.allowed_users ?? [])],
+    ['telegram', new Set([...(telegram?.allowed_users ?? []), ...peopleIds(config, 'telegram')])],
+    ['discord', new Set([...(discord?.allowed_users ?? []), ...peopleIds(config, 'discord')])],
     // The console's one person is the owner behind its login (nothing but the console sends on this channel).
     ['console', new Set([CONSOLE_USER])],
   ]);
@@ -67,6 +68,7 @@ export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
       if (name === 'console') continue;
       users.clear();
       for (const user of config.channels[name as 'telegram' | 'discord']?.allowed_users ?? []) users.add(user);
+      for (const user of peopleIds(config, name)) users.add(user);
     }
   };
   // A view, not a copy: the parts' commands include MCP prompts, which come and go while the daemon runs.
@@ -132,4 +134,12 @@ export async function listenForReplyButtons(deps: {
   if (!deps.channels.telegram && !deps.channels.discord) return;
   const buttons = await import('./reply-buttons.js');
   buttons.listenForReplyButtons(deps);
+}
+
+/** The ids `people:` gives on a channel (a person's ids are allowed users). */
+function peopleIds(config: Config, channel: string): string[] {
+  return Object.values(config.people ?? {}).flatMap((person) => {
+    const ids = person.ids[channel];
+    return Array.isArray(ids) ? ids : [];
+  });
 }

@@ -3,6 +3,7 @@ import { parseCommandLine } from '../lib/command-line.js';
 import { duration } from './duration.js';
 import { calendarSchema } from './calendar-schema.js';
 import { emailSchema } from './email-schema.js';
+import { peopleSchema, permissionGrant } from './people-schema.js';
 import { intentsSchema, triggersSchema } from './triggers-schema.js';
 import { isValidTimeZone, systemTimeZone } from './timezone.js';
 
@@ -358,9 +359,6 @@ const trustSchema = z.strictObject({
   leak_budget: leakBudgetSchema.default({}),
 });
 
-/** A grant (src/tools/permissions.ts): a name of letters, digits, `.`, `:`, `_` or `-`, a prefix ending in `*`, or `*`. */
-const permissionGrant = z.string().regex(/^!?(?:\*|[a-z0-9][a-z0-9_.:-]*(?:[.:]\*)?)$/i, 'a permission (email.send), a prefix with * (email.*), * or !name');
-
 const agentProfileSchema = z.strictObject({
   persona: z.string().optional(),
   model: z.string().optional(),
@@ -428,6 +426,8 @@ export const configSchema = z.strictObject({
   heartbeat: heartbeatSchema.optional(),
   triggers: triggersSchema.default({}),
   intents: intentsSchema.default({}),
+  /** A household (docs/household.md): each person their own memory, jobs, approvals and budget. Absent: one person. */
+  people: peopleSchema.optional(),
 });
 
 export type Config = z.output<typeof configSchema>;

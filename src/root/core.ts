@@ -5,6 +5,7 @@ import { checkRoutes } from '../agent/profiles.js';
 import { Approvals } from '../approval/approvals.js';
 import { createAuditWriter } from '../audit/write.js';
 import { ChannelHub } from '../channels/hub.js';
+import { People } from '../config/people.js';
 import type { Config } from '../config/schema.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { createDelivery } from '../delivery/delivery.js';
@@ -54,6 +55,8 @@ export interface Core {
   delivery: Delivery;
   /** Set by `start()`: from then on a delivery waits for a configured channel that is still coming up. */
   lifecycle: { starting: boolean };
+  /** Who is who in a household (`people:`); without it, one person as before. */
+  people: People;
 }
 
 /**
@@ -84,8 +87,9 @@ export function makeCore(options: DaemonOptions): Core {
     config, db, llm, tools, memory: memory.store, conversations, clock, log: log.child({ component: 'agent' }), gates: [usage.gate],
     runner: mode === 'daemon' ? 'daemon' : `pid:${process.pid}`, ...(options.now ? { now: options.now } : {}),
   });
+  const people = new People(config);
   const turns = createTurns({
-    config, agent, conversations, queue: new ChatQueue(config.agent.max_concurrent_turns), events,
+    config, agent, conversations, people, queue: new ChatQueue(config.agent.max_concurrent_turns), events,
     riskOf: (name) => {
       const risk = tools.get(name)?.tool.risk;
       return typeof risk === 'function' ? undefined : (risk ?? 'low');
@@ -107,7 +111,7 @@ export function makeCore(options: DaemonOptions): Core {
   return {
     options, config, configDir: loaded.source === 'file' ? path.dirname(loaded.path) : process.cwd(), startedAt: Date.now(), builtins,
     db, clock, labels, memory, llm, llmReady: options.llm !== undefined || llmConfigured(config.llm), events, tools, conversations, usage,
-    agent, turns, approvals, hub, delivery, lifecycle,
+    agent, turns, approvals, hub, delivery, lifecycle, people,
   };
 }
 
