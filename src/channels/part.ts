@@ -11,7 +11,7 @@ import type { StartTurn } from '../turns/types.js';
 import { createBuiltinCommands, type TokensToday } from './commands.js';
 import type { DiscordChannel } from './discord.js';
 import type { ChannelHub } from './hub.js';
-import { ChannelRouter } from './router.js';
+import { ChannelRouter, type RunAs } from './router.js';
 import type { TelegramChannel } from './telegram.js';
 import type { ChannelVoice } from './types.js';
 
@@ -40,6 +40,8 @@ export interface ChannelsPartDeps {
   workspaces: Workspaces | undefined;
   /** The voice part's service, when voice.stt or voice.tts is set: voice notes transcribed, answers spoken. */
   voice?: ChannelVoice | undefined;
+  /** Runs a chat command as its sender (a household's person); absent: as is. */
+  runAs?: RunAs;
 }
 
 /** The router and the built-in chat commands: what every chat platform (and the console) hands its messages to. */
@@ -77,6 +79,7 @@ export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
   const router = new ChannelRouter({
     db: deps.db, log: deps.log, dataDir: config.data_dir, vision: config.llm.vision, commands,
     conversations: deps.conversations, startTurn: deps.startTurn, turns: deps.turns, allowedUsers, workspaces: deps.workspaces, voice: deps.voice,
+    ...(deps.runAs ? { runAs: deps.runAs } : {}),
   });
   const builtins = createBuiltinCommands({
     config, usageToday: deps.usageToday, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,

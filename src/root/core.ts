@@ -73,7 +73,12 @@ export function makeCore(options: DaemonOptions): Core {
   const db = openDatabase(config.data_dir);
   // Labels on what outlives a turn (memory files, skills) made while outside content was in play.
   const labels = new ProvenanceLabels(db);
-  const memory = createMemoryPart({ memoryDir: config.memory_dir, db, log, labels, embeddings: config.memory.embeddings });
+  const people = new People(config);
+  const owner = people.owner();
+  const memory = createMemoryPart({
+    memoryDir: config.memory_dir, db, log, labels, embeddings: config.memory.embeddings,
+    household: owner ? { owner: owner.name, people: people.list().map((person) => person.name) } : undefined,
+  });
   const clock = new ZonedClock(config.timezone);
   const llm = options.llm ?? createLlmClient({ config: config.llm, log: log.child({ component: 'llm' }) });
   const events = new EventBus(log.child({ component: 'events' }));
@@ -87,7 +92,6 @@ export function makeCore(options: DaemonOptions): Core {
     config, db, llm, tools, memory: memory.store, conversations, clock, log: log.child({ component: 'agent' }), gates: [usage.gate],
     runner: mode === 'daemon' ? 'daemon' : `pid:${process.pid}`, ...(options.now ? { now: options.now } : {}),
   });
-  const people = new People(config);
   const turns = createTurns({
     config, agent, conversations, people, queue: new ChatQueue(config.agent.max_concurrent_turns), events,
     riskOf: (name) => {

@@ -10,6 +10,7 @@ import type { Core } from './core.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Made } from './parts.js';
 import { weekView } from '../tools/calendar/week.js';
+import { withPerson } from '../lib/person-scope.js';
 
 /** What only a running daemon has (step 4), each part as its factory returned it. */
 export interface Running {
@@ -38,6 +39,8 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
   const { router, refreshAccess } = channels.createChatRouting({
     config, db, log, hub, startTurn: turns.start, conversations: core.conversations, commands, approvals: core.approvals, turns,
     startedAt: core.startedAt, usageToday: core.usage.today, workspaces: made.sandbox.sandbox?.workspaces, voice: made.voice.service,
+    // In a household a chat command (/tasks, /undo, /memory) acts as its sender, as a turn does.
+    runAs: (channel, userId, run) => (core.people.household ? withPerson(core.people.forSender(channel, userId), run) : run()),
   });
   const telegram = await channels.createTelegramPart({ config, log, hub, router });
   const discord = await channels.createDiscordPart({ config, log, hub, router });
