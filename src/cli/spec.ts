@@ -71,8 +71,11 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
     options: [{ name: 'fix', description: 'also fix what is safe to fix: folders, file permissions, the sandbox image, starter files' }],
   },
   {
-    name: 'usage', summary: 'tokens per day and conversation, cost estimate, daily budget',
-    options: [{ name: 'days', value: 'N', description: 'days to show (1-366, default 7)' }, { name: 'conversation', value: 'ID', description: 'one conversation\'s total' }],
+    name: 'usage', summary: 'tokens per day and conversation, cost estimate, daily budget', usage: '[--person [NAME]]',
+    options: [
+      { name: 'days', value: 'N', description: 'days to show (1-366, default 7)' }, { name: 'conversation', value: 'ID', description: 'one conversation\'s total' },
+      { name: 'person', description: 'a household: per person over the days (today against their budget); with NAME, that person only' },
+    ],
   },
   {
     name: 'memory', summary: "history of the assistant's memory writes; put a file back; rebuild the search index",

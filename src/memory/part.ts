@@ -12,6 +12,7 @@ import { MemoryHistory } from './history.js';
 import { MemoryStore } from './store.js';
 import { upgradeToHousehold } from './household-upgrade.js';
 import { createMemoryTools } from './tools.js';
+import { createMemoryShareTool } from './share-tool.js';
 import { createEmbedder, type EmbeddingsSetting } from './search/embedder.js';
 import { HybridSearch } from './search/hybrid-search.js';
 import { VectorStore } from './search/vector-store.js';
@@ -54,6 +55,7 @@ export function createMemoryPart(deps: {
       if (resolved.success) history.noteRead(conversationId, resolved.value.relative, content);
     },
   });
+  if (deps.household) tools.push(createMemoryShareTool());
   let consolidator: Consolidator | undefined;
   let started = false;
   store.onWrite(() => {
