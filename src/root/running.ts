@@ -76,7 +76,7 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
 /** The web console: one more chat channel, on the HTTP endpoint, only when it listens. */
 async function makeConsole(core: Core, made: Made, router: ChannelRouter, http: HttpEndpoint, state: DaemonState, lifecycle: Lifecycle): Promise<{ part: Part | undefined }> {
   const { config, db, options } = core;
-  const [{ collectStatus }, audit, { listTurns }, { usageByDayAndModel }, { createConsolePart }] = await Promise.all([
+  const [{ collectStatus }, audit, { listTurns }, { usageByDayAndModel, personTokensToday }, { createConsolePart }] = await Promise.all([
     import('../http/status.js'), import('../audit/query.js'), import('../usage/turns.js'), import('../usage/usage.js'), import('../console/part.js'),
   ]);
   return createConsolePart({
@@ -88,6 +88,7 @@ async function makeConsole(core: Core, made: Made, router: ChannelRouter, http: 
     records: {
       audit: (filter) => audit.listAudit(db, filter), auditedTools: () => audit.auditedTools(db), auditOutcome: audit.auditOutcome,
       turns: (filter) => listTurns(db, filter), usageToday: core.usage.today, usageByDayAndModel: (days, at) => usageByDayAndModel(db, config, days, at),
+      personTokensToday: (person, at) => personTokensToday(db, config, person, at),
     },
     // Audio the person uploads is heard like a voice note: the transcript is their words (the console is theirs).
     ...(made.voice.service ? { transcribe: transcriberFor(made.voice.service) } : {}),
