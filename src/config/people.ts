@@ -1,5 +1,5 @@
 import { OWNER_CHANNELS } from '../lib/owner.js';
-import type { ActingPerson } from '../lib/person-scope.js';
+import { withPerson, type ActingPerson } from '../lib/person-scope.js';
 import type { PersonConfig } from './people-schema.js';
 import type { Config } from './schema.js';
 
@@ -78,6 +78,15 @@ export class People {
       if (Array.isArray(on)) ids.push(...on);
     }
     return ids;
+  }
+
+  /**
+   * Runs the daemon's own work for the household as the owner (the heartbeat's probes, the task files' watcher): it
+   * then reads the owner's folder, as a single person's daemon reads the whole. Outside a household: as is.
+   */
+  asOwner<T>(run: () => T): T {
+    const owner = this.owner();
+    return owner ? withPerson(owner, run) : run();
   }
 
   /** The people as configured, in config order. */

@@ -17,13 +17,13 @@ import { resolveInside, type ResolvedPath } from '../lib/paths.js';
 export const SHARED_DIR = 'shared';
 
 /** Where a requested path is, for this person: `relative` is the stored path (memory_dir-relative). */
-export function resolveForPerson(root: string, person: ActingPerson, requested: string): ResolvedPath {
+export function resolveForPerson(root: string, person: ActingPerson, requested: string, made = new Set<string>()): ResolvedPath {
   const cleaned = requested.trim().replace(/\\/g, '/').replace(/^(?:\.\/)+/, '');
   if (cleaned === SHARED_DIR || cleaned.startsWith(`${SHARED_DIR}/`)) {
-    return within(root, SHARED_DIR, cleaned.slice(SHARED_DIR.length + 1), requested);
+    return within(root, SHARED_DIR, cleaned.slice(SHARED_DIR.length + 1), requested, made);
   }
   if (person.folder === undefined) return { success: false, error: 'you have no memory folder here (a guest): the owner can add you with familiar people link' };
-  return within(root, person.folder, cleaned, requested);
+  return within(root, person.folder, cleaned, requested, made);
 }
 
 /** A stored path (history, labels), refused when the person in scope (if any) may not see it. */
@@ -67,8 +67,22 @@ export class HouseholdView {
     this.household = { owner, personOfTurn: (turnId) => (statement.get(turnId) as { person: string | null } | undefined)?.person };
   }
 
+  /** The folders made (or found) already: a person's folder is checked once per process, not on every path. */
+  readonly made = new Set<string>();
+  /** Each person's files in prompt order, for the folder's version they were sorted at. */
+  private readonly order = new Map<string, { version: number; files: readonly unknown[] }>();
+
   person(): ActingPerson | undefined {
     return currentPerson();
+  }
+
+  /** A person's files in prompt order, sorted again only when the folder changed (as the single person's are). */
+  ordered<F>(person: ActingPerson, version: number, sort: () => readonly F[]): readonly F[] {
+    const cached = this.order.get(person.name);
+    if (cached?.version === version) return cached.files as readonly F[];
+    const files = sort();
+    this.order.set(person.name, { version, files });
+    return files;
   }
 
   /** For a search of `limit` hits as the person in scope: how many to rank, and the person's among them. */
@@ -79,10 +93,13 @@ export class HouseholdView {
   }
 }
 
-function within(root: string, folder: string, inside: string, requested: string): ResolvedPath {
+function within(root: string, folder: string, inside: string, requested: string, made: Set<string>): ResolvedPath {
   const base = path.join(root, folder);
-  // A person added while the daemon runs has no folder yet: it is made on first use.
-  mkdirSync(base, { recursive: true, mode: 0o700 });
+  // A person added while the daemon runs has no folder yet: it is made on first use (once per process).
+  if (!made.has(base)) {
+    mkdirSync(base, { recursive: true, mode: 0o700 });
+    made.add(base);
+  }
   const resolved = resolveInside(base, inside === '' ? '.' : inside);
   if (!resolved.success) return { success: false, error: resolved.error.replaceAll(`"${inside}"`, `"${requested}"`).replace('the folder', folder === SHARED_DIR ? 'shared/' : 'your folder') };
   return { success: true, value: { absolute: resolved.value.absolute, relative: `${folder}/${resolved.value.relative}` } };

@@ -183,7 +183,7 @@ export class MemoryStore implements MemoryAccess {
   /** Where a requested path is; `relative` is the stored path (relative to the folder's root). */
   resolve(requested: string) {
     const person = this.viewer();
-    return person ? resolveForPerson(this.root, person, requested) : resolveInside(this.root, requested);
+    return person ? resolveForPerson(this.root, person, requested, this.household?.made) : resolveInside(this.root, requested);
   }
 
   /** A stored path (history, labels), refused when the person in scope may not see it. */
@@ -394,7 +394,7 @@ export class MemoryStore implements MemoryAccess {
     const folder = this.watched();
     const person = this.viewer();
     if (!folder) return this.buildForPrompt(budget, withPersona, visibleTo(person, this.walk()));
-    const ordered = person ? promptOrder(visibleTo(person, [...folder.list()])) : this.orderedForPrompt();
+    const ordered = person ? this.household?.ordered(person, folder.version, () => promptOrder(visibleTo(person, [...folder.list()]))) ?? [] : this.orderedForPrompt();
     const key = [folder.version, budget, withPersona, person?.name, ...this.promptFilters.map((filter) => filter.dependsOn?.())];
     const cached = this.promptCache;
     if (cached && cached.key.length === key.length && cached.key.every((value, index) => value === key[index])) return cached.value;
