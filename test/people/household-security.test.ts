@@ -1,9 +1,10 @@
 // A household on one daemon (docs/household.md), through the real channels: two Telegram users in a group and in
 // direct chats, one of them also on Discord, and a child. Each message runs as its sender, whatever it says.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
+import { withPerson } from '../../src/lib/person-scope.js';
 import { callbackAnswer, press, sendCall, sendTool, type SentCall } from '../helpers/chat-approvals.js';
 import { FRIEND_TG, OWNER_DC, OWNER_TG, startChannelRig, type ChannelRig } from '../helpers/channels.js';
 
@@ -108,6 +109,31 @@ describe('a household: each message runs as the person who sent it', () => {
     await rig.telegram.waitFor(() => rig.telegram.messagesTo(FRIEND_TG).find((message) => message.text?.includes('The Sicilian is popular.')));
   });
 
+  it('finds in memory search only the person\'s own past chats, never another\'s', async () => {
+    const search = { toolCalls: [{ name: 'memory_search', arguments: { query: 'chess fact' } }] };
+    rig.llm.script(search, { content: 'Nothing.' });
+    await say(OWNER_TG, OWNER_TG, 'what was that about?');
+    expect(rig.llm.requests.at(-1)?.body.messages.at(-1)?.content).toMatch(/^No memory file or past conversation mentions "chess fact"/);
+    rig.llm.script(search, { content: 'Found it.' });
+    await say(FRIEND_TG, FRIEND_TG, 'what was that about?');
+    expect(rig.llm.requests.at(-1)?.body.messages.at(-1)?.content).toMatch(/^1\. conversation telegram-1002-\S+ · \d{4}-\d\d-\d\d · you: \[ben\] every morning, a «?chess»? «?fact»?/);
+  });
+
+  it('keeps each person\'s uploads in their own chat\'s workspace', async () => {
+    rig.llm.script({ content: 'Got the file.' });
+    const before = rig.telegram.messagesTo(FRIEND_TG).length;
+    rig.telegram.sendUserMessage({ chatId: FRIEND_TG, userId: FRIEND_TG, caption: 'keep this', document: { content: 'ben\'s secret plan', fileName: 'plan.txt', mimeType: 'text/plain' } });
+    await rig.telegram.waitFor(() => rig.telegram.messagesTo(FRIEND_TG)[before], 20_000);
+    const bens = rig.app.conversations.resolve('telegram', String(FRIEND_TG));
+    const anns = rig.app.conversations.resolve('telegram', String(OWNER_TG));
+    const uploads = (conversation: string): string[] => {
+      const folder = path.join(rig.t.dir, 'data', 'workspaces', conversation, 'uploads');
+      return existsSync(folder) ? readdirSync(folder) : [];
+    };
+    expect(uploads(bens).some((name) => name.endsWith('-plan.txt'))).toBe(true);
+    expect(uploads(anns)).toEqual([]);
+  });
+
   it('asks the owner, not the member, before a member\'s dangerous call; the member cannot say yes', async () => {
     rig.llm.script(sendCall(), { content: 'Sent it.' });
     const before = rig.telegram.messagesTo(OWNER_TG).length;
@@ -144,6 +170,26 @@ describe('a household: each message runs as the person who sent it', () => {
     expect(rig.llm.requests.length).toBe(requests);
     rig.llm.script({ content: 'Still here, Ann.' });
     expect(await say(OWNER_TG, OWNER_TG, 'are you there?')).toBe('Still here, Ann.');
+  });
+
+  it('runs a member\'s job within their budget: over it, the job is refused, not run', async () => {
+    const requests = rig.llm.requests.length;
+    const run = await rig.app.scheduler.runNow('ben-chess');
+    expect(run).toMatchObject({ success: true, value: { status: 'failed' } });
+    expect(run.success && run.value.error).toMatch(/You have used your tokens for today/);
+    expect(rig.llm.requests.length).toBe(requests);
+  });
+
+  it('runs a child\'s job with the child\'s tools only', async () => {
+    const child = rig.app.people.get('cid');
+    if (!child) throw new Error('no cid');
+    expect(withPerson(child, () => rig.app.scheduler.create({ id: 'cid-homework', prompt: 'homework reminder', cron: '0 16 * * *', source: 'chat', origin: { channel: 'telegram', chatId: String(CHILD_TG), userId: String(CHILD_TG) } })).success).toBe(true);
+    rig.llm.script({ content: 'Time for homework.' });
+    await rig.app.scheduler.runNow('cid-homework');
+    const tools = offered(-1);
+    expect(tools).toContain('task_create');
+    expect(tools).not.toContain('schedule');
+    expect(tools).not.toContain('send_message');
   });
 
   it('records whom each turn and tool call was for', () => {
