@@ -1,4 +1,6 @@
 // Who did what in a household: usage per person (familiar usage --person), audit rows, the console's People page.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
@@ -48,6 +50,15 @@ describe('a household\'s records', () => {
     const nobody = await usage('--person', 'zoe');
     expect(nobody.code).toBe(2);
     expect(nobody.err).toBe('familiar usage: zoe is not in people: (familiar people list)\n');
+  });
+
+  it('gives the owner their own tasks on the terminal (familiar tasks), in their folder', async () => {
+    const io = captureIo();
+    expect(await runCli(['tasks', 'add', 'water the plants', '--config', site.configPath], io)).toBe(0);
+    expect(readFileSync(path.join(path.dirname(site.configPath), 'memory/people/ann/tasks.md'), 'utf8')).toContain('water the plants');
+    const listed = captureIo();
+    expect(await runCli(['tasks', 'list', '--config', site.configPath], listed)).toBe(0);
+    expect(listed.out()).toContain('water the plants');
   });
 
   it('lists the people on the console\'s People page: roles, ids, zones, tokens today', async () => {
