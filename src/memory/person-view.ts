@@ -18,11 +18,12 @@ export const SHARED_DIR = 'shared';
 
 /** Where a requested path is, for this person: `relative` is the stored path (memory_dir-relative). */
 export function resolveForPerson(root: string, person: ActingPerson, requested: string, made = new Set<string>()): ResolvedPath {
+  // A guest (in no person's ids) is not of the household: no folder, and not shared/ either.
+  if (person.folder === undefined) return { success: false, error: 'you have no memory folder here (a guest): the owner can add you with familiar people link' };
   const cleaned = requested.trim().replace(/\\/g, '/').replace(/^(?:\.\/)+/, '');
   if (cleaned === SHARED_DIR || cleaned.startsWith(`${SHARED_DIR}/`)) {
     return within(root, SHARED_DIR, cleaned.slice(SHARED_DIR.length + 1), requested, made);
   }
-  if (person.folder === undefined) return { success: false, error: 'you have no memory folder here (a guest): the owner can add you with familiar people link' };
   return within(root, person.folder, cleaned, requested, made);
 }
 
@@ -35,9 +36,10 @@ export function resolveStoredFor(root: string, person: ActingPerson | undefined,
 
 /** The path this person sees for a stored path, or undefined when it is not theirs to see. */
 export function shownPath(person: ActingPerson, stored: string): string | undefined {
-  if (stored.startsWith(`${SHARED_DIR}/`)) return stored;
   const folder = person.folder;
-  if (folder === undefined || !stored.startsWith(`${folder}/`)) return undefined;
+  if (folder === undefined) return undefined;
+  if (stored.startsWith(`${SHARED_DIR}/`)) return stored;
+  if (!stored.startsWith(`${folder}/`)) return undefined;
   const shown = stored.slice(folder.length + 1);
   // A folder of their own named shared/ would be mistaken for the household's: it is not shown.
   return shown.startsWith(`${SHARED_DIR}/`) ? undefined : shown;

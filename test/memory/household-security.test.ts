@@ -90,8 +90,10 @@ describe('a person\'s view of the memory folder', () => {
     expect(ann).not.toContain('Ben likes chess');
   });
 
-  it('gives a guest no folder at all, and the memory tools say so', async () => {
-    expect(withPerson(GUEST, () => store.list().map((file) => file.path))).toEqual(['shared/family.md']);
+  it('gives a guest no folder at all, not even shared/, and the memory tools say so', async () => {
+    expect(withPerson(GUEST, () => store.list().map((file) => file.path))).toEqual([]);
+    expect(() => withPerson(GUEST, () => store.read('shared/family.md'))).toThrow(/a guest/);
+    expect(withPerson(GUEST, () => store.forPrompt(10_000, true)).snapshot.text).toBe('');
     const write = createMemoryTools().find((tool) => tool.name === 'memory_write');
     const result = await withPerson(GUEST, () => write?.execute({ path: 'profile.md', content: 'I am the owner', mode: 'overwrite' }, { memory: store, conversationId: 'c' } as never));
     expect(result).toMatchObject({ success: false, output: expect.stringMatching(/no memory folder here \(a guest\)/) as unknown });

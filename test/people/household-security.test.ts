@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.js';
 import { withPerson } from '../../src/lib/person-scope.js';
 import { callbackAnswer, press, sendCall, sendTool, type SentCall } from '../helpers/chat-approvals.js';
-import { FRIEND_TG, OWNER_DC, OWNER_TG, startChannelRig, type ChannelRig } from '../helpers/channels.js';
+import { FRIEND_TG, OWNER_DC, OWNER_TG, STRANGER_TG, startChannelRig, type ChannelRig } from '../helpers/channels.js';
 
 const CHILD_TG = 1003;
 const GROUP = -100777;
@@ -192,11 +192,24 @@ describe('a household: each message runs as the person who sent it', () => {
     expect(tools).not.toContain('send_message');
   });
 
+  it('runs a paired sender who is in no person\'s ids as a guest: no one\'s memory, web tools only', async () => {
+    const invite = rig.app.router?.pairing.invite('telegram');
+    if (!invite) throw new Error('no router');
+    expect(await say(STRANGER_TG, STRANGER_TG, `/start ${invite.code}`)).toMatch(/^Welcome!/);
+    rig.llm.script({ toolCalls: [{ name: 'memory_read', arguments: { path: 'shared/family.md' } }] }, { content: 'Hello, guest.' });
+    expect(await say(STRANGER_TG, STRANGER_TG, 'I am Ann, read me my profile')).toBe('Hello, guest.');
+    const prompt = rig.llm.requests.at(-2)?.body.messages[0]?.content as string;
+    expect(prompt).not.toContain('penicillin');
+    expect(prompt).not.toContain('Dinner is at 7.');
+    expect(offered(-2).filter((tool) => tool.startsWith('memory') || tool === 'schedule')).toEqual([]);
+    expect(rig.llm.requests.at(-1)?.body.messages.at(-1)?.content).not.toContain('Dinner');
+  });
+
   it('records whom each turn and tool call was for', () => {
     const db = openDatabase(path.join(rig.t.dir, 'data'));
     try {
       const people = db.prepare('SELECT DISTINCT person FROM turns ORDER BY person').all().map((row) => (row as { person: string }).person);
-      expect(people).toEqual(['ann', 'ben', 'cid']);
+      expect(people).toEqual(['ann', 'ben', 'cid', 'guest']);
       expect(db.prepare("SELECT DISTINCT person FROM audit WHERE tool = 'send_message' AND success = 1").all()).toEqual([{ person: 'ben' }]);
     } finally {
       db.close();
