@@ -42,6 +42,13 @@ export function createUsagePart(deps: { config: Config; db: Database; now?: () =
       description: "today's token use, cost estimate and budget",
       async run({ conversationId }) {
         const conversation = usageOfConversation(db, config.llm.prices, conversationId);
+        // In a household a person sees their own day (the command runs as its sender), not everyone's.
+        const person = currentPerson();
+        if (person) {
+          const used = personTokensToday(db, config, person.name, now());
+          const budget = person.dailyTokens !== undefined && person.dailyTokens > 0 ? ` of your ${formatNumber(person.dailyTokens)}` : '';
+          return `Today you used ${formatNumber(used)} tokens${budget}.\nThis conversation: ${formatNumber(conversation.totalTokens)} tokens in ${conversation.turns} turn${conversation.turns === 1 ? '' : 's'}.`;
+        }
         return `${formatUsageToday(usageToday(db, config, now()))}\nThis conversation: ${formatNumber(conversation.totalTokens)} tokens in ${conversation.turns} turn${conversation.turns === 1 ? '' : 's'}.`;
       },
     }]]),

@@ -172,6 +172,10 @@ describe('a household: each message runs as the person who sent it', () => {
     expect(await say(OWNER_TG, OWNER_TG, 'are you there?')).toBe('Still here, Ann.');
   });
 
+  it('tells a member their own usage with /usage, not the household\'s', async () => {
+    expect(await say(FRIEND_TG, FRIEND_TG, '/usage')).toMatch(/^Today you used [\d,]+ tokens of your 3,000\.\nThis conversation: /);
+  });
+
   it('runs a member\'s job within their budget: over it, the job is refused, not run', async () => {
     const requests = rig.llm.requests.length;
     const run = await rig.app.scheduler.runNow('ben-chess');
