@@ -1,11 +1,13 @@
 // Per-turn overhead of the agent loop against an in-process instant LLM, throughput across 64 concurrent
 // conversations, RSS over 10 000 turns, and cold start / idle RSS of `familiar start` with no channels.
 // Usage: npm run build && node --expose-gc bench/turn-overhead.mjs [--json] [--log-level debug] [--memory-files N]
-//   [--turns N] [--starts N]
+//   [--turns N] [--starts N] [--household]
 // --memory-files: N Markdown files in memory_dir besides profile.md (half in notes/, a few hundred bytes each, as a
 // year of notes, tasks and reflections leaves), so the per-turn cost of a large memory folder shows.
 // --turns: timed turns of each kind (default 2000; 10 000 × that / 2000 turns for the RSS measure); --starts: cold
 // starts (default 7). Small values make a quick check that the script runs (test/bench/bench-smoke.test.ts).
+// --household: people: configured (docs/household.md), every turn run as a person (the memory folder seen through
+// their view, the person's budget checked), to compare with the single person's default.
 // --log-level: the in-process app logs at that level (JSON, into a null stream, with three configured secrets), so
 // the cost of logging and redaction on every turn is measured; the default `silent` logs nothing.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -42,11 +44,13 @@ const logLevel = flag('--log-level', 'silent');
 const memoryFiles = Number(flag('--memory-files', '0'));
 const turns = Number(flag('--turns', String(sized(2000, 20))));
 const coldStarts = Number(flag('--starts', String(sized(7, 1))));
+const household = process.argv.includes('--household');
+const HOUSEHOLD = { people: { ada: { role: 'owner', ids: { bench: ['ada'] } }, bo: { role: 'member', ids: { bench: ['bo'] }, budget: { daily_tokens: 1e12 } } } };
 const BENCH_SECRETS = ['sk-bench-0123456789abcdef', 'tg-123456:bench-token-value', 'p@ss"word\\bench'];
 
 async function buildApp() {
   const dir = tempDir();
-  const configPath = writeConfig(dir, { data_dir: './data', memory_dir: './memory', timezone: 'Europe/Paris', log: { level: logLevel }, agent: { max_concurrent_turns: 64 } });
+  const configPath = writeConfig(dir, { data_dir: './data', memory_dir: './memory', timezone: 'Europe/Paris', log: { level: logLevel }, agent: { max_concurrent_turns: 64 }, ...(household ? HOUSEHOLD : {}) });
   writeFileSync(path.join(dir, 'memory', 'profile.md'), '# Profile\n- Name: Ada\n- Likes: tea, chess\n');
   fillMemory(path.join(dir, 'memory'), memoryFiles);
   const loaded = loadConfig({ configPath, env: {} });
@@ -68,7 +72,7 @@ async function timeTurns(app, count, text, conversation) {
   const times = [];
   for (let index = 0; index < count; index += 1) {
     const started = performance.now();
-    await app.turns.start({ text, origin: { channel: 'bench', chatId: conversation }, source: 'cli' });
+    await app.turns.start({ text, origin: { channel: 'bench', chatId: conversation, ...(household ? { userId: 'ada' } : {}) }, source: 'cli' });
     times.push(performance.now() - started);
   }
   return times;

@@ -9,6 +9,7 @@
  */
 import type { Agent } from './agent/agent.js';
 import type { ConversationStore } from './agent/conversations.js';
+import type { People } from './config/people.js';
 import { checkRoutes } from './agent/profiles.js';
 import type { Approvals } from './approval/approvals.js';
 import type { ChannelHub } from './channels/hub.js';
@@ -63,6 +64,8 @@ export interface Daemon {
   agent: Agent;
   /** The one way into the agent (chats, jobs, skills). */
   turns: Turns;
+  /** Who is who in a household (`people:`); without it, one person. */
+  people: People;
   approvals: Approvals;
   scheduler: Scheduler;
   skills: SkillService;
@@ -143,7 +146,10 @@ function makeReload(core: Core, made: Made, running: () => Running | undefined):
       running()?.checkHttp(next.config);
     },
     applied: appliedBy({
-      refreshAccess: () => running()?.refreshAccess(),
+      refreshAccess: () => {
+        core.people.refresh();
+        running()?.refreshAccess();
+      },
       toolLimits: () => tools.setLimits({ defaultTimeoutMs: config.tools.timeout_s * 1000, timeouts: config.tools.timeouts, outputChars: config.tools.output_chars }),
       declaredJobs: () => made.scheduler.syncDeclared(),
       logLevel: () => {
@@ -166,7 +172,7 @@ function assemble(core: Core, made: Made, customTools: CustomTools, running: Run
     turns: core.turns, approvals: core.approvals, scheduler: made.scheduler.scheduler, skills: made.skills.service, heartbeat: made.heartbeat.heartbeat, intents: made.heartbeat.intents, sandbox: made.sandbox.sandbox,
     mcp: made.mcp.manager, voice: made.voice.service, channels: core.hub, delivery: core.delivery, router: running?.router,
     commands: running?.router.commands ?? commands,
-    parts: lifecycle.parts, llmReady: core.llmReady, startedAt: core.startedAt,
+    parts: lifecycle.parts, llmReady: core.llmReady, startedAt: core.startedAt, people: core.people,
     httpAddress: () => running?.httpAddress(),
     failedParts: () => [...lifecycle.failed],
     reload,

@@ -6,7 +6,7 @@ import type { Database } from '../db/database.js';
 import { LlmError, errorMessage } from '../errors.js';
 import { linkAbort } from '../lib/abort.js';
 import { compareCodePoints } from '../lib/compare.js';
-import type { ZonedClock } from '../lib/clock.js';
+import { ZonedClock } from '../lib/clock.js';
 import type { ChatMessage, LlmClient, LlmResponse, LlmTextEvent, ToolCallRequest } from '../llm/types.js';
 import type { Logger } from '../log.js';
 import type { ToolFilter } from '../tools/tool-filter.js';
@@ -48,6 +48,10 @@ export interface TurnInput {
   stream?: boolean;
   /** Outside sources the turn starts with (a tainted job or skill, a skill run from a tainted turn). */
   taint?: readonly string[];
+  /** In a household, whom the turn is for (kept on its row: usage and budget per person). */
+  person?: string;
+  /** The person's own time zone for the prompt's date (default: the daemon's). */
+  timezone?: string;
 }
 
 export interface AgentDeps {
@@ -84,8 +88,8 @@ export class Agent {
     this.deps = deps;
     this.runner = deps.runner ?? `pid:${process.pid}`;
     this.saveTurn = deps.db.prepare(
-      `INSERT INTO turns (id, conversation_id, source, started_at, ended_at, status, model, llm_calls, prompt_tokens, completion_tokens, error, runner)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO turns (id, conversation_id, source, started_at, ended_at, status, model, llm_calls, prompt_tokens, completion_tokens, error, runner, person)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET ended_at = excluded.ended_at, status = excluded.status, model = excluded.model,
          llm_calls = excluded.llm_calls, prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens, error = excluded.error`,
     );
@@ -213,7 +217,7 @@ class Turn {
     const system = buildSystemPrompt({
       persona: this.input.persona ?? config.agent.persona,
       agentName: config.agent.name,
-      clock,
+      clock: this.input.timezone !== undefined && this.input.timezone !== clock.timeZone ? new ZonedClock(this.input.timezone) : clock,
       now: now?.() ?? new Date(),
       memory,
       memoryBudget: config.memory.prompt_chars,
@@ -386,7 +390,7 @@ class Turn {
     conversations.append(input.conversationId, this.turnId, this.questionSaved ? messages : [this.userMessage, ...messages], {
       within: () => {
         agent.saveTurn.run(this.turnId, input.conversationId, input.source, this.startedAt, ended ? Date.now() : null, ended ? result.status : 'running',
-          result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null, agent.runner);
+          result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null, agent.runner, input.person ?? null);
         tools.writeAudit(this.audit.splice(0));
       },
       sources: labels,

@@ -16,6 +16,8 @@ export interface AuditEntry {
   /** The arguments as the model sent them, when a tool:before hook rewrote them (`input` is what ran); else null. */
   requestedInput: string | null;
   createdAt: number;
+  /** In a household, whom the call was for; null: one person (or before the household). */
+  person: string | null;
 }
 
 export interface AuditFilter {
@@ -30,6 +32,8 @@ export interface AuditFilter {
   outcome?: 'ok' | 'failed' | 'denied';
   /** Rows with a smaller id (the next page, newest first). */
   beforeId?: number;
+  /** Only the calls made for this person (a household). */
+  person?: string;
   limit?: number;
 }
 
@@ -67,6 +71,10 @@ export function listAudit(db: Database, filter: AuditFilter = {}): AuditEntry[] 
     where.push('id < ?');
     args.push(filter.beforeId);
   }
+  if (filter.person !== undefined) {
+    where.push('person = ?');
+    args.push(filter.person);
+  }
   // The same rule as auditOutcome: a denial is a failure decided before the tool ran.
   if (filter.outcome === 'denied') where.push("decision LIKE 'denied%'");
   else if (filter.outcome === 'failed') where.push("success = 0 AND (decision IS NULL OR decision NOT LIKE 'denied%')");
@@ -75,11 +83,12 @@ export function listAudit(db: Database, filter: AuditFilter = {}): AuditEntry[] 
   const rows = db.prepare(sql).all(...args, filter.limit ?? 100) as Array<{
     id: number; call_id: string; conversation_id: string | null; turn_id: string | null; tool: string; input: string; output: string | null;
     error: string | null; success: number; duration_ms: number; decision: string | null; requested_input: string | null; created_at: number;
+    person: string | null;
   }>;
   return rows.map((row) => ({
     id: row.id, callId: row.call_id, conversationId: row.conversation_id, turnId: row.turn_id, tool: row.tool, input: row.input,
     output: row.output, error: row.error, success: row.success === 1, durationMs: row.duration_ms, decision: row.decision,
-    requestedInput: row.requested_input, createdAt: row.created_at,
+    requestedInput: row.requested_input, createdAt: row.created_at, person: row.person,
   }));
 }
 

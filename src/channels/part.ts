@@ -12,7 +12,7 @@ import { createBuiltinCommands, type TokensToday } from './commands.js';
 import type { ChannelHub } from './hub.js';
 import { PendingApprovals } from './approval-pending.js';
 import { PLATFORM_NAMES, PLATFORMS, platformSection } from './platforms.js';
-import { ChannelRouter } from './router.js';
+import { ChannelRouter, type RunAs } from './router.js';
 import type { ChannelVoice } from './types.js';
 
 const SETTLE_MS = 5000;
@@ -40,6 +40,8 @@ export interface ChannelsPartDeps {
   workspaces: Workspaces | undefined;
   /** The voice part's service, when voice.stt or voice.tts is set: voice notes transcribed, answers spoken. */
   voice?: ChannelVoice | undefined;
+  /** Runs a chat command as its sender (a household's person); absent: as is. */
+  runAs?: RunAs;
 }
 
 /** The router and the built-in chat commands: what every chat platform (and the console) hands its messages to. */
@@ -55,8 +57,9 @@ export interface ChatRouting {
  */
 export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
   const { config, hub } = deps;
+  // A household's people are let in by their ids (docs/household.md): no need to repeat them in allowed_users.
   const allowedUsers = new Map<string, Set<string>>([
-    ...PLATFORM_NAMES.map((name): [string, Set<string>] => [name, new Set(platformSection(config, name)?.allowed_users ?? [])]),
+    ...PLATFORM_NAMES.map((name): [string, Set<string>] => [name, new Set([...(platformSection(config, name)?.allowed_users ?? []), ...peopleIds(config, name)])]),
     // The console's one person is the owner behind its login (nothing but the console sends on this channel).
     ['console', new Set([CONSOLE_USER])],
   ]);
@@ -65,6 +68,7 @@ export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
       const users = allowedUsers.get(name);
       users?.clear();
       for (const user of platformSection(config, name)?.allowed_users ?? []) users?.add(user);
+      for (const user of peopleIds(config, name)) users?.add(user);
     }
   };
   // A view, not a copy: the parts' commands include MCP prompts, which come and go while the daemon runs.
@@ -73,6 +77,7 @@ export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
   const router = new ChannelRouter({
     db: deps.db, log: deps.log, dataDir: config.data_dir, vision: config.llm.vision, commands,
     conversations: deps.conversations, startTurn: deps.startTurn, turns: deps.turns, allowedUsers, workspaces: deps.workspaces, voice: deps.voice,
+    ...(deps.runAs ? { runAs: deps.runAs } : {}),
   });
   const builtins = createBuiltinCommands({
     config, usageToday: deps.usageToday, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,
@@ -117,4 +122,12 @@ export async function createPlatformParts(deps: {
     parts.push({ name: 'chat-approvals', stop: async () => { for (const pending of open) pending.closeAll(); } });
   }
   return parts;
+}
+
+/** The ids `people:` gives on a channel (a person's ids are allowed users). */
+function peopleIds(config: Config, channel: string): string[] {
+  return Object.values(config.people ?? {}).flatMap((person) => {
+    const ids = person.ids[channel];
+    return Array.isArray(ids) ? ids : [];
+  });
 }

@@ -30,6 +30,9 @@ export interface ChatIo {
   turnStarted?(): void;
 }
 
+/** Runs work as the person a sender is (a household); the router never decides who that is. */
+export type RunAs = <T>(channel: string, userId: string, run: () => T) => T;
+
 export interface ChannelRouterOptions {
   db: Database;
   log: Logger;
@@ -53,6 +56,8 @@ export interface ChannelRouterOptions {
   /** A long call's progress message is edited at most this often (platforms rate-limit edits). */
   progressIntervalMs?: number;
   maxAttachmentBytes?: number;
+  /** Chat commands run as their sender (a household's person: their tasks, their memory, their /undo). */
+  runAs?: RunAs | undefined;
 }
 
 const PAIRING_TEXT = (code: string): string =>
@@ -262,7 +267,9 @@ export class ChannelRouter {
     let text: string;
     try {
       const conversationId = this.deps.conversations.resolve(update.channel, update.chatId);
-      const reply = await command.run({ channel: update.channel, chatId: update.chatId, userId: update.userId, args: (match[2] ?? '').trim(), conversationId });
+      const input = { channel: update.channel, chatId: update.chatId, userId: update.userId, args: (match[2] ?? '').trim(), conversationId };
+      const runAs = this.deps.runAs;
+      const reply = await (runAs ? runAs(update.channel, update.userId, () => command.run(input)) : command.run(input));
       // A command that starts a turn: the turn runs in the conversation the command saw.
       if (typeof reply !== 'string') return { ...reply, conversationId };
       text = reply;

@@ -21,6 +21,7 @@ export const COMMANDS: ReadonlyMap<string, () => Promise<Command>> = new Map([
   ['intents', async () => (await import('./intents.js')).intentsCommand],
   ['skills', async () => (await import('./skills.js')).skillsCommand],
   ['pairing', async () => (await import('./pairing.js')).pairingCommand],
+  ['people', async () => (await import('./people.js')).peopleCommand],
   ['status', async () => (await import('./status.js')).statusCommand],
   ['console', async () => (await import('./console.js')).consoleCommand],
   ['backup', async () => (await import('./backup.js')).backupCommand],

@@ -140,15 +140,9 @@ function set(context: CommandContext, rest: string[]): number {
   } catch (error) {
     return refuse(context, { keyPath: keys.join('.'), reason: `cannot be set here (${(error as Error).message})` });
   }
-  // The change is checked as a start would load it; it may not add a problem (one already there does not block it).
   const env = secret ? { ...process.env, [secret.name]: secret.value } : process.env;
-  const before = configProblems(() => loadConfig({ configPath: file })).problems.map(formatProblem);
-  const after = configProblems(() => loadConfig({ configPath: file, env, text: nextText })).problems.map(formatProblem);
-  const added = after.filter((problem) => !before.includes(problem));
-  if (added.length > 0) {
-    context.io.stderr.write(`familiar config: not changed; ${keys.join('.')} = ${secret ? MASK : raw} would make the config invalid:\n${added.join('\n')}\n`);
-    return 2;
-  }
+  const after = checkedChange(context, { file, nextText, env, what: `${keys.join('.')} = ${secret ? MASK : raw}`, command: 'familiar config' });
+  if (after === undefined) return 2;
   if (secret) writeAtomically({ path: envFile, text: renderEnv(envText, { [secret.name]: secret.value }), mode: 0o600, secret: true });
   writeAtomically({ path: file, text: nextText, mode: 0o600, secret: false });
   const out = context.io.stdout;
@@ -163,11 +157,25 @@ function set(context: CommandContext, rest: string[]): number {
 }
 
 /**
+ * Checks a changed config.yaml as a start would load it: the change may not add a problem (one already there does not
+ * block it). Returns the problems still left (to mention), or undefined when the change is refused (said on stderr).
+ * Writing it is the caller's (`writeAtomically`), after any other file it goes with.
+ */
+export function checkedChange(context: CommandContext, change: { file: string; nextText: string; env?: NodeJS.ProcessEnv; what: string; command: string }): string[] | undefined {
+  const before = configProblems(() => loadConfig({ configPath: change.file })).problems.map(formatProblem);
+  const after = configProblems(() => loadConfig({ configPath: change.file, env: change.env ?? process.env, text: change.nextText })).problems.map(formatProblem);
+  const added = after.filter((problem) => !before.includes(problem));
+  if (added.length === 0) return after;
+  context.io.stderr.write(`${change.command}: not changed; ${change.what} would make the config invalid:\n${added.join('\n')}\n`);
+  return undefined;
+}
+
+/**
  * The file with the value at `keys` replaced. A scalar or a flow collection already there is replaced in the text
  * itself, so every other byte stays (comments, their alignment, blank lines); otherwise (a new key, a block list)
  * the yaml Document API writes the file again, which keeps comments but not their alignment.
  */
-function edited(text: string, document: Document, keys: readonly string[], value: unknown): string {
+export function edited(text: string, document: Document, keys: readonly string[], value: unknown): string {
   const node = document.getIn(keys, true);
   if ((isScalar(node) || (isCollection(node) && node.flow === true)) && node.range) {
     const rendered = stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trimEnd();

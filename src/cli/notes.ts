@@ -5,6 +5,7 @@ import { optionsOf } from './spec.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { MemoryHistory } from '../memory/history.js';
 import { MemoryStore } from '../memory/store.js';
+import { People } from '../config/people.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { JobStore } from '../scheduler/store.js';
 import { noteHeader } from '../notes/format.js';
@@ -32,6 +33,11 @@ async function withPart<T>(context: CommandContext, run: (part: NotesPart) => Pr
   const db: Database = openDatabase(config.data_dir);
   try {
     const memory = new MemoryStore(config.memory_dir, db);
+    // In a household the terminal is the owner's: their tasks and notes, in people/<owner>/ (where the daemon's first
+    // start with people: moved them).
+    const people = new People(config);
+    const owner = people.owner();
+    if (owner) memory.useHousehold(db, owner.name);
     new MemoryHistory(memory, db, log).attach();
     const scheduler = new Scheduler({
       store: new JobStore(db), timeZone: config.timezone, log, runTimeoutMs: 60_000, catchUpWindowMs: 0,
@@ -39,7 +45,7 @@ async function withPart<T>(context: CommandContext, run: (part: NotesPart) => Pr
     });
     // Nothing is delivered from this process: a reminder's job is the running daemon's to send.
     const part = createNotesPart({ memory, db, log, timeZone: config.timezone, http: config.tools.http, scheduler });
-    return await run(part);
+    return await people.asOwner(() => run(part));
   } finally {
     db.close();
   }

@@ -31,6 +31,12 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
 ];
 
 const id = (what: string): string => `<${what}>`;
+const PERSON_IDS: readonly OptionSpec[] = [
+  { name: 'telegram', value: 'ID', description: 'their Telegram user id' },
+  { name: 'discord', value: 'ID', description: 'their Discord user id' },
+  { name: 'channel', value: 'NAME', description: 'another channel, with --id' },
+  { name: 'id', value: 'ID', description: 'their id on --channel' },
+];
 const LIMIT: OptionSpec = { name: 'limit', value: 'N', description: 'at most N entries' };
 
 export const COMMAND_TREE: readonly CommandSpec[] = [
@@ -66,8 +72,11 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
     options: [{ name: 'fix', description: 'also fix what is safe to fix: folders, file permissions, the sandbox image, starter files' }],
   },
   {
-    name: 'usage', summary: 'tokens per day and conversation, cost estimate, daily budget',
-    options: [{ name: 'days', value: 'N', description: 'days to show (1-366, default 7)' }, { name: 'conversation', value: 'ID', description: 'one conversation\'s total' }],
+    name: 'usage', summary: 'tokens per day and conversation, cost estimate, daily budget', usage: '[--person [NAME]]',
+    options: [
+      { name: 'days', value: 'N', description: 'days to show (1-366, default 7)' }, { name: 'conversation', value: 'ID', description: 'one conversation\'s total' },
+      { name: 'person', description: 'a household: per person over the days (today against their budget); with NAME, that person only' },
+    ],
   },
   {
     name: 'memory', summary: "history of the assistant's memory writes; put a file back; rebuild the search index",
@@ -168,6 +177,25 @@ export const COMMAND_TREE: readonly CommandSpec[] = [
       { name: 'deny', summary: 'refuse this code; that user gets no further codes', usage: id('code') },
       { name: 'revoke', summary: 'remove a paired user', usage: '<channel> <user-id>' },
       { name: 'invite', summary: 'a one-time code you give someone', usage: id('channel'), choices: [...PLATFORM_NAMES] },
+    ],
+  },
+  {
+    name: 'people', summary: 'the household: who may talk, with their own memory, jobs and budget (people: in config.yaml)',
+    details: 'Edits config.yaml with its comments kept. Identity comes from the sender id on a channel, never from what a\nmessage says. See docs/household.md.',
+    defaultCommand: 'list',
+    commands: [
+      { name: 'list', summary: 'every person: role, ids, time zone, budget, tools' },
+      {
+        name: 'add', summary: 'add a person (the first is the owner)', usage: id('name'),
+        options: [
+          { name: 'role', value: 'ROLE', description: 'owner, member or child (default member)', choices: ['owner', 'member', 'child'] },
+          ...PERSON_IDS,
+          { name: 'timezone', value: 'ZONE', description: 'their IANA time zone (default: the daemon\'s)' },
+          { name: 'daily-tokens', value: 'N', description: 'their daily token budget' },
+        ],
+      },
+      { name: 'link', summary: 'give a person another id (another channel, a second account)', usage: id('name'), options: PERSON_IDS },
+      { name: 'remove', summary: 'take a person out (not the owner); their folder is kept', usage: id('name') },
     ],
   },
   {

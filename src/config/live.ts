@@ -21,6 +21,8 @@ export const LIVE_KEYS: readonly string[] = [
   'approval', 'trust',
   'scheduler.jobs', 'scheduler.unattended_tools',
   'log.level',
+  // Who is who in a household; turning the household on or off (the whole section) moves memory: a restart.
+  'people',
 ];
 
 export interface ConfigChanges {
@@ -51,7 +53,7 @@ export function classifyChanges(current: Config, next: Config, knownSecrets: rea
   const live: string[] = [];
   const restart: string[] = [];
   for (const key of changedKeys(current, next)) {
-    const covered = LIVE_KEYS.some((entry) => key === entry || key.startsWith(`${entry}.`));
+    const covered = key !== 'people' && LIVE_KEYS.some((entry) => key === entry || key.startsWith(`${entry}.`));
     const text = JSON.stringify(valueAt(next, key.split('.')) ?? null);
     if (covered && !fresh.some((secret) => text.includes(secret))) live.push(key);
     else restart.push(key);

@@ -6,6 +6,7 @@ import { emailSchema } from './email-schema.js';
 import { signalSchema } from './signal-schema.js';
 import { slackSchema } from './slack-schema.js';
 import { matrixSchema } from './matrix-schema.js';
+import { peopleSchema, permissionGrant } from './people-schema.js';
 import { intentsSchema, triggersSchema } from './triggers-schema.js';
 import { isValidTimeZone, systemTimeZone } from './timezone.js';
 
@@ -361,9 +362,6 @@ const trustSchema = z.strictObject({
   leak_budget: leakBudgetSchema.default({}),
 });
 
-/** A grant (src/tools/permissions.ts): a name of letters, digits, `.`, `:`, `_` or `-`, a prefix ending in `*`, or `*`. */
-const permissionGrant = z.string().regex(/^!?(?:\*|[a-z0-9][a-z0-9_.:-]*(?:[.:]\*)?)$/i, 'a permission (email.send), a prefix with * (email.*), * or !name');
-
 const agentProfileSchema = z.strictObject({
   persona: z.string().optional(),
   model: z.string().optional(),
@@ -434,6 +432,8 @@ export const configSchema = z.strictObject({
   heartbeat: heartbeatSchema.optional(),
   triggers: triggersSchema.default({}),
   intents: intentsSchema.default({}),
+  /** A household (docs/household.md): each person their own memory, jobs, approvals and budget. Absent: one person. */
+  people: peopleSchema.optional(),
 });
 
 export type Config = z.output<typeof configSchema>;

@@ -120,6 +120,8 @@ export interface ConsoleRecords {
   turns(filter: TurnFilter): TurnRow[];
   usageToday(at: Date): UsageToday;
   usageByDayAndModel(days: number, at: Date): Array<{ day: string; models: ModelDay[] }>;
+  /** A household's person's tokens today (their budget's measure). */
+  personTokensToday?(person: string, at: Date): number;
 }
 
 /** A week of the person's calendars as the console shows it (made by the calendar part, expanded on the client). */

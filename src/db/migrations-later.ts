@@ -142,4 +142,24 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ name: string; sql: string }> = [
       CREATE INDEX memory_chunks_message ON memory_chunks (message_id) WHERE message_id IS NOT NULL;
     `,
   },
+  {
+    name: '021-household',
+    sql: `
+      -- A household (docs/household.md, people: in config): whom each turn, tool call and job was for. NULL: one
+      -- person (no people: configured), or made before the household began, which is the owner's.
+      ALTER TABLE turns ADD COLUMN person TEXT;
+      CREATE INDEX turns_person ON turns (person, started_at) WHERE person IS NOT NULL;
+      ALTER TABLE audit ADD COLUMN person TEXT;
+      ALTER TABLE jobs ADD COLUMN person TEXT;
+      -- The move of a single person's memory into people/<owner>/ when people: is first configured
+      -- (memory/household-upgrade.ts): every file is written here before anything moves, and marked when it has, so
+      -- a crash half-way resumes where it stopped and nothing is lost.
+      CREATE TABLE household_moves (
+        path TEXT PRIMARY KEY,
+        target TEXT NOT NULL,
+        moved_at INTEGER,
+        planned_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -317,4 +317,13 @@ export const KEY_DOCS: Readonly<Record<string, KeyDoc>> = {
   'voice.daily_minutes': 'Audio heard and spoken per day (in `timezone`); 0 = no cap.',
   'voice.max_duration_s': 'Longer audio is not transcribed (the file is kept).',
   'voice.max_file_mb': 'Larger audio files are not transcribed.',
+
+  people: 'A household on one daemon (docs/household.md): each person their own memory folder, jobs, approvals and budget. Absent: one person, memory at the folder\'s root. `familiar people add|link|remove|list` edit it.',
+  'people.<name>': 'One person; the name is their folder\'s (`memory_dir/people/<name>/`): lower-case letters, digits, `_`, `-`.',
+  'people.<name>.role': '`owner` (exactly one: the terminal and the console are theirs; they approve shared and dangerous things), `member`, or `child` (only the tools in `tools`, or a safe default).',
+  'people.<name>.ids': 'Their sender ids per channel (`telegram: [123]`, `discord: ["456"]`, any channel by name); they are let in without `allowed_users`. An id belongs to one person. `console: true` only on the owner.',
+  'people.<name>.timezone': 'Their IANA zone for the date in their prompts. Default: `timezone`.',
+  'people.<name>.budget': 'Their own limits.',
+  'people.<name>.budget.daily_tokens': 'Tokens a day (in `timezone`) for their turns and jobs; past it they get a short refusal, others are unaffected. 0 or absent: only `llm.daily_token_budget` applies.',
+  'people.<name>.tools': 'The tools they are offered, as named permissions (`memory.*`, `web.search`, `!email.send`). A child without it: their memory, notes, tasks, reminders, web search and pages.',
 };

@@ -118,7 +118,7 @@ export class MemoryHistory {
    */
   async revert(change: MemoryChange, options: { kind?: 'undo' | 'revert'; force?: boolean } = {}): Promise<RevertResult> {
     if (change.undoneAt !== null) return { success: false, error: `change #${change.id} to ${change.path} was already reverted` };
-    const resolved = this.memory.resolve(change.path);
+    const resolved = this.memory.resolveStored(change.path);
     if (!resolved.success) return { success: false, error: resolved.error };
     const current = this.readDisk(change.path);
     if (!options.force && current !== change.content) {
@@ -163,7 +163,7 @@ export class MemoryHistory {
   }
 
   private readDisk(path: string): string | null {
-    const resolved = this.memory.resolve(path);
+    const resolved = this.memory.resolveStored(path);
     if (!resolved.success) return null;
     try {
       return readFileSync(resolved.value.absolute, 'utf8');

@@ -10,7 +10,9 @@ import type { ProvenanceLabels } from '../gate/labels.js';
 import { createMemoryCommands } from './commands.js';
 import { MemoryHistory } from './history.js';
 import { MemoryStore } from './store.js';
+import { upgradeToHousehold } from './household-upgrade.js';
 import { createMemoryTools } from './tools.js';
+import { createMemoryShareTool } from './share-tool.js';
 import { createEmbedder, type EmbeddingsSetting } from './search/embedder.js';
 import { HybridSearch } from './search/hybrid-search.js';
 import { VectorStore } from './search/vector-store.js';
@@ -29,10 +31,18 @@ export interface MemoryPart {
  * Long-term memory: the folder of Markdown files, the memory tools, the history of the assistant's writes with
  * the hand-edit guard, the labels of files outside content touched, and `/memory`, `/trust` and `/undo`.
  */
-export function createMemoryPart(deps: { memoryDir: string; db: Database; log: Logger; labels: ProvenanceLabels; embeddings?: EmbeddingsSetting }): MemoryPart {
+export function createMemoryPart(deps: {
+  memoryDir: string; db: Database; log: Logger; labels: ProvenanceLabels; embeddings?: EmbeddingsSetting;
+  /** `people:` in config: each person sees their folder and shared/; the first start moves a single person's files. */
+  household?: { owner: string; people: readonly string[] } | undefined;
+}): MemoryPart {
   // The starter memory (the package's memory/) is copied in on first use: the person's files are theirs.
   seedFolder('memory', deps.memoryDir, deps.log);
   const store = new MemoryStore(deps.memoryDir, deps.db);
+  if (deps.household) {
+    upgradeToHousehold({ root: deps.memoryDir, db: deps.db, ...deps.household, log: deps.log.child({ component: 'memory' }) });
+    store.useHousehold(deps.db, deps.household.owner);
+  }
   const hybrid = createHybridSearch(store, deps);
   if (hybrid) store.useHybridSearch(hybrid);
   const history = new MemoryHistory(store, deps.db, deps.log.child({ component: 'memory-history' }));
@@ -45,10 +55,13 @@ export function createMemoryPart(deps: { memoryDir: string; db: Database; log: L
       if (resolved.success) history.noteRead(conversationId, resolved.value.relative, content);
     },
   });
+  if (deps.household) tools.push(createMemoryShareTool());
   let consolidator: Consolidator | undefined;
   let started = false;
   store.onWrite(() => {
-    // Outside the writing call's scope: a consolidation is not made from what that call read.
+    // Outside the writing call's scope: a consolidation is not made from what that call read. Not in a household yet:
+    // it reads the whole folder and would merge one person's facts into another's (docs/household.md).
+    if (deps.household) return;
     if (started && consolidator) withCallScope({ taint: [] }, () => void consolidator?.maybeRun());
   });
   return {

@@ -5,12 +5,14 @@ import type { Database } from '../db/database.js';
 import { StaleWriteError } from '../errors.js';
 import { writeFileAtomic, KeyedMutex } from '../lib/atomic-write.js';
 import { resolveInside } from '../lib/paths.js';
+import type { ActingPerson } from '../lib/person-scope.js';
 import { compareCodePoints } from '../lib/compare.js';
 import type { MemoryAccess } from '../tools/context.js';
 import { FolderIndex, TEXT_FILE } from './folder-index.js';
 import type { HybridSearch } from './search/hybrid-search.js';
 import { MemorySearchIndex, type SearchHit } from './search/search-index.js';
 import { buildSnapshot, type MemorySnapshot } from './snapshot.js';
+import { checkWritable, HouseholdView, resolveForPerson, resolveStoredFor, shownPath, storedPath, visibleTo } from './person-view.js';
 
 export type { MemorySnapshot } from './snapshot.js';
 
@@ -92,10 +94,22 @@ export class MemoryStore implements MemoryAccess {
   private promptOrder: { version: number; files: readonly MemoryFile[] } | undefined;
   private promptCache: { key: readonly unknown[]; value: { persona: string | undefined; snapshot: MemorySnapshot } } | undefined;
   private readonly outsideLabelers: Array<(path: string, content: string) => string | undefined> = [];
+  /** Set in a household: each call sees the folder as the person in scope does (person-view.ts). */
+  private household: HouseholdView | undefined;
 
   constructor(root: string, db: Database) {
     this.root = root;
     this.searchIndex = new MemorySearchIndex(db);
+  }
+
+  /** A household (`people:`): from now on a call made as a person sees their folder and shared/ (person-view.ts). */
+  useHousehold(db: Database, owner: string): void {
+    this.household = new HouseholdView(db, owner);
+  }
+
+  /** The person whose view this call has; undefined: the whole folder (and always outside a household). */
+  private viewer(): ActingPerson | undefined {
+    return this.household?.person();
   }
 
   /** Called after every write made through the store (memory history builds on it). */
@@ -166,11 +180,23 @@ export class MemoryStore implements MemoryAccess {
     return undefined;
   }
 
+  /** Where a requested path is; `relative` is the stored path (relative to the folder's root). */
   resolve(requested: string) {
-    return resolveInside(this.root, requested);
+    const person = this.viewer();
+    return person ? resolveForPerson(this.root, person, requested, this.household?.made) : resolveInside(this.root, requested);
+  }
+
+  /** A stored path (history, labels), refused when the person in scope may not see it. */
+  resolveStored(stored: string) {
+    return resolveStoredFor(this.root, this.viewer(), stored);
   }
 
   list(): MemoryFile[] {
+    return visibleTo(this.viewer(), this.allFiles());
+  }
+
+  /** Every file of the folder by its stored path, whoever asks (the search index covers them all). */
+  private allFiles(): MemoryFile[] {
     const folder = this.watched();
     return folder ? [...folder.list()] : this.walk();
   }
@@ -253,6 +279,8 @@ export class MemoryStore implements MemoryAccess {
     if (!resolved.success) throw new Error(resolved.error);
     const mode = options.mode ?? 'overwrite';
     const checked = options.expected !== undefined;
+    const person = this.viewer();
+    if (person) checkWritable(person, resolved.value.relative);
     return this.mutex.run(resolved.value.relative, async () => {
       for (const guard of this.guards) {
         const refusal = guard({ path: resolved.value.relative, mode, conversationId: options.conversationId, checked });
@@ -271,7 +299,7 @@ export class MemoryStore implements MemoryAccess {
       for (const listener of this.listeners) {
         await listener({ path: resolved.value.relative, previous, content: next, conversationId: options.conversationId, batch: options.batch });
       }
-      return { path: resolved.value.relative, bytes: Buffer.byteLength(next), previous };
+      return { path: person ? (shownPath(person, resolved.value.relative) ?? resolved.value.relative) : resolved.value.relative, bytes: Buffer.byteLength(next), previous };
     });
   }
 
@@ -282,6 +310,8 @@ export class MemoryStore implements MemoryAccess {
   async remove(requested: string, options: { conversationId?: string; expected?: string } = {}): Promise<boolean> {
     const resolved = this.resolve(requested);
     if (!resolved.success) throw new Error(resolved.error);
+    const person = this.viewer();
+    if (person) checkWritable(person, resolved.value.relative);
     return this.mutex.run(resolved.value.relative, async () => {
       const previous = await readOrNull(resolved.value.absolute);
       if (previous === null) return false;
@@ -303,7 +333,9 @@ export class MemoryStore implements MemoryAccess {
    */
   search(query: string, limit = 10): SearchHit[] {
     this.syncIndex();
-    return this.searchIndex.described(this.searchIndex.search(query, limit));
+    // In a household others' entries are dropped after ranking: ask for more, so the person's own still fill the limit.
+    const view = this.household?.visible(limit);
+    return view ? view.hits(this.searchIndex.described(this.searchIndex.search(query, view.wanted))) : this.searchIndex.described(this.searchIndex.search(query, limit));
   }
 
   /** Search by meaning too, from now on (an embedder is configured). */
@@ -313,12 +345,14 @@ export class MemoryStore implements MemoryAccess {
 
   /** Words and meaning when an embedder is configured (falling back to words when it fails), else words. */
   async recall(query: string, limit = 10): Promise<SearchHit[]> {
-    return this.hybrid ? this.hybrid.search(query, limit) : this.search(query, limit);
+    if (!this.hybrid) return this.search(query, limit);
+    const view = this.household?.visible(limit);
+    return view ? view.hits(await this.hybrid.search(query, view.wanted)) : this.hybrid.search(query, limit);
   }
 
   /** Re-indexes files added, changed or removed on disk since the last sync (hand edits included), and new messages. */
   syncIndex(): void {
-    this.searchIndex.sync(this.list(), (relative) => {
+    this.searchIndex.sync(this.allFiles(), (relative) => {
       try {
         return readFileSync(path.join(this.root, relative), 'utf8');
       } catch {
@@ -346,8 +380,8 @@ export class MemoryStore implements MemoryAccess {
       ordered,
       budget,
       // The listing's stats serve as the freshness check: no second stat per file.
-      read: (file) => this.readAbsolute(path.join(this.root, file.path), file.path, file),
-      keep: (file, content) => this.promptFilters.every((filter) => filter.keep(file, content)),
+      read: (file) => this.readShown(file),
+      keep: (file, content) => this.promptFilters.every((filter) => filter.keep(storedPath(this.viewer(), file), content)),
     });
   }
 
@@ -358,9 +392,10 @@ export class MemoryStore implements MemoryAccess {
    */
   forPrompt(budget: number, withPersona: boolean): { persona: string | undefined; snapshot: MemorySnapshot } {
     const folder = this.watched();
-    if (!folder) return this.buildForPrompt(budget, withPersona, this.walk());
-    const ordered = this.orderedForPrompt();
-    const key = [folder.version, budget, withPersona, ...this.promptFilters.map((filter) => filter.dependsOn?.())];
+    const person = this.viewer();
+    if (!folder) return this.buildForPrompt(budget, withPersona, visibleTo(person, this.walk()));
+    const ordered = person ? this.household?.ordered(person, folder.version, () => promptOrder(visibleTo(person, [...folder.list()]))) ?? [] : this.orderedForPrompt();
+    const key = [folder.version, budget, withPersona, person?.name, ...this.promptFilters.map((filter) => filter.dependsOn?.())];
     const cached = this.promptCache;
     if (cached && cached.key.length === key.length && cached.key.every((value, index) => value === key[index])) return cached.value;
     const value = this.buildForPrompt(budget, withPersona, ordered);
@@ -370,15 +405,22 @@ export class MemoryStore implements MemoryAccess {
 
   private buildForPrompt(budget: number, withPersona: boolean, files: readonly MemoryFile[]): { persona: string | undefined; snapshot: MemorySnapshot } {
     let persona: string | undefined;
-    const personaFile = withPersona ? files.find((file) => file.path === 'persona.md') : undefined;
+    // In a household a person's own persona.md, else the household's shared/persona.md.
+    const personaFile = withPersona ? (files.find((file) => file.path === 'persona.md') ?? (this.viewer() ? files.find((file) => file.path === 'shared/persona.md') : undefined)) : undefined;
     if (personaFile) {
       try {
-        persona = this.readAbsolute(path.join(this.root, personaFile.path), personaFile.path, personaFile).trim() || undefined;
+        persona = this.readShown(personaFile).trim() || undefined;
       } catch {
         // removed since the listing: the default persona applies
       }
     }
-    return { persona, snapshot: this.snapshot(budget, persona === undefined ? new Set() : new Set(['persona.md']), files) };
+    return { persona, snapshot: this.snapshot(budget, persona === undefined ? new Set() : new Set([personaFile?.path ?? 'persona.md']), files) };
+  }
+
+  /** A listed file's content, by the path the caller sees it under (cached by its stored path). */
+  private readShown(file: MemoryFile): string {
+    const stored = storedPath(this.viewer(), file.path);
+    return this.readAbsolute(path.join(this.root, stored), stored, file);
   }
 
   /** The watched folder's files in prompt order, sorted again only when a file changed. */

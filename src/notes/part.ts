@@ -166,7 +166,10 @@ function makeReminders(scheduler: Scheduler, deps: NotesPartDeps & { now: () => 
     return job !== undefined && isReminderJob(job);
   };
   const actions = new ReminderActions({ store, scheduler, tasks, timeZone, log, now, delivery: deps.delivery, isTaskReminder });
-  return { actions, reminders: new TaskReminders({ scheduler, tasks, memoryRoot: deps.memory.root, timeZone, log, now, actions }) };
+  return { actions, reminders: new TaskReminders({ scheduler, tasks, locate: (file) => {
+    const resolved = deps.memory.resolve(file);
+    return resolved.success ? resolved.value.absolute : file;
+  }, timeZone, log, now, actions }) };
 }
 
 /** A reminder job that is not a task's: its text is sent as written. */

@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import path from 'node:path';
 import { personWrote } from '../net/addresses.js';
 import { currentScope } from '../lib/call-scope.js';
 import type { Logger } from '../log.js';
@@ -22,7 +21,8 @@ const MOVED_MS = 60_000;
 export interface ReminderDeps {
   scheduler: Scheduler;
   tasks: TaskService;
-  memoryRoot: string;
+  /** Where a task file is on disk (for its mtime: hand edits), as the memory folder resolves it. */
+  locate: (file: string) => string;
   timeZone: string;
   log: Logger;
   /** Delivery with Snooze and Done buttons, through the one way to a chat. */
@@ -149,7 +149,7 @@ export class TaskReminders {
       .paths()
       .map((file) => {
         try {
-          const stats = statSync(path.join(this.deps.memoryRoot, file));
+          const stats = statSync(this.deps.locate(file));
           return `${file}:${stats.mtimeMs}:${stats.size}`;
         } catch {
           return `${file}:gone`;

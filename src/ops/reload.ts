@@ -161,7 +161,7 @@ function formatProblem(problem: ConfigProblem): string {
 
 /** What the running parts do when the keys that concern them change (each refreshes what it derived from them). */
 export interface ReloadHooks {
-  /** `channels.*.allowed_users`: the chat router's access sets. */
+  /** `channels.*.allowed_users` and `people`: who is who, and the chat router's access sets. */
   refreshAccess(): void;
   /** `tools.timeout_s`, `tools.timeouts`, `tools.output_chars`: the registry's limits. */
   toolLimits(): void;
@@ -176,7 +176,7 @@ export interface ReloadHooks {
  * read per use needs nothing here). A change under `keys` calls `hook`.
  */
 export const RELOAD_TABLE: ReadonlyArray<{ keys: readonly string[]; hook: keyof ReloadHooks }> = [
-  { keys: ['channels'], hook: 'refreshAccess' },
+  { keys: ['channels', 'people'], hook: 'refreshAccess' },
   { keys: ['tools.timeout_s', 'tools.timeouts', 'tools.output_chars'], hook: 'toolLimits' },
   { keys: ['scheduler.jobs'], hook: 'declaredJobs' },
   { keys: ['log.level'], hook: 'logLevel' },

@@ -5,6 +5,7 @@ import { checkRoutes } from '../agent/profiles.js';
 import { Approvals } from '../approval/approvals.js';
 import { createAuditWriter } from '../audit/write.js';
 import { ChannelHub } from '../channels/hub.js';
+import { People } from '../config/people.js';
 import type { Config } from '../config/schema.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { createDelivery } from '../delivery/delivery.js';
@@ -55,6 +56,8 @@ export interface Core {
   delivery: Delivery;
   /** Set by `start()`: from then on a delivery waits for a configured channel that is still coming up. */
   lifecycle: { starting: boolean };
+  /** Who is who in a household (`people:`); without it, one person as before. */
+  people: People;
 }
 
 /**
@@ -71,7 +74,12 @@ export function makeCore(options: DaemonOptions): Core {
   const db = openDatabase(config.data_dir);
   // Labels on what outlives a turn (memory files, skills) made while outside content was in play.
   const labels = new ProvenanceLabels(db);
-  const memory = createMemoryPart({ memoryDir: config.memory_dir, db, log, labels, embeddings: config.memory.embeddings });
+  const people = new People(config);
+  const owner = people.owner();
+  const memory = createMemoryPart({
+    memoryDir: config.memory_dir, db, log, labels, embeddings: config.memory.embeddings,
+    household: owner ? { owner: owner.name, people: people.list().map((person) => person.name) } : undefined,
+  });
   const clock = new ZonedClock(config.timezone);
   const llm = options.llm ?? createLlmClient({ config: config.llm, log: log.child({ component: 'llm' }) });
   const events = new EventBus(log.child({ component: 'events' }));
@@ -86,7 +94,7 @@ export function makeCore(options: DaemonOptions): Core {
     runner: mode === 'daemon' ? 'daemon' : `pid:${process.pid}`, ...(options.now ? { now: options.now } : {}),
   });
   const turns = createTurns({
-    config, agent, conversations, queue: new ChatQueue(config.agent.max_concurrent_turns), events,
+    config, agent, conversations, people, queue: new ChatQueue(config.agent.max_concurrent_turns), events,
     riskOf: (name) => {
       const risk = tools.get(name)?.tool.risk;
       return typeof risk === 'function' ? undefined : (risk ?? 'low');
@@ -108,7 +116,7 @@ export function makeCore(options: DaemonOptions): Core {
   return {
     options, config, configDir: loaded.source === 'file' ? path.dirname(loaded.path) : process.cwd(), startedAt: Date.now(), builtins,
     db, clock, labels, memory, llm, llmReady: options.llm !== undefined || llmConfigured(config.llm), events, tools, conversations, usage,
-    agent, turns, approvals, hub, delivery, lifecycle,
+    agent, turns, approvals, hub, delivery, lifecycle, people,
   };
 }
 

@@ -88,7 +88,7 @@ async function makeMcp(config: Config, tools: ToolRegistry, log: Logger, samplin
 /** Notes and tasks, with conversation access through the turns (a /plan talks to the assistant). */
 function makeNotes(core: Core, scheduler: SchedulerPart, mail: NotesPartMail): NotesPart {
   const { config, options, turns, conversations } = core;
-  return createNotesPart({
+  const made = createNotesPart({
     memory: core.memory.store, db: core.db, log: options.log.child({ component: 'notes' }), timeZone: config.timezone, http: config.tools.http,
     ...(options.resolve ? { resolve: options.resolve } : {}),
     ...(options.now ? { now: () => options.now?.().getTime() ?? Date.now() } : {}),
@@ -109,6 +109,9 @@ function makeNotes(core: Core, scheduler: SchedulerPart, mail: NotesPartMail): N
       remember: (conversationId, turnId, messages, labels) => conversations.append(conversationId, turnId, messages, labels),
     },
   });
+  // Its watcher of the task files (due dates typed by hand) starts, and so keeps running, as the owner in a household.
+  const start = made.part.start?.bind(made.part);
+  return start ? { ...made, part: { ...made.part, start: () => core.people.asOwner(start) } } : made;
 }
 
 /** The heartbeat's probes read the email part's connection, the task files, the run ledger, the trigger inbox and the calendars (src/heartbeat/). */
@@ -117,7 +120,8 @@ function makeHeartbeat(core: Core, scheduler: SchedulerPart, notes: NotesPart, m
   const now = options.now;
   return createHeartbeatPart({
     config, db, log: options.log, startTurn: turns.start, delivery, events, mail,
-    dueTasks: (day) => notes.services.tasks.search({ status: 'open', dueBefore: day, limit: 200 }),
+    // In a household the heartbeat is the owner's: the due tasks are the owner's.
+    dueTasks: (day) => core.people.asOwner(() => notes.services.tasks.search({ status: 'open', dueBefore: day, limit: 200 })),
     failedRuns: (since) => scheduler.scheduler.store.failedSince(since),
     ...(calendars ? { soonEvents: (from: number, to: number) => calendars.soonEvents(from, to) } : {}),
     unclaimedTriggers: (since) => triggers.inbox.unclaimedSince(since),

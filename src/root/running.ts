@@ -11,6 +11,7 @@ import type { Lifecycle } from './lifecycle.js';
 import type { Made } from './parts.js';
 import { weekView } from '../tools/calendar/week.js';
 import { platformsToStart } from '../channels/platforms.js';
+import { withPerson } from '../lib/person-scope.js';
 
 /** What only a running daemon has (step 4), each part as its factory returned it. */
 export interface Running {
@@ -38,6 +39,8 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
   const { router, refreshAccess } = channels.createChatRouting({
     config, db, log, hub, startTurn: turns.start, conversations: core.conversations, commands, approvals: core.approvals, turns,
     startedAt: core.startedAt, usageToday: core.usage.today, workspaces: made.sandbox.sandbox?.workspaces, voice: made.voice.service,
+    // In a household a chat command (/tasks, /undo, /memory) acts as its sender, as a turn does.
+    runAs: (channel, userId, run) => (core.people.household ? withPerson(core.people.forSender(channel, userId), run) : run()),
   });
   const platforms = await channels.createPlatformParts({
     config, log, hub, router, approvals: core.approvals, press: pressAnyButton(core, made), isAllowed: (channel, userId) => router.isAllowed(channel, userId),
@@ -71,7 +74,7 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
 /** The web console: one more chat channel, on the HTTP endpoint, only when it listens. */
 async function makeConsole(core: Core, made: Made, router: ChannelRouter, http: HttpEndpoint, state: DaemonState, lifecycle: Lifecycle): Promise<{ part: Part | undefined }> {
   const { config, db, options } = core;
-  const [{ collectStatus }, audit, { listTurns }, { usageByDayAndModel }, { createConsolePart }] = await Promise.all([
+  const [{ collectStatus }, audit, { listTurns }, { usageByDayAndModel, personTokensToday }, { createConsolePart }] = await Promise.all([
     import('../http/status.js'), import('../audit/query.js'), import('../usage/turns.js'), import('../usage/usage.js'), import('../console/part.js'),
   ]);
   return createConsolePart({
@@ -83,6 +86,7 @@ async function makeConsole(core: Core, made: Made, router: ChannelRouter, http: 
     records: {
       audit: (filter) => audit.listAudit(db, filter), auditedTools: () => audit.auditedTools(db), auditOutcome: audit.auditOutcome,
       turns: (filter) => listTurns(db, filter), usageToday: core.usage.today, usageByDayAndModel: (days, at) => usageByDayAndModel(db, config, days, at),
+      personTokensToday: (person, at) => personTokensToday(db, config, person, at),
     },
     // Audio the person uploads is heard like a voice note: the transcript is their words (the console is theirs).
     ...(made.voice.service ? { transcribe: transcriberFor(made.voice.service) } : {}),

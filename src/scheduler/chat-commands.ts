@@ -3,7 +3,7 @@ import type { Result } from '../lib/result.js';
 import type { ChatCommand } from '../part.js';
 import { describeNextRun, describeSchedule } from '../time/describe.js';
 import { formatJob, formatJobs } from './format.js';
-import { jobToChange, listFilter, scopeOf } from './ownership.js';
+import { canSee, jobToChange, listFilter, scopeOf } from './ownership.js';
 import type { Scheduler } from './scheduler.js';
 import { findWhenInText, loadWhenParser } from '../time/when.js';
 
@@ -39,7 +39,7 @@ export function createSchedulerCommands(scheduler: Scheduler, clock: ZonedClock)
       const [action, id] = args.split(/\s+/).filter(Boolean);
       const now = Date.now();
       const scope = scopeOf({ channel, chatId, userId });
-      if (action === undefined) return formatJobs(scheduler.list(listFilter(scope)), clock, now);
+      if (action === undefined) return formatJobs(scheduler.list(listFilter(scope)).filter((job) => canSee(scope, job)), clock, now);
       if (id === undefined || !['pause', 'resume', 'remove'].includes(action)) return 'Usage: /jobs, or /jobs pause|resume|remove ID';
       const job = jobToChange(scope, id, scheduler.get(id));
       if (!job.success) return job.error;

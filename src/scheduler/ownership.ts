@@ -1,4 +1,5 @@
 import { OWNER_CHANNELS } from '../lib/owner.js';
+import { currentPerson } from '../lib/person-scope.js';
 import type { Result } from '../lib/result.js';
 import type { CallOrigin } from '../tools/types.js';
 import type { Job } from './types.js';
@@ -24,6 +25,9 @@ export function listFilter(scope: JobScope): { origin?: { channel: string; chatI
 
 export function canSee(scope: JobScope, job: Job): boolean {
   if (scope.kind === 'owner') return true;
+  // In a household a chat shows each person only their own jobs (a job from before the household is the owner's).
+  const person = currentPerson();
+  if (person && (job.person ?? (person.role === 'owner' ? person.name : undefined)) !== person.name) return false;
   return job.source === 'chat' && job.origin?.channel === scope.channel && job.origin.chatId === scope.chatId;
 }
 

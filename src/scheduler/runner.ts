@@ -59,6 +59,7 @@ export function createJobExecutor(deps: JobRunnerDeps): JobExecutor {
       result = await deps.startTurn({
         conversationId: `job-${job.id}`, text: run.event ? `${prompt}\n\n${triggerText(run.event)}` : prompt,
         origin, source: 'job', signal,
+        ...(job.person !== undefined ? { person: job.person } : {}),
         ...(taint.length > 0 ? { taint } : {}),
         ...(routed ? { route: { channel: 'scheduler', chatId: job.id } } : {}),
         unattended: { owner: 'job', id: job.id, approve: job.approve },

@@ -9,6 +9,7 @@ import { nextOccurrence, resolveSchedule, type Schedule, type ScheduleInput } fr
 import { iso, processDue, type DueContext } from './due.js';
 import { dispatchTriggers, type TriggerContext } from './triggered.js';
 import type { CatchUp, Job, JobKind, JobRun, JobSource, JobTrigger, RunOutcome, RunTrigger, TriggerEvent, TriggerFeed } from './types.js';
+import { currentPerson } from '../lib/person-scope.js';
 
 /** Runs one claimed run of a job (an agent turn or a reminder) and delivers it. Contract: never throws. */
 export type JobExecutor = (job: Job, run: { id: number; scheduledFor: number; trigger: RunTrigger; event?: TriggerEvent }, signal: AbortSignal) => Promise<RunOutcome>;
@@ -131,6 +132,7 @@ export class Scheduler {
   private build(input: CreateJobInput & { id: string }, now: number): Result<Job> {
     const id = input.id;
     if (!JOB_ID.test(id)) return { success: false, error: `The id "${id}" is not valid: use 1-64 letters, digits, - and _.` };
+    const person = currentPerson()?.name;
     const prompt = input.prompt.trim();
     if (prompt === '') return { success: false, error: 'The prompt is empty: say what the job should do (or, for a reminder, what to remind).' };
     if (input.deliverTo !== undefined) {
@@ -143,6 +145,8 @@ export class Scheduler {
     const common = {
       id, kind: input.kind ?? 'agent', prompt, catchUp: input.catchUp ?? 'once', origin: input.origin, deliverTo: input.deliverTo,
       approve: input.approve ?? [], sources: [...(input.sources ?? [])], enabled: input.enabled ?? true, source: input.source, tz: this.timeZone,
+      // In a household the job is its maker's: it runs as them and only they (or the owner) see it.
+      ...(person !== undefined ? { person } : {}),
     } satisfies Partial<Job>;
     if (input.trigger) {
       const trigger = input.trigger;

@@ -26,6 +26,7 @@ interface JobRow {
   config_hash: string | null;
   created_at: number;
   updated_at: number;
+  person: string | null;
 }
 
 interface RunRow {
@@ -136,9 +137,9 @@ export class JobStore {
     this.db
       .prepare(
         `INSERT INTO jobs (id, kind, cron, run_at, spec, prompt, catch_up, origin_channel, origin_chat, origin_user, deliver_to, approve, sources, trigger,
-           enabled, source, tz, next_run_at, last_scheduled_at, done_at, config_hash, created_at, updated_at)
+           enabled, source, tz, next_run_at, last_scheduled_at, done_at, config_hash, created_at, updated_at, person)
          VALUES (@id, @kind, @cron, @run_at, @spec, @prompt, @catch_up, @origin_channel, @origin_chat, @origin_user, @deliver_to, @approve, @sources, @trigger,
-           @enabled, @source, @tz, @next_run_at, @last_scheduled_at, @done_at, @config_hash, @created_at, @updated_at)`,
+           @enabled, @source, @tz, @next_run_at, @last_scheduled_at, @done_at, @config_hash, @created_at, @updated_at, @person)`,
       )
       .run(toRow(job));
   }
@@ -266,6 +267,7 @@ function toJob(row: JobRow): Job {
     configHash: row.config_hash ?? undefined,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    ...(row.person !== null ? { person: row.person } : {}),
   };
 }
 
@@ -294,6 +296,7 @@ function toRow(job: Job): JobRow {
     config_hash: job.configHash ?? null,
     created_at: job.createdAt,
     updated_at: job.updatedAt,
+    person: job.person ?? null,
   };
 }
 

@@ -3,7 +3,7 @@ import { fail, ok, type NativeTool, type ToolCallContext, type ToolResult } from
 import type { Delivery } from '../delivery/types.js';
 import { describeNextRun, describeSchedule } from '../time/describe.js';
 import { formatJob, formatJobs } from './format.js';
-import { jobToChange, listFilter, scopeOf } from './ownership.js';
+import { canSee, jobToChange, listFilter, scopeOf } from './ownership.js';
 import { deliveryTarget } from './runner.js';
 import type { Scheduler } from './scheduler.js';
 import type { Job } from './types.js';
@@ -64,7 +64,8 @@ export function createScheduleTool(deps: ScheduleDeps): NativeTool<ScheduleParam
         case 'create':
           return createJob(deps, params, ctx, now);
         case 'list':
-          return ok(formatJobs(deps.scheduler.list(listFilter(scopeOf(ctx.origin))), deps.clock, now));
+          const scope = scopeOf(ctx.origin);
+          return ok(formatJobs(deps.scheduler.list(listFilter(scope)).filter((job) => canSee(scope, job)), deps.clock, now));
         case 'delete':
         case 'pause':
         case 'resume':

@@ -31,6 +31,8 @@ export interface Job {
   sources: string[];
   enabled: boolean;
   source: JobSource;
+  /** In a household, the person who made it: it runs as them (their tools, budget, memory). Absent: the owner's. */
+  person?: string;
   tz: string;
   /** The next scheduled time not yet claimed; undefined when paused-and-done or finished. */
   nextRunAt: number | undefined;

@@ -41,6 +41,8 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = [
     ['memory_write', 'write or append to a memory file', 'memory.write'],
     ['memory_search', 'search the memory files', 'memory.read'],
   ]),
+  ...entries('memory', 'people', 'memory', [['memory_share', 'copy one of the person\'s memory files into shared/ (a household; the owner approves)', 'memory.share']],
+    (config) => (config.people && Object.keys(config.people).length > 0 ? undefined : 'needs people:')),
   ...entries('web', 'tools.web_search', undefined, [['web_search', 'search the web (Tavily, Exa or SearXNG)', 'web.search']], (config) => (config.tools.web_search ? undefined : 'needs tools.web_search')),
   ...entries('web', 'tools.http', undefined, [['http', 'HTTP requests, with presets and the private-address guard', 'web.request']]),
   ...entries('images', 'tools.images', undefined, [['image_generate', 'make an image from a description (an OpenAI-compatible images endpoint)', 'images.generate']], (config) => (config.tools.images ? undefined : 'needs tools.images')),

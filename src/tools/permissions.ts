@@ -19,11 +19,13 @@ export function neededPermissions(tool: { name: string; permissions?: readonly s
  * The filter for an agent's grants: `allows` keeps the tools whose permissions are all granted, `missing` names the
  * first permission of a call that is not, and `why` says it in words for `familiar tools list --agent`.
  */
-export function createPermissionFilter(patterns: readonly string[], agent: string): ToolFilter {
+export function createPermissionFilter(patterns: readonly string[], agent: string | { who: string; key: string }): ToolFilter {
   const grant = grants(patterns);
+  // An agent's grants, or a person's in a household (people.<name>.tools).
+  const holder = typeof agent === 'string' ? { who: `agent "${agent}"`, key: `agents.${agent}.permissions` } : agent;
   const missing = (permissions: readonly string[]): string | undefined => {
     const absent = permissions.find((permission) => !grant(permission));
-    return absent === undefined ? undefined : `the permission "${absent}", which agent "${agent}" is not granted (agents.${agent}.permissions)`;
+    return absent === undefined ? undefined : `the permission "${absent}", which ${holder.who} is not granted (${holder.key})`;
   };
   return {
     description: `permissions ${patterns.length > 0 ? patterns.join(', ') : '(none)'}`,

@@ -3,6 +3,9 @@ import type { TurnInput } from '../agent/agent.js';
 import { ChatLines, type ChatTicket } from './chat-line.js';
 import type { ChatQueue } from './chat-queue.js';
 import type { Config } from '../config/schema.js';
+import { GUEST, type People } from '../config/people.js';
+import { withPerson, type ActingPerson } from '../lib/person-scope.js';
+import { createPermissionFilter } from '../tools/permissions.js';
 import { linkAbort } from '../lib/abort.js';
 import type { EventSink } from '../tools/events.js';
 import { approveList, unattendedFilter } from '../gate/unattended.js';
@@ -19,6 +22,8 @@ export interface TurnsDeps {
   queue: ChatQueue;
   /** Gets `turn:start` and `turn:end` for every turn (chats, jobs, skills). */
   events?: EventSink;
+  /** Who is who in a household (`people:`); each turn runs as its person. Absent or no people: one person, as before. */
+  people?: People;
 }
 
 export interface Turns {
@@ -90,9 +95,30 @@ export function createTurns(deps: TurnsDeps): Turns {
   };
 }
 
-/** One turn with its chat's agent; an unattended run's answer notes the calls it was refused for want of approval. */
-async function runTurn(deps: TurnsDeps, request: TurnRequest, conversationId: string, cancel: AbortSignal | AbortController | undefined): Promise<TurnOutcome> {
-  const input = agentInput(deps, request, conversationId, cancel);
+/**
+ * One turn with its chat's agent, as its person in a household (their memory, tools, budget and zone: the stores it
+ * reaches read `currentPerson()`); an unattended run's answer notes the calls it was refused for want of approval.
+ */
+function runTurn(deps: TurnsDeps, request: TurnRequest, conversationId: string, cancel: AbortSignal | AbortController | undefined): Promise<TurnOutcome> {
+  if (deps.people?.household !== true) return runTurnAs(deps, request, conversationId, cancel, undefined);
+  const person = personOf(deps.people, request);
+  return withPerson(person, () => runTurnAs(deps, request, conversationId, cancel, person));
+}
+
+/**
+ * Whom a turn runs as, from who started it and never from its text: a chat message's sender (by channel and id; the
+ * terminal and the console are the owner's), a job's or skill's recorded person, else the owner (a job made before the
+ * household began); a sender in no person's ids is a guest.
+ */
+function personOf(people: People, request: TurnRequest): ActingPerson {
+  if (request.person !== undefined) return people.get(request.person) ?? GUEST;
+  const fromChat = request.source === 'chat' || request.source === 'cli' || (request.source === 'skill' && request.origin.userId !== undefined);
+  if (fromChat) return people.forSender(request.origin.channel, request.origin.userId);
+  return people.owner() ?? GUEST;
+}
+
+async function runTurnAs(deps: TurnsDeps, request: TurnRequest, conversationId: string, cancel: AbortSignal | AbortController | undefined, person: ActingPerson | undefined): Promise<TurnOutcome> {
+  const input = agentInput(deps, request, conversationId, cancel, person);
   const result = await observed(deps.events, request, conversationId, () => deps.agent.runTurn(input));
   const unattended = request.unattended;
   if (result.denied.length === 0 || !unattended) return result;
@@ -104,13 +130,18 @@ async function runTurn(deps: TurnsDeps, request: TurnRequest, conversationId: st
 }
 
 /** The agent's input: the route's agent applied, and an unattended run's tools and approvals narrowed to its own. */
-function agentInput(deps: TurnsDeps, request: TurnRequest, conversationId: string, cancel: AbortSignal | AbortController | undefined): TurnInput {
+function agentInput(deps: TurnsDeps, request: TurnRequest, conversationId: string, cancel: AbortSignal | AbortController | undefined, person: ActingPerson | undefined): TurnInput {
   const { config } = deps;
   const unattended = request.unattended;
-  const filter = unattended ? intersectFilters(request.filter, unattendedFilter(config, deps.riskOf, unattended)) : request.filter;
+  // A child's allowlist (or the safe default), a guest's: not offered, and refused at lookup if called anyway.
+  const grants = person ? deps.people?.grantsOf(person) : undefined;
+  const personal = grants ? createPermissionFilter(grants, { who: `${person?.role ?? 'person'} ${person?.name ?? ''}`, key: person?.role === 'guest' ? 'familiar people link' : `people.${person?.name ?? ''}.tools` }) : undefined;
+  const narrowed = personal ? intersectFilters(request.filter, personal) : request.filter;
+  const filter = unattended ? intersectFilters(narrowed, unattendedFilter(config, deps.riskOf, unattended)) : narrowed;
   const approve = unattended ? approveList(unattended) : request.approve;
   return applyAgent(config, {
-    conversationId, text: request.text, origin: request.origin, source: request.source,
+    conversationId, text: person && request.source === 'chat' ? `[${person.name}] ${request.text}` : request.text, origin: request.origin, source: request.source,
+    ...(person ? { person: person.name, ...(person.timezone !== undefined ? { timezone: person.timezone } : {}) } : {}),
     ...(filter ? { filter } : {}),
     ...(approve ? { approve } : {}),
     ...(unattended ? { unattended: true, run: { owner: unattended.owner, id: unattended.id } } : {}),

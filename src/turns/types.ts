@@ -32,6 +32,8 @@ export interface TurnRequest {
   route?: Pick<CallOrigin, 'channel' | 'chatId'>;
   /** A model to try first (the heartbeat's cheaper `heartbeat.model`); the route's agent and `llm.model` follow. */
   model?: string;
+  /** In a household, the person it runs as (a job's or skill's recorded person); default: from the origin's sender. */
+  person?: string;
   /** Set for jobs and skills on their schedule: nobody can answer a question. */
   unattended?: Unattended;
   /**

@@ -61,6 +61,28 @@ export function usageOfConversation(db: Database, prices: Prices, conversationId
   return usageBetween(db, prices, 0, Number.MAX_SAFE_INTEGER, conversationId);
 }
 
+/** Tokens a household's person used today (in `timezone`): what their `budget.daily_tokens` is checked against. */
+export function personTokensToday(db: Database, config: Pick<Config, 'timezone'>, person: string, now: Date): number {
+  const row = db.prepare('SELECT SUM(prompt_tokens + completion_tokens) AS tokens FROM turns WHERE person = ? AND started_at >= ?').get(person, startOfDay(config.timezone, now)) as { tokens: number | null };
+  return row.tokens ?? 0;
+}
+
+/**
+ * Totals per person of turns started in [from, to) (a household). Rows that name nobody (before the household, or
+ * model calls outside a turn) are the owner's.
+ */
+export function usageByPerson(db: Database, prices: Prices, from: number, to: number, owner: string): Array<UsageTotals & { person: string }> {
+  const rows = db
+    .prepare(
+      `SELECT COALESCE(person, ?) AS person, model, SUM(prompt_tokens) AS prompt, SUM(completion_tokens) AS completion, SUM(llm_calls) AS calls,
+         SUM(${IS_TURN}) AS turns, SUM(source = 'image') AS images
+       FROM turns WHERE started_at >= ? AND started_at < ? GROUP BY 1, model`,
+    )
+    .all(owner, from, to) as Array<ModelRow & { person: string }>;
+  const people = [...new Set(rows.map((row) => row.person))].sort();
+  return people.map((person) => ({ person, ...sumRows(rows.filter((row) => row.person === person), prices) }));
+}
+
 /** Today's usage in the configured time zone, with the budget: what `/status`, `/usage` and `familiar usage` show. */
 export function usageToday(db: Database, config: Pick<Config, 'timezone' | 'llm'>, now: Date = new Date()): UsageToday {
   const from = startOfDay(config.timezone, now);

@@ -16,6 +16,13 @@ describe('what a config reload applies live', () => {
     expect(classifyChanges(current, next, [], [])).toEqual({ live: ['llm.model'], restart: ['llm.base_url', 'agent.max_concurrent_turns'] });
   });
 
+  it('applies a household\'s people live, but turning the household on or off needs a restart', () => {
+    const people = { ann: { role: 'owner', ids: { telegram: [1] } }, ben: { ids: { telegram: [2] } } };
+    expect(classifyChanges(make(), make({ people }), [], [])).toEqual({ live: [], restart: ['people'] });
+    const moved = { ...people, ben: { ids: { telegram: [3] } }, cid: { role: 'child' } };
+    expect(classifyChanges(make({ people }), make({ people: moved }), [], [])).toEqual({ live: ['people.ben.ids.telegram', 'people.cid'], restart: [] });
+  });
+
   it('keeps a live key that brings a secret the redaction does not know yet for the restart', () => {
     const current = make();
     const next = make({ agents: { helper: { persona: 'token is sk-new-secret-42' } } });

@@ -18,6 +18,8 @@ const EVERYTHING = {
     images: { model: 'gpt-image-1' },
     calendar: { accounts: [{ url: 'https://dav.example.com/', user: 'me@example.com', password: 'pw-12345' }] },
   },
+  // A household makes memory_share.
+  people: { ann: { role: 'owner' } },
 };
 
 let fake: FakeOpenAI;
@@ -66,7 +68,7 @@ describe('tools.enabled', () => {
 
   it('makes only the tools it names: names, groups and exclusions', async () => {
     app = (await makeTestApp(fake, { ...EVERYTHING, tools: { ...EVERYTHING.tools, enabled: ['memory.*', 'task_create', 'files.*', '!write', 'web_search'] } }, undefined, { mode: 'command' })).app;
-    expect(names(app)).toEqual(['edit', 'glob', 'grep', 'listdir', 'memory_read', 'memory_search', 'memory_write', 'read', 'task_create', 'web_search']);
+    expect(names(app)).toEqual(['edit', 'glob', 'grep', 'listdir', 'memory_read', 'memory_search', 'memory_share', 'memory_write', 'read', 'task_create', 'web_search']);
     fake.script({ toolCalls: [{ name: 'schedule', arguments: { action: 'list' } }] }, { content: 'ok' });
     await app.turns.start({ text: 'jobs?', origin: { channel: 'cli', chatId: 'x', userId: 'owner' }, source: 'cli' });
     const offered = fake.requests.at(-2)?.body.tools?.map((tool) => tool.function.name) ?? [];

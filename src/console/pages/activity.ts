@@ -54,7 +54,7 @@ function activityPage(app: ConsoleApp, context: RequestContext) {
 ${entries.length === 0 ? emptyState('No tool calls match.') : html`<ol class="timeline">${entries.map((entry) => {
     const state = app.deps.records.auditOutcome(entry);
     return html`<li class="call ${state}"><details>
-  <summary><time>${app.formatTime(entry.createdAt)}</time> <span class="tool-name">${entry.tool}</span> <span class="tool-state">${state}</span> <span class="tool-time">${formatDuration(entry.durationMs)}</span>
+  <summary><time>${app.formatTime(entry.createdAt)}</time> <span class="tool-name">${entry.tool}</span>${entry.person ? html` <span class="muted">for ${entry.person}</span>` : ''} <span class="tool-state">${state}</span> <span class="tool-time">${formatDuration(entry.durationMs)}</span>
     <code class="tool-args">${truncate(app.mask(entry.input), 160)}</code></summary>
   <dl class="facts">
     <dt>Conversation</dt><dd>${entry.conversationId ? html`<a href="/console/activity?conversation=${encodeURIComponent(entry.conversationId)}">${entry.conversationId}</a>` : '—'}</dd>

@@ -2,6 +2,7 @@ import { errorMessage } from '../../errors.js';
 import type { ConsoleApp, RequestContext, Route } from '../app.js';
 import { html } from '../html.js';
 import { actionButton, emptyState } from '../layout.js';
+import { householdSection } from './people.js';
 
 /** People who wrote to the bot and are waiting to be let in (pairing codes): approve or deny; who is in already. */
 export function pairingRoutes(app: ConsoleApp): Route[] {
@@ -30,10 +31,11 @@ export function pairingRoutes(app: ConsoleApp): Route[] {
 function pairingPage(app: ConsoleApp, context: RequestContext) {
   const pairing = app.deps.pairing;
   const csrf = context.session?.csrf ?? '';
-  if (!pairing) return app.render(context, { title: 'People', section: 'pairing', body: html`<h1>People</h1>${emptyState('No chat channel is configured, so nobody can ask to be let in.')}` });
+  const household = householdSection(app);
+  if (!pairing) return app.render(context, { title: 'People', section: 'pairing', body: html`<h1>People</h1>${household}${emptyState('No chat channel is configured, so nobody can ask to be let in.')}` });
   const pending = pairing.pending();
   const paired = pairing.paired();
-  const body = html`<h1>People</h1>
+  const body = html`<h1>People</h1>${household}
 <h2>Waiting to be let in</h2>
 <p class="muted">Someone the bot does not know got a code in a direct chat. Approve only people you know: they can then talk to the assistant.</p>
 ${pending.length === 0 ? emptyState('Nobody is waiting.') : html`<ul class="cards">${pending.map((request) => html`<li class="card">
