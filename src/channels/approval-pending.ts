@@ -36,6 +36,15 @@ export function wholeQuestion(text: string, limit: number): string {
   return text;
 }
 
+/**
+ * Who may answer a question: only the person it is for (`userId`), and where the platform answers by a reaction in a
+ * chat rather than a press on the question's own message, only in the chat it was asked in. A question that names
+ * nobody has nobody who may answer it (it times out unapproved) rather than everyone who may talk to the bot.
+ */
+export function mayAnswer(prompt: ApprovalPrompt, presser: string, chatId?: string): boolean {
+  return prompt.userId !== undefined && presser === prompt.userId && (chatId === undefined || chatId === prompt.chatId);
+}
+
 /** The message as shown once decided: the question, then the outcome. */
 export function withOutcome(text: string, outcome: string, limit: number): string {
   return fitText(`${text}\n\n${outcome}`, limit);

@@ -4,7 +4,7 @@ import {
 import type { ApprovalPrompter } from '../approval/prompter.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { OUTCOME, buttonData, parseButtonData, wholeQuestion, withOutcome, type PendingApprovals } from './approval-pending.js';
+import { OUTCOME, buttonData, parseButtonData, wholeQuestion, mayAnswer, withOutcome, type PendingApprovals } from './approval-pending.js';
 import { cleanName } from './display-name.js';
 import { DISCORD_LIMIT, type DiscordChannel } from './discord.js';
 
@@ -60,10 +60,8 @@ async function onInteraction(interaction: Interaction, options: DiscordPrompterO
   }
   const presser = interaction.user.id;
   const sameMessage = interaction.channelId === open.prompt.chatId && (open.messageId === undefined || interaction.message.id === open.messageId);
-  // Only the person the question is for, in the chat it was asked in; a question that names nobody has nobody
-  // who may answer it (it times out unapproved) rather than everyone who may talk to the bot.
-  const mayAnswer = open.prompt.userId !== undefined && presser === open.prompt.userId;
-  if (!sameMessage || !mayAnswer) {
+  // Only the person the question is for, on the question's own message (in the chat it was asked in).
+  if (!sameMessage || !mayAnswer(open.prompt, presser)) {
     log.warn({ userId: presser, chatId: open.prompt.chatId, tool: open.prompt.tool }, 'discord: approval press by someone else ignored');
     await replyPrivately(interaction, OUTCOME.notYours);
     return;

@@ -2,7 +2,7 @@ import type { Context } from 'grammy';
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import type { ApprovalPrompter } from '../approval/prompter.js';
 import type { Logger } from '../log.js';
-import { OUTCOME, buttonData, parseButtonData, wholeQuestion, withOutcome, type PendingApprovals } from './approval-pending.js';
+import { OUTCOME, buttonData, parseButtonData, wholeQuestion, mayAnswer, withOutcome, type PendingApprovals } from './approval-pending.js';
 import { cleanName } from './display-name.js';
 import { TELEGRAM_LIMIT, type TelegramChannel } from './telegram.js';
 
@@ -63,10 +63,8 @@ async function onPress(ctx: Context, options: TelegramPrompterOptions): Promise<
   const sameMessage = query.message !== undefined
     && String(query.message.chat.id) === open.prompt.chatId
     && (open.messageId === undefined || String(query.message.message_id) === open.messageId);
-  // Only the person the question is for, in the chat it was asked in; a question that names nobody has nobody
-  // who may answer it (it times out unapproved) rather than everyone who may talk to the bot.
-  const mayAnswer = open.prompt.userId !== undefined && presser === open.prompt.userId;
-  if (!sameMessage || !mayAnswer) {
+  // Only the person the question is for, on the question's own message (in the chat it was asked in).
+  if (!sameMessage || !mayAnswer(open.prompt, presser)) {
     log.warn({ userId: presser, chatId: open.prompt.chatId, tool: open.prompt.tool }, 'telegram: approval press by someone else ignored');
     await ctx.answerCallbackQuery({ text: OUTCOME.notYours });
     return;

@@ -1,6 +1,6 @@
 import type { ApprovalPrompter } from '../../approval/prompter.js';
 import type { Logger } from '../../log.js';
-import { OUTCOME, wholeQuestion, withOutcome, type PendingApprovals } from '../approval-pending.js';
+import { OUTCOME, wholeQuestion, mayAnswer, withOutcome, type PendingApprovals } from '../approval-pending.js';
 import type { MatrixChannel, MatrixReaction } from './matrix-channel.js';
 import { MATRIX_LIMIT } from './matrix-content.js';
 import { bareKey } from './matrix-sender.js';
@@ -63,10 +63,7 @@ function onReaction(reaction: MatrixReaction, byMessage: ReadonlyMap<string, str
   const { pending, log } = options;
   const open = pending.peek(id);
   if (!open) return;
-  // Only the person the question is for, in the room it was asked in; a question that names nobody has nobody
-  // who may answer it (it times out unapproved) rather than everyone in the room.
-  const mayAnswer = open.prompt.userId !== undefined && reaction.sender === open.prompt.userId && reaction.roomId === open.prompt.chatId;
-  if (!mayAnswer) {
+  if (!mayAnswer(open.prompt, reaction.sender, reaction.roomId)) {
     log.warn({ userId: reaction.sender, chatId: open.prompt.chatId, tool: open.prompt.tool }, 'matrix: approval reaction by someone else ignored');
     return;
   }

@@ -1,6 +1,6 @@
 import type { ApprovalPrompter } from '../../approval/prompter.js';
 import type { Logger } from '../../log.js';
-import { OUTCOME, wholeQuestion, withOutcome, type PendingApprovals } from '../approval-pending.js';
+import { OUTCOME, wholeQuestion, mayAnswer, withOutcome, type PendingApprovals } from '../approval-pending.js';
 import { bareEmoji } from './signal-buttons.js';
 import type { SignalChannel } from './signal-channel.js';
 import { targetOf, type SignalReaction } from './signal-inbound.js';
@@ -60,10 +60,7 @@ function onReaction(reaction: SignalReaction, asked: Map<string, string>, option
   const { pending, log } = options;
   const open = pending.peek(id);
   if (!open) return;
-  // Only the person the question is for, in the chat it was asked in; a question that names nobody has nobody
-  // who may answer it (it times out unapproved) rather than everyone who may talk to the bot.
-  const mayAnswer = open.prompt.userId !== undefined && reaction.userId === open.prompt.userId && reaction.chatId === open.prompt.chatId;
-  if (!mayAnswer) {
+  if (!mayAnswer(open.prompt, reaction.userId, reaction.chatId)) {
     log.warn({ userId: reaction.userId, chatId: open.prompt.chatId, tool: open.prompt.tool }, 'signal: approval reaction by someone else ignored');
     return;
   }

@@ -1,6 +1,6 @@
 import type { ApprovalPrompter } from '../../approval/prompter.js';
 import type { Logger } from '../../log.js';
-import { OUTCOME, buttonData, parseButtonData, wholeQuestion, withOutcome, type PendingApprovals } from '../approval-pending.js';
+import { OUTCOME, buttonData, parseButtonData, wholeQuestion, mayAnswer, withOutcome, type PendingApprovals } from '../approval-pending.js';
 import { cleanName } from '../display-name.js';
 import { chatIdOfPress, parseChatId, type BlockActions } from './slack-events.js';
 import { SLACK_SECTION_LIMIT, escapeText } from './slack-format.js';
@@ -66,10 +66,8 @@ async function onPress(press: BlockActions, options: SlackPrompterOptions): Prom
     return true;
   }
   const sameMessage = chatId === open.prompt.chatId && (open.messageId === undefined || press.message?.ts === open.messageId || press.container?.message_ts === open.messageId);
-  // Only the person the question is for, in the chat it was asked in; a question that names nobody has nobody
-  // who may answer it (it times out unapproved) rather than everyone who may talk to the bot.
-  const mayAnswer = open.prompt.userId !== undefined && presser === open.prompt.userId;
-  if (!sameMessage || !mayAnswer) {
+  // Only the person the question is for, on the question's own message (in the chat it was asked in).
+  if (!sameMessage || !mayAnswer(open.prompt, presser)) {
     log.warn({ userId: presser, chatId: open.prompt.chatId, tool: open.prompt.tool }, 'slack: approval press by someone else ignored');
     await tellPresser(channel, press, OUTCOME.notYours);
     return true;
