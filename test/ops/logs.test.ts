@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
@@ -130,8 +130,16 @@ describe('familiar logs', () => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    // The follower polls; give it its first look before writing.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The follower starts at the end of the file (--lines 0): a line is new to it once it has the file open. Waiting
+    // for the open itself (not a fixed pause) holds on a loaded machine, where starting a process takes seconds.
+    const opened = (): boolean => readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${child.pid}/fd/${fd}`) === file;
+      } catch {
+        return false;
+      }
+    });
+    await waitUntil(opened, 20_000, 'the follower to open the log');
     appendFileSync(file, `${line(30, Date.now(), 'appended')}\n`);
     await waitUntil(() => out.includes('appended'), 10_000, 'the appended line');
     // Rotation as the daemon does it: the file becomes .1 (after one last line), a new file starts.
