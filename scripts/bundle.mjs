@@ -17,11 +17,7 @@ const BUNDLED = new Set(['yaml', 'zod', 'commander', 'openai']);
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.optionalDependencies ?? {})].filter((name) => !BUNDLED.has(name));
 
-rmSync(path.join(dist, 'bundle'), { recursive: true, force: true });
-renameSync(path.join(dist, 'main.js'), path.join(dist, 'cli-main.js'));
-await build({
-  entryPoints: { main: path.join(dist, 'cli-main.js') },
-  outdir: path.join(dist, 'bundle'),
+const options = {
   outExtension: { '.js': '.mjs' },
   bundle: true,
   splitting: true,
@@ -32,7 +28,15 @@ await build({
   // CommonJS code folded in (yaml) calls require() for Node's built-ins; ES modules have none of their own.
   banner: { js: "import { createRequire as __familiarCreateRequire } from 'node:module'; const require = __familiarCreateRequire(import.meta.url);" },
   logLevel: 'warning',
-});
+};
+// Two bundles. dist/bundle/: the command line, each command an entry loaded on use. dist/bundle-start/: `familiar
+// start` alone (src/main-start.ts). In one bundle the code the commands share is cut into a chunk per set of entries
+// using it, and a start read 72 files; its own bundle has only the daemon's entries (the parts loaded when configured),
+// and a start reads 31 (docs/BENCHMARKS.md). What start does not handle (`start --help`) goes to the command line's.
+for (const folder of ['bundle', 'bundle-start']) rmSync(path.join(dist, folder), { recursive: true, force: true });
+await build({ ...options, entryPoints: { main: path.join(dist, 'main-start.js') }, outdir: path.join(dist, 'bundle-start') });
+renameSync(path.join(dist, 'main.js'), path.join(dist, 'cli-main.js'));
+await build({ ...options, entryPoints: { main: path.join(dist, 'cli-main.js') }, outdir: path.join(dist, 'bundle') });
 rmSync(path.join(dist, 'cli-main.js'));
 // Node 22.1+ keeps the compiled code of the modules it loads between runs (in NODE_COMPILE_CACHE, else the temporary
 // folder): a start compiles nothing it compiled the last time. It applies to what loads after it is on, hence the
@@ -41,6 +45,6 @@ const MAIN = `#!/usr/bin/env node
 // The command line, bundled by scripts/bundle.mjs from src/main.ts.
 import module from 'node:module';
 module.enableCompileCache?.();
-await import('./bundle/main.mjs');
+await import(process.argv.includes('start') ? './bundle-start/main.mjs' : './bundle/main.mjs');
 `;
 writeFileSync(path.join(dist, 'main.js'), MAIN, { mode: 0o755 });

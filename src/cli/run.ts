@@ -1,6 +1,6 @@
-import { AppError, ConfigError, errorMessage } from '../errors.js';
 import { COMMANDS } from './commands.js';
-import { createCommandContext, type CommandIo } from './context.js';
+import type { CommandIo } from './context.js';
+import { extractGlobals, runLoadedCommand, type Globals } from './outcome.js';
 
 /**
  * Takes out the global options (anywhere on the line), checks and routes the rest with commander (help, --version,
@@ -32,58 +32,9 @@ export async function runCli(argv: string[], io: CommandIo = { stdout: process.s
   return runCommand(parsed.run.name, { ...globals, rest: words }, io);
 }
 
-/** Loads and runs one command; its errors become exit codes. */
+/** Loads and runs one command by name. */
 async function runCommand(name: string, globals: Globals, io: CommandIo): Promise<number> {
   const loadCommand = COMMANDS.get(name);
   if (!loadCommand) throw new Error(`command ${name} is declared but has no code`);
-  const context = createCommandContext(globals.rest.slice(1), { config: globals.config, logLevel: globals.logLevel, json: globals.json }, io);
-  try {
-    const command = await loadCommand();
-    return await command(context);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr.write(`${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof AppError) {
-      io.stderr.write(`familiar: ${error.message} [${error.code}]\n`);
-      return 1;
-    }
-    io.stderr.write(`familiar: ${errorMessage(error)}\n`);
-    return 1;
-  }
-}
-
-interface Globals {
-  config: string | undefined;
-  logLevel: string | undefined;
-  json: boolean;
-  rest: string[];
-}
-
-/** Global options may stand anywhere before `--`; everything else is left, in order, for commander and the command. */
-function extractGlobals(argv: string[]): Globals | { error: string } {
-  const globals: Globals = { config: undefined, logLevel: undefined, json: false, rest: [] };
-  for (let index = 0; index < argv.length; index += 1) {
-    const arg = argv[index] ?? '';
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = () => {
-      if (inline !== undefined) return inline;
-      index += 1;
-      return argv[index];
-    };
-    if (flag === '--') {
-      // Kept: after it, words that look like options are text (`familiar ask -- --new is a flag`).
-      globals.rest.push(...argv.slice(index));
-      break;
-    } else if (flag === '--config' || flag === '-c') {
-      globals.config = value();
-      if (!globals.config) return { error: '--config needs a file path' };
-    } else if (flag === '--log-level') {
-      globals.logLevel = value();
-      if (!globals.logLevel) return { error: '--log-level needs a level (debug, info, warn, error)' };
-    } else if (flag === '--json') globals.json = true;
-    else globals.rest.push(arg);
-  }
-  return globals;
+  return runLoadedCommand(loadCommand, globals, io);
 }
