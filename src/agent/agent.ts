@@ -20,6 +20,8 @@ import { buildSystemPrompt, type PromptMemory } from './prompt.js';
 
 export interface TurnInput {
   conversationId: string;
+  /** Its calls' workspace (src/workspace/workspace-key.ts); default the conversation's. */
+  workspaceId?: string;
   text: string;
   /** Sent as image content when `llm.vision` is on; only a text note is kept in history. */
   images?: ReadonlyArray<{ mimeType: string; data: Buffer }>;
@@ -319,6 +321,7 @@ class Turn {
     input.onEvent?.({ type: 'tool_start', tool: call.name, arguments: call.arguments, callId: call.id });
     const outcome = await this.agent.deps.tools.execute({
       name: call.name, arguments: call.arguments, callId: call.id, conversationId: input.conversationId, turnId: this.turnId,
+      ...(input.workspaceId !== undefined ? { workspaceId: input.workspaceId } : {}),
       origin: input.origin, unattended: input.unattended ?? false, signal: this.signal,
       ...(input.run ? { run: input.run } : {}),
       ...(input.filter ? { filter: input.filter } : {}),

@@ -47,6 +47,7 @@ export interface DownloadedAudio {
 export async function storeAttachments(input: {
   attachments: readonly RemoteAttachment[];
   dataDir: string;
+  /** The workspace the files go into: the conversation's, or a person's own in a household's group. */
   conversationId: string;
   maxBytes: number;
   log: Logger;

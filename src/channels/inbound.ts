@@ -39,13 +39,14 @@ export interface PreparedMessage {
 }
 
 /**
- * Everything a chat message brings before its turn: its files stored in the conversation's workspace, its audio
+ * Everything a chat message brings before its turn: its files stored in the workspace `workspaceId`, its audio
  * heard, and a forwarded message wrapped as someone else's words (outside content that taints the turn, never
  * orders from the person). Only an allowed person's message gets here: access was checked before any download.
  */
-export async function prepareInbound(deps: InboundDeps, update: InboundUpdate, conversationId: string, signal: AbortSignal, commandTurn?: ChatCommandTurn['turn']): Promise<PreparedMessage> {
+export async function prepareInbound(deps: InboundDeps, update: InboundUpdate, conversationId: string, workspaceId: string, signal: AbortSignal, commandTurn?: ChatCommandTurn['turn']): Promise<PreparedMessage> {
+  // Into the sender's own workspace (in a household's group, theirs: src/workspace/workspace-key.ts).
   const stored = await storeAttachments({
-    attachments: update.attachments, dataDir: deps.dataDir, conversationId, maxBytes: deps.maxAttachmentBytes, log: deps.log, workspaces: deps.workspaces,
+    attachments: update.attachments, dataDir: deps.dataDir, conversationId: workspaceId, maxBytes: deps.maxAttachmentBytes, log: deps.log, workspaces: deps.workspaces,
   });
   const heard = await hearAudio({ voice: deps.voice, audio: stored.audio, conversationId, forwarded: update.forwarded === true, signal, log: deps.log });
   const words = update.text.trim();

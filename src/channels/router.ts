@@ -3,6 +3,7 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ChatCommandTurn, ChatCommands } from '../part.js';
 import type { Workspaces } from '../workspace/workspace.js';
+import { workspaceFor } from '../workspace/workspace-key.js';
 import type { ChatTicket, StartTurn, TurnEvent } from '../turns/types.js';
 import type { Turns } from '../turns/turns.js';
 import { prepareInbound, type InboundUpdate } from './inbound.js';
@@ -295,7 +296,10 @@ export class ChannelRouter {
     try {
       await ticket.inLine();
       const conversationId = ticket.conversation();
-      const prepared = await prepareInbound({ ...this.deps, log, maxAttachmentBytes: this.maxAttachmentBytes }, update, conversationId, ticket.signal, commandTurn);
+      // A group is shared: in a household each sender has their own workspace in it (the turn decides the same way).
+      const shared = !update.isDirect;
+      const workspaceId = this.deps.runAs ? this.deps.runAs(update.channel, update.userId, () => workspaceFor(conversationId, shared)) : conversationId;
+      const prepared = await prepareInbound({ ...this.deps, log, maxAttachmentBytes: this.maxAttachmentBytes }, update, conversationId, workspaceId, ticket.signal, commandTurn);
       if (prepared.failures.length > 0) {
         // Said at once, after the previous message's answer: the person need not wait for a turn to learn it.
         await ticket.reply(async () => {
@@ -316,6 +320,7 @@ export class ChannelRouter {
         origin: { channel: update.channel, chatId: update.chatId, userId: update.userId },
         source: 'chat',
         chat: ticket,
+        shared,
         signal: ticket.signal,
         ...(prepared.images.length > 0 ? { images: prepared.images } : {}),
         ...(prepared.taint.length > 0 ? { taint: prepared.taint } : {}),

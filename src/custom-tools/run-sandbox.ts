@@ -19,6 +19,8 @@ export interface SandboxScriptRun {
   timeoutMs: number;
   network: boolean;
   conversationId: string;
+  /** Its container and workspace: the call's (`ctx.workspaceId`). */
+  workspaceId: string;
   signal: AbortSignal;
 }
 
@@ -29,7 +31,7 @@ export async function runInSandbox(run: SandboxScriptRun): Promise<ToolResult> {
     return { success: false, output: `The arguments for ${run.name} are too large to pass to a sandbox script; put the data in a workspace file and pass its path.` };
   }
   try {
-    const result = await run.pool.run(run.conversationId, { command, timeoutMs: run.timeoutMs, signal: run.signal, ...(run.network ? { network: true } : {}) });
+    const result = await run.pool.run(run.workspaceId, { command, timeoutMs: run.timeoutMs, signal: run.signal, ...(run.network ? { network: true } : {}) });
     return scriptResult(run.name, {
       exitCode: result.exitCode, stdout: result.stdout.text(), stderr: result.stderr.text(), stdoutDropped: result.stdout.dropped,
       timedOut: result.timedOut, cancelled: result.cancelled, oomKilled: result.oomKilled, timeoutMs: run.timeoutMs,

@@ -14,7 +14,7 @@ import { z } from 'zod/v3';
 import type { Config } from '../config/schema.js';
 import { failure, succeed, type Result } from '../lib/result.js';
 import type { Effect } from '../tools/effects.js';
-import type { AnyTool } from '../tools/types.js';
+import { workspaceIdOf, type AnyTool } from '../tools/types.js';
 import { checkEffects, checkName, checkParameters } from './check-definition.js';
 import { runOnHost } from './run-host.js';
 import { runInSandbox, SANDBOX_SCRIPT_MAX_BYTES } from './run-sandbox.js';
@@ -125,7 +125,7 @@ export async function readScriptTool(yamlFile: string, deps: ScriptToolDeps): Pr
         return runOnHost({ ...request, file: confined.value, sha256, env: allowed?.env ?? {}, timeZone: ctx.config.timezone });
       }
       if (!ctx.pool) return { success: false, output: `${name} runs in the sandbox, which is not running (no Docker engine); tell the person to run familiar doctor.` };
-      return runInSandbox({ ...request, pool: ctx.pool, script: content, network: spec.network });
+      return runInSandbox({ ...request, workspaceId: workspaceIdOf(ctx), pool: ctx.pool, script: content, network: spec.network });
     },
   };
   return succeed({ tool, script: confined.value, scriptSha256: sha256, where });

@@ -57,6 +57,7 @@ export function openCallScope(entry: RegisteredTool, request: CallRequest, conte
     scheduler: context.scheduler,
     ...(context.pool ? { pool: context.pool } : {}),
     conversationId: request.conversationId,
+    workspaceId: request.workspaceId ?? request.conversationId,
     turnId: request.turnId,
     callId,
     get signal() {

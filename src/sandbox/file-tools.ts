@@ -1,5 +1,5 @@
 import type { Effect } from '../tools/effects.js';
-import { fail, ok, type AnyTool, type ToolCallContext, type ToolResult } from '../tools/types.js';
+import { fail, ok, type AnyTool, type ToolCallContext, type ToolResult, workspaceIdOf } from '../tools/types.js';
 import { RefusedError, type Ownership } from '../workspace/pinned-dir.js';
 import type { SandboxConfig } from './pool.js';
 import { globMatcher, walk } from '../workspace/walk.js';
@@ -75,8 +75,8 @@ function modifyEffects(params: { path?: string; modify_existing?: boolean }): Ef
 async function guestWrite(guestFiles: GuestFiles, ctx: ToolCallContext, target: Target): Promise<{ refusal?: string; ownership?: Ownership }> {
   if (ctx.guest !== true) return {};
   const before = await target.files.lstat(target.names);
-  if (before && !guestFiles.mayChange(ctx.conversationId, target.relative, before)) return { refusal: existingFileRefusal(ctx, target.relative) };
-  guestFiles.remember(ctx.conversationId, target.relative);
+  if (before && !guestFiles.mayChange(workspaceIdOf(ctx), target.relative, before)) return { refusal: existingFileRefusal(ctx, target.relative) };
+  guestFiles.remember(workspaceIdOf(ctx), target.relative);
   const ownership = guestFiles.ownership();
   return ownership ? { ownership } : {};
 }

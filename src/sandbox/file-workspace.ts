@@ -1,5 +1,5 @@
 import { errorMessage } from '../errors.js';
-import { fail, type ToolCallContext, type ToolResult } from '../tools/types.js';
+import { fail, type ToolCallContext, type ToolResult, workspaceIdOf } from '../tools/types.js';
 import { RefusedError } from '../workspace/pinned-dir.js';
 import { fullMessage, splitWorkspacePath, type WorkspaceFiles } from '../workspace/workspace-files.js';
 import type { Workspaces } from '../workspace/workspace.js';
@@ -28,12 +28,12 @@ export function workspaceRunner(workspaces: Workspaces): InWorkspace {
     if (!split.success) return fail(`Refused: ${split.error}. ${PATH_HINT}`);
     let exists: boolean;
     try {
-      exists = workspaces.exists(ctx.conversationId);
+      exists = workspaces.exists(workspaceIdOf(ctx));
     } catch (error) {
       return fail(`Refused: ${errorMessage(error)}.`);
     }
     if (!exists && !create) return fail(EMPTY);
-    const opened = await workspaces.open(ctx.conversationId, { create });
+    const opened = await workspaces.open(workspaceIdOf(ctx), { create });
     if (!opened.success) return fail(`The workspace is not available: ${opened.error}.`);
     const files = opened.value;
     try {

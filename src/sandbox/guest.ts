@@ -74,13 +74,13 @@ export class GuestFiles {
   }
 
   /** True when `stats` (an existing file) may be changed by a guest turn without asking. */
-  mayChange(conversationId: string, relative: string, stats: Stats): boolean {
-    return stats.uid === this.guest.uid || (this.made.get(conversationId)?.has(relative) ?? false);
+  mayChange(workspaceId: string, relative: string, stats: Stats): boolean {
+    return stats.uid === this.guest.uid || (this.made.get(workspaceId)?.has(relative) ?? false);
   }
 
-  remember(conversationId: string, relative: string): void {
-    let names = this.made.get(conversationId);
-    if (!names) this.made.set(conversationId, (names = new Set()));
+  remember(workspaceId: string, relative: string): void {
+    let names = this.made.get(workspaceId);
+    if (!names) this.made.set(workspaceId, (names = new Set()));
     names.add(relative);
   }
 }

@@ -1,7 +1,7 @@
 import { errorMessage } from '../errors.js';
 import { redactSecrets } from '../log.js';
 import type { SandboxRun, SandboxStream } from '../tools/context.js';
-import { fail, ok, type AnyTool, type ToolResult } from '../tools/types.js';
+import { fail, ok, type AnyTool, type ToolResult, workspaceIdOf } from '../tools/types.js';
 import { createFileTools } from './file-tools.js';
 import { guestNote } from './guest.js';
 import type { SandboxConfig } from './pool.js';
@@ -60,7 +60,7 @@ function createExecTool(workspaces: Workspaces, config: SandboxConfig): AnyTool 
       const guest = ctx.guest === true;
       let result: SandboxRun;
       try {
-        result = await ctx.pool.run(ctx.conversationId, {
+        result = await ctx.pool.run(workspaceIdOf(ctx), {
           command: params.command, timeoutMs: timeoutS * 1000, signal: ctx.signal, ...(params.network ? { network: true } : {}),
           ...(guest ? { guest: config.guest_user } : {}),
         });
@@ -70,7 +70,7 @@ function createExecTool(workspaces: Workspaces, config: SandboxConfig): AnyTool 
       }
       const formatted = formatRun(result, { timeoutS, memoryMb: config.memory_mb, budget: ctx.config.tools.output_chars - FRAME_CHARS });
       // A command that filled the workspace fails with "No space left on device"; say which limit that is.
-      const usage = await workspaces.usage(ctx.conversationId);
+      const usage = await workspaces.usage(workspaceIdOf(ctx));
       if (usage && nearlyFull(usage)) formatted.output += `\nNote: ${fullMessage(usage)}.`;
       const note = guest && result.exitCode !== 0 ? guestNote(ctx, result.stderr.text()) : undefined;
       if (note) formatted.output += `\n${note}`;
@@ -111,8 +111,9 @@ function createCodeAgentTool(workspaces: Workspaces, config: SandboxConfig): Any
       let result: SandboxRun;
       let changes: string[];
       try {
-        const dir = await workspaces.ensure(ctx.conversationId);
-        const before = await snapshot(workspaces, ctx.conversationId);
+        const workspaceId = workspaceIdOf(ctx);
+        const dir = await workspaces.ensure(workspaceId);
+        const before = await snapshot(workspaces, workspaceId);
         // The key goes into this one container's environment only: not the command line, not a log line.
         result = await ctx.pool.runOneOff(dir, {
           cmd: ['/bin/bash', '-c', command],
@@ -122,7 +123,7 @@ function createCodeAgentTool(workspaces: Workspaces, config: SandboxConfig): Any
           signal: ctx.signal,
           ...(agentConfig.image ? { image: agentConfig.image } : {}),
         });
-        changes = diffSnapshots(before, await snapshot(workspaces, ctx.conversationId));
+        changes = diffSnapshots(before, await snapshot(workspaces, workspaceId));
       } catch (error) {
         ctx.log.warn({ err: error }, 'sandbox: coding agent failed to start');
         return fail(`The coding agent could not be started: ${redactSecrets(errorMessage(error), secrets)}.`);
@@ -184,8 +185,8 @@ export function shellQuote(value: string): string {
 }
 
 /** Size, mtime and inode of every non-folder entry, read through pinned folders (the agent's container may be hostile). */
-async function snapshot(workspaces: Workspaces, conversationId: string): Promise<Map<string, string>> {
-  const opened = await workspaces.open(conversationId, { create: true });
+async function snapshot(workspaces: Workspaces, workspaceId: string): Promise<Map<string, string>> {
+  const opened = await workspaces.open(workspaceId, { create: true });
   if (!opened.success) throw new Error(opened.error);
   const files = opened.value;
   try {

@@ -4,6 +4,7 @@ import type { ToolCallContext } from '../tools/types.js';
 import type { Delivery } from '../delivery/types.js';
 import { parseSkill, renderSkill, SKILL_ID, SKILL_TOOL_NAMES, type Skill, type SkillTrigger } from './format.js';
 import { hasScripts, runSkillTest, SANDBOX_REQUIRED, skillConversation } from './runner.js';
+import { workspaceFor } from '../workspace/workspace-key.js';
 import type { SkillService } from './service.js';
 import type { Result } from '../lib/result.js';
 
@@ -75,7 +76,8 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
       testPassed = false;
       notes.push(`Its test was not run: ${SANDBOX_REQUIRED}.`);
     } else {
-      const test = await runSkillTest(pool, saved, dir, skillConversation(id), ctx.signal);
+      // In a household the test runs in its maker's own workspace: the skill's is its runs' (the owner's, on its schedule).
+      const test = await runSkillTest(pool, saved, dir, workspaceFor(skillConversation(id), true), ctx.signal);
       const runId = service.store.startRun(id, 'test');
       service.store.finishRun(runId, { status: test.passed ? 'ok' : 'failed', output: test.report }, Date.now());
       testPassed = test.passed;

@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import type { SandboxRun } from '../tools/context.js';
 import { OWNER_CHANNELS } from '../lib/owner.js';
 import { stageFolder } from '../workspace/stage.js';
+import { workspaceFor } from '../workspace/workspace-key.js';
 import type { Workspaces } from '../workspace/workspace.js';
 import { createToolFilter } from '../tools/tool-filter.js';
 import type { Artifact, CallOrigin } from '../tools/types.js';
@@ -27,7 +28,7 @@ export interface SkillRunnerDeps {
 export interface SkillSandbox {
   readonly workspaces: Workspaces;
   readonly config: { timeout_s: number };
-  run(conversationId: string, request: { command: string; timeoutMs: number; signal?: AbortSignal }): Promise<SandboxRun>;
+  run(workspaceId: string, request: { command: string; timeoutMs: number; signal?: AbortSignal }): Promise<SandboxRun>;
 }
 
 export interface SkillRunRequest {
@@ -39,6 +40,8 @@ export interface SkillRunRequest {
   signal?: AbortSignal | undefined;
   /** Outside sources in play where the run was asked for (run_skill from a tainted turn): the run holds them too. */
   taint?: readonly string[] | undefined;
+  /** Asked for from a group chat (several people): in a household the run uses its person's own workspace. */
+  shared?: boolean | undefined;
 }
 
 export interface SkillRunResult {
@@ -82,17 +85,17 @@ export function hasScripts(dir: string): boolean {
  * copy, so a run always sees the files as they are now. The host only copies, through pinned folders
  * (the container may be hostile; see src/sandbox/stage.ts); nothing runs here.
  */
-export async function stageScripts(pool: SkillSandbox, conversationId: string, skillDir: string): Promise<void> {
-  await stageFolder(pool.workspaces, conversationId, path.join(skillDir, 'scripts'), 'scripts');
+export async function stageScripts(pool: SkillSandbox, workspaceId: string, skillDir: string): Promise<void> {
+  await stageFolder(pool.workspaces, workspaceId, path.join(skillDir, 'scripts'), 'scripts');
 }
 
 /** Runs a skill's `test` command in its sandbox workspace. Contract: never throws. */
-export async function runSkillTest(pool: SkillSandbox, skill: Skill, skillDir: string, conversationId: string, signal?: AbortSignal): Promise<{ passed: boolean; report: string }> {
+export async function runSkillTest(pool: SkillSandbox, skill: Skill, skillDir: string, workspaceId: string, signal?: AbortSignal): Promise<{ passed: boolean; report: string }> {
   if (skill.test === undefined) return { passed: true, report: 'no test' };
   let result: SandboxRun;
   try {
-    await stageScripts(pool, conversationId, skillDir);
-    result = await pool.run(conversationId, { command: skill.test, timeoutMs: pool.config.timeout_s * 1000, ...(signal ? { signal } : {}) });
+    await stageScripts(pool, workspaceId, skillDir);
+    result = await pool.run(workspaceId, { command: skill.test, timeoutMs: pool.config.timeout_s * 1000, ...(signal ? { signal } : {}) });
   } catch (error) {
     return { passed: false, report: `the test could not run in the sandbox: ${errorMessage(error)}` };
   }
@@ -142,7 +145,8 @@ export class SkillRunner {
         return finish({ status: 'refused', text: error, artifacts: [], error, denied: [] });
       }
       try {
-        await stageScripts(pool, conversationId, dir);
+        // The caller's scope is the run's person (run_skill from their turn), as in the run's own turn.
+        await stageScripts(pool, workspaceFor(conversationId, request.shared === true), dir);
       } catch (error) {
         const reason = `skill "${skill.id}" was not run: its scripts could not be copied to the sandbox (${errorMessage(error)})`;
         return finish({ status: 'failed', text: reason, artifacts: [], error: reason, denied: [] });
@@ -158,6 +162,7 @@ export class SkillRunner {
       // Unattended runs cannot ask anyone: only the skill's own approve list lets a high-risk tool through.
       const result = await deps.startTurn({
         conversationId, text, origin: request.origin, source: 'skill',
+        ...(request.shared === true ? { shared: true } : {}),
         filter: createToolFilter(skill.tools),
         systemExtra: systemExtra(skill, request, scripts, label),
         ...(taint.length > 0 ? { taint } : {}),

@@ -33,6 +33,8 @@ export interface CallRequest {
   arguments: string | Record<string, unknown>;
   callId?: string;
   conversationId: string;
+  /** The call's workspace (`ctx.workspaceId`); default the conversation's. */
+  workspaceId?: string;
   turnId: string;
   origin: CallOrigin;
   unattended?: boolean;

@@ -105,9 +105,9 @@ export interface SandboxRun {
   oomKilled: boolean;
 }
 
-/** Commands in the conversation's Docker container, with its workspace at /workspace. */
+/** Commands in a workspace's Docker container (the call's `workspaceIdOf(ctx)`), with that workspace at /workspace. */
 export interface SandboxAccess {
-  run(conversationId: string, request: { command: string; timeoutMs: number; network?: boolean; guest?: string; signal?: AbortSignal }): Promise<SandboxRun>;
+  run(workspaceId: string, request: { command: string; timeoutMs: number; network?: boolean; guest?: string; signal?: AbortSignal }): Promise<SandboxRun>;
   /** A fresh container for one command (a coding agent), with a workspace folder and its own environment. */
   runOneOff(workspaceDir: string, request: { cmd: string[]; timeoutMs: number; image?: string; network: 'none' | 'bridge'; env?: string[]; signal?: AbortSignal }): Promise<SandboxRun>;
 }

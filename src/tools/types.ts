@@ -68,6 +68,11 @@ export type ToolEvent = { type: 'progress'; progress: number; total?: number; me
 /** The per-call view a tool gets: the shared context plus this call's identity, deadline and origin. */
 export interface ToolCallContext extends ToolContext {
   conversationId: string;
+  /**
+   * The call's workspace and sandbox container (src/workspace/workspace-key.ts): the conversation's id, or in a
+   * household's group the person's own `<conversation>@<name>`. Read it with `workspaceIdOf(ctx)`; set by the registry.
+   */
+  workspaceId?: string;
   turnId: string;
   callId: string;
   signal: AbortSignal;
@@ -159,4 +164,9 @@ export function ok(output: string, extra: Omit<ToolResult, 'success' | 'output'>
 
 export function fail(output: string): ToolResult {
   return { success: false, output };
+}
+
+/** The workspace a call works in: its `workspaceId`, else (a context made by hand) its conversation's. */
+export function workspaceIdOf(ctx: Pick<ToolCallContext, 'conversationId' | 'workspaceId'>): string {
+  return ctx.workspaceId ?? ctx.conversationId;
 }

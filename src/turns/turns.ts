@@ -6,6 +6,7 @@ import type { Config } from '../config/schema.js';
 import { GUEST, type People } from '../config/people.js';
 import { withPerson, type ActingPerson } from '../lib/person-scope.js';
 import { createPermissionFilter } from '../tools/permissions.js';
+import { workspaceFor } from '../workspace/workspace-key.js';
 import { linkAbort } from '../lib/abort.js';
 import type { EventSink } from '../tools/events.js';
 import { approveList, unattendedFilter } from '../gate/unattended.js';
@@ -141,7 +142,8 @@ function agentInput(deps: TurnsDeps, request: TurnRequest, conversationId: strin
   const approve = unattended ? approveList(unattended) : request.approve;
   return applyAgent(config, {
     conversationId, text: person && request.source === 'chat' ? `[${person.name}] ${request.text}` : request.text, origin: request.origin, source: request.source,
-    ...(person ? { person: person.name, ...(person.timezone !== undefined ? { timezone: person.timezone } : {}) } : {}),
+    // Run inside the person's scope (runTurn): a group's turn gets the person's own workspace.
+    ...(person ? { person: person.name, workspaceId: workspaceFor(conversationId, request.shared === true), ...(person.timezone !== undefined ? { timezone: person.timezone } : {}) } : {}),
     ...(filter ? { filter } : {}),
     ...(approve ? { approve } : {}),
     ...(unattended ? { unattended: true, run: { owner: unattended.owner, id: unattended.id } } : {}),

@@ -24,7 +24,8 @@ export function parseSandboxUser(user: string): SandboxOwner | undefined {
   return { uid, gid: match[2] === undefined ? uid : Number(match[2]) };
 }
 
-const CONVERSATION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+/** A conversation's id, then a person's name in a household's shared conversation (workspace-key.ts); no `@` in the id. */
+const WORKSPACE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}(?:@[a-z][a-z0-9_-]{0,31})?$/;
 const MIB = 1024 * 1024;
 
 export interface WorkspacesOptions {
@@ -72,9 +73,12 @@ export class Workspaces {
     mkdirSync(this.poolDir, { recursive: true });
   }
 
-  /** The folder of a conversation (it may not exist yet). Throws for an id that is not a safe folder name. */
+  /**
+   * The folder of a workspace (it may not exist yet): a conversation's id, or in a household a person's key in a shared
+   * one (workspace-key.ts). Throws for a key that is not a safe folder name.
+   */
   dir(conversationId: string): string {
-    if (!CONVERSATION_ID.test(conversationId) || conversationId.includes('..')) {
+    if (!WORKSPACE_ID.test(conversationId) || conversationId.includes('..')) {
       throw new Error(`conversation id ${JSON.stringify(conversationId)} is not a safe folder name`);
     }
     return path.join(this.root, conversationId);

@@ -1,5 +1,5 @@
 import { saveUpload, safeFileName, UPLOADS } from '../../workspace/uploads.js';
-import { fail, ok, type ToolCallContext, type ToolResult } from '../types.js';
+import { fail, ok, type ToolCallContext, type ToolResult, workspaceIdOf } from '../types.js';
 import { MAX_ATTACHMENT_BYTES } from './compose.js';
 import { formatSize } from './format.js';
 import { fetchMessage } from './mailbox.js';
@@ -30,7 +30,7 @@ export async function saveAttachment(deps: EmailToolDeps, params: EmailParams, c
   if (chosen.content.length > MAX_ATTACHMENT_BYTES) return fail(`"${chosen.filename}" is ${formatSize(chosen.content.length)}, over the ${formatSize(MAX_ATTACHMENT_BYTES)} a saved attachment may be.`);
   const name = safeFileName(chosen.filename);
   const saved = await saveUpload({
-    dataDir: ctx.config.data_dir, conversationId: ctx.conversationId, workspaces: deps.workspaces,
+    dataDir: ctx.config.data_dir, conversationId: workspaceIdOf(ctx), workspaces: deps.workspaces,
     onError: (error) => ctx.log.warn({ err: error, file: name }, 'attachment could not be saved'),
   }, name, chosen.content);
   if (!saved.success) return fail(`"${chosen.filename}" was not saved: ${saved.error}.`);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { escapeHtml } from '../../lib/html-escape.js';
 import { markdownHtmlIfFormatted } from '../../lib/markdown-html.js';
-import { fail, ok, type ToolCallContext, type ToolResult } from '../types.js';
+import { fail, ok, type ToolCallContext, type ToolResult, workspaceIdOf } from '../types.js';
 import { openWorkspace } from '../../workspace/uploads.js';
 import { loadAttachments, MAX_RECIPIENTS, parseRecipients, planReply } from './compose.js';
 import { formatDate, formatSize, oneLine } from './format.js';
@@ -44,8 +44,9 @@ export async function sendMessage(deps: EmailToolDeps, params: EmailParams, ctx:
   if (!bcc.success) return fail(`Not sent: ${bcc.error}.`);
   if (to.value.length === 0) return fail('Not sent: "to" has no address.');
   if (to.value.length + cc.value.length + bcc.value.length > MAX_RECIPIENTS) return fail(`Not sent: more than ${MAX_RECIPIENTS} recipients.`);
-  const workspace = path.join(ctx.config.data_dir, 'workspaces', ctx.conversationId);
-  const attachments = await loadAttachments(() => openWorkspace(deps.workspaces, ctx.conversationId, workspace, { create: false }), params.attachments ?? []);
+  const workspaceId = workspaceIdOf(ctx);
+  const workspace = path.join(ctx.config.data_dir, 'workspaces', workspaceId);
+  const attachments = await loadAttachments(() => openWorkspace(deps.workspaces, workspaceId, workspace, { create: false }), params.attachments ?? []);
   if (!attachments.success) return fail(`Not sent: ${attachments.error}.`);
   const subject = oneLine(params.subject ?? '', 500);
   const body = params.body ?? '';
