@@ -152,6 +152,7 @@ function makeReload(core: Core, made: Made, running: () => Running | undefined):
       },
       toolLimits: () => tools.setLimits({ defaultTimeoutMs: config.tools.timeout_s * 1000, timeouts: config.tools.timeouts, outputChars: config.tools.output_chars }),
       declaredJobs: () => made.scheduler.syncDeclared(),
+      jobZones: () => made.scheduler.scheduler.retime(),
       logLevel: () => {
         // --log-level on the command line wins over the config's, before and after a reload.
         if (log.level === configured) log.level = config.log.level;

@@ -5,7 +5,8 @@ import { escapeInvisible } from '../lib/invisible.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../tools/call.js';
 import { describeArguments, type Described } from './describe.js';
-import { OpenQuestions } from './open-questions.js';
+import { OpenQuestions, type Settlement } from './open-questions.js';
+import type { CallOrigin } from '../tools/types.js';
 import type { ApprovalPrompter } from './prompter.js';
 
 /** Room left in a channel's message for the outcome line added once the question is decided. */
@@ -81,14 +82,35 @@ export class Approvals {
         open.settle('timeout');
         throw error;
       }
-      const { answer, surface } = await open.settled;
-      if (answer === 'stopped') return { approved: false, reason: STOPPED };
-      if (answer === 'approve') {
-        return { approved: true, by: surface === origin.channel ? `${origin.channel}:${origin.userId ?? origin.chatId}` : `the owner in the ${surface ?? 'console'}` };
-      }
-      if (answer === 'deny') return { approved: false, reason: surface === origin.channel || surface === undefined ? 'the person said no' : `the owner said no in the ${surface}` };
-      return { approved: false, reason: `no answer within ${formatSeconds(this.timeoutMs)}` };
+      return this.decision(await open.settled, origin);
     };
+  }
+
+  /**
+   * A question only the console answers: the owner is reachable on no chat (docs/household.md). It is listed in
+   * `questions` as the console's own, so a Web Push goes out where the console has one set up.
+   */
+  handlerForConsole(): ApprovalHandler {
+    return async (request) => {
+      const question = this.question(request);
+      if (!question.success) return { approved: false, reason: question.error };
+      const open = this.questions.ask({
+        callId: request.callId, tool: request.tool, channel: 'console', chatId: 'owner', userId: undefined,
+        conversationId: request.conversationId, text: question.value, taint: request.taint, timeoutMs: this.timeoutMs, signal: request.signal,
+      });
+      return this.decision(await open.settled, { channel: 'console', chatId: 'owner' });
+    };
+  }
+
+  /** How a question ended, as the gate's decision: who said yes (and where), or why not. */
+  private decision({ answer, surface }: Settlement, origin: CallOrigin): ApprovalDecision {
+    if (answer === 'stopped') return { approved: false, reason: STOPPED };
+    if (answer === 'approve') {
+      return { approved: true, by: surface === origin.channel && origin.channel !== 'console' ? `${origin.channel}:${origin.userId ?? origin.chatId}` : `the owner in the ${surface ?? 'console'}` };
+    }
+    const asked = surface === undefined || (surface === origin.channel && origin.channel !== 'console');
+    if (answer === 'deny') return { approved: false, reason: asked ? 'the person said no' : `the owner said no in the ${surface}` };
+    return { approved: false, reason: `no answer within ${formatSeconds(this.timeoutMs)}` };
   }
 
   /**

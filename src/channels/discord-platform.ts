@@ -15,6 +15,15 @@ export function createDiscordPlatform(context: PlatformContext): ChatPlatform {
         onPress(interaction, deps).catch((error: unknown) => deps.log.error({ err: error }, 'discord: reply button handling failed'));
       });
     },
+    // A DM channel's id is not the user's: Discord opens (or returns) it (POST /users/@me/channels).
+    directChat: async (userId) => {
+      try {
+        return channel.client.isReady() ? (await channel.client.users.createDM(userId)).id : undefined;
+      } catch (error) {
+        log.warn({ err: error, userId }, 'discord: could not open a direct chat');
+        return undefined;
+      }
+    },
   });
 }
 

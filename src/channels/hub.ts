@@ -50,6 +50,11 @@ export class ChannelHub {
     return [...this.adapters.keys()];
   }
 
+  /** A direct chat with `userId` on `channel` (see ChannelAdapter.directChat); undefined when it is not running or has none. */
+  async directChat(channel: string, userId: string): Promise<string | undefined> {
+    return this.adapters.get(channel)?.directChat?.(userId);
+  }
+
   async deliver(target: string | DeliveryTarget, reply: OutboundReply): Promise<void> {
     const { channel, chatId } = parseTarget(target);
     const adapter = this.adapters.get(channel);

@@ -65,7 +65,7 @@ export interface PlatformEntry {
 export type PlatformChannel = Pick<ChatPlatform, 'name' | 'send' | 'start' | 'stop' | 'close' | 'doctor'>;
 
 /** A platform from its channel and the approvals and reply buttons it has (the methods bound to the channel). */
-export function platformOf(channel: PlatformChannel, extras: Pick<ChatPlatform, 'prompter' | 'listenForButtons'>): ChatPlatform {
+export function platformOf(channel: PlatformChannel, extras: Pick<ChatPlatform, 'prompter' | 'listenForButtons' | 'directChat'>): ChatPlatform {
   return {
     name: channel.name,
     send: (chatId, reply) => channel.send(chatId, reply),

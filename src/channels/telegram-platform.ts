@@ -11,6 +11,8 @@ export function createTelegramPlatform(context: PlatformContext): ChatPlatform {
   return platformOf(channel, {
     prompter: (pending) => createTelegramPrompter({ channel, pending, log }),
     listenForButtons: (deps) => channel.onCallbackQuery((ctx) => onPress(ctx, channel, deps)),
+    // A private chat's id is the user's id.
+    directChat: (userId) => Promise.resolve(userId),
   });
 }
 

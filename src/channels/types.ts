@@ -44,6 +44,12 @@ export interface ChannelAdapter {
   readonly name: string;
   /** Send a reply to a chat (splitting, formatting and retries are the adapter's job). */
   send(chatId: string, reply: OutboundReply): Promise<void>;
+  /**
+   * The chat id of a direct chat with this user, opened through the platform when its client can (Discord's DM
+   * channel, Slack's IM); undefined when the platform cannot open one. Where a direct chat's id is the user's own
+   * (Telegram, Signal), that id. Contract: never throws.
+   */
+  directChat?(userId: string): Promise<string | undefined>;
 }
 
 /** A spoken answer, encoded the way the platform plays it inline. */

@@ -1,3 +1,4 @@
+import { People } from '../config/people.js';
 import type { Config } from '../config/schema.js';
 import { ZonedClock } from '../lib/clock.js';
 import { formatJob, formatJobs, formatRun } from '../scheduler/format.js';
@@ -36,12 +37,15 @@ export const jobsCommand: Command = async (context) => {
   const { config } = context.loadConfig();
   const db = context.openDatabase();
   try {
+    const people = new People(config);
     const scheduler = new Scheduler({
       store: new JobStore(db), timeZone: config.timezone, log: context.logger('quiet'),
       execute: () => Promise.reject(new Error('jobs do not run in this command')),
       runTimeoutMs: config.scheduler.run_timeout_s * 1000, catchUpWindowMs: config.scheduler.catch_up_window * 1000,
+      personZone: (person) => people.get(person)?.timezone,
     });
-    return await dispatch(action, rest, parsed.values, { config, clock: new ZonedClock(config.timezone), scheduler, context });
+    // The terminal is the owner's: in a household a job made here is theirs, timed in their zone.
+    return await people.asOwner(() => dispatch(action, rest, parsed.values, { config, clock: new ZonedClock(config.timezone), scheduler, context }));
   } finally {
     db.close();
   }
@@ -149,7 +153,7 @@ function str(value: unknown): string | undefined {
 function toJson(job: Job) {
   return {
     id: job.id, kind: job.kind, cron: job.cron ?? null, run_at: job.runAt !== undefined ? new Date(job.runAt).toISOString() : null,
-    spec: job.spec, prompt: job.prompt, catch_up: job.catchUp, enabled: job.enabled, source: job.source,
+    spec: job.spec, tz: job.tz, prompt: job.prompt, catch_up: job.catchUp, enabled: job.enabled, source: job.source,
     origin: job.origin ?? null, deliver_to: job.deliverTo ?? null,
     next_run_at: job.nextRunAt !== undefined ? new Date(job.nextRunAt).toISOString() : null,
     done: job.doneAt !== undefined,

@@ -3,15 +3,17 @@ import type { Config } from '../config/schema.js';
 import { redactSecrets } from '../log.js';
 import type { ToolRegistry } from '../registry/registry.js';
 import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../tools/call.js';
-import type { CallOrigin } from '../tools/types.js';
 import { currentPerson } from '../lib/person-scope.js';
 import { createToolFilter } from '../tools/tool-filter.js';
+import { askOwner, type OwnerReach } from './owner-ask.js';
 
 export interface AnswerDeps {
   config: Config;
   secrets: readonly string[];
-  approvals: Pick<Approvals, 'ask' | 'handlerForChannel'>;
+  approvals: Pick<Approvals, 'ask' | 'handlerForChannel' | 'handlerForConsole'>;
   tools: Pick<ToolRegistry, 'get'>;
+  /** How the owner is reached in a household (direct chats) and the member told where. */
+  reach?: OwnerReach | undefined;
 }
 
 /**
@@ -38,29 +40,11 @@ export async function answer(deps: AnswerDeps, request: ApprovalRequest, handler
   // by anyone but the owner is the owner's to allow; questions about a person's own turn stay theirs.
   const person = currentPerson();
   if (person && person.role !== 'owner' && request.reason === 'risk') {
-    const owner = ownerToAsk(deps.config, request.origin);
-    if (!owner) return { approved: false, reason: `${request.tool} needs the owner's yes, and the owner cannot be asked on ${request.origin.channel}; the owner can add a Telegram id (familiar people link OWNER --telegram ID) or allow it in approval.auto_approve` };
-    const ownerAsk = deps.approvals.handlerForChannel(owner.channel);
-    if (!ownerAsk) return { approved: false, reason: `${request.tool} needs the owner's yes, and ${owner.channel} cannot ask` };
-    const details = [`Asked by ${person.name} (${person.role}); only the owner can allow this.`, ...(request.details ?? [])];
-    return deps.approvals.ask(ownerAsk, { ...request, origin: owner, details });
+    return askOwner(deps, request, person);
   }
   const ask = handler ?? deps.approvals.handlerForChannel(request.origin.channel);
   if (!ask) return { approved: false, reason: tainted ? taintedRefusal(deps, request) : `nobody can be asked to approve ${request.tool} on ${request.origin.channel} (this channel has no approval prompt); the person can add it to approval.auto_approve or use a chat that can ask` };
   return deps.approvals.ask(ask, request);
-}
-
-/**
- * Where the owner is asked: their Telegram direct chat (its id is theirs), else the same chat when they have an id on
- * its channel (only their press counts there); undefined when neither.
- */
-function ownerToAsk(config: Config, origin: CallOrigin): CallOrigin | undefined {
-  const owner = Object.values(config.people ?? {}).find((person) => person.role === 'owner');
-  const telegram = owner?.ids['telegram'];
-  if (Array.isArray(telegram) && telegram[0] !== undefined) return { channel: 'telegram', chatId: telegram[0], userId: telegram[0] };
-  const here = owner?.ids[origin.channel];
-  if (Array.isArray(here) && here[0] !== undefined) return { channel: origin.channel, chatId: origin.chatId, userId: here[0] };
-  return undefined;
 }
 
 function unattendedRefusal(deps: AnswerDeps, request: ApprovalRequest): string {

@@ -28,14 +28,17 @@ import type { AskReason, CallGate, GateCall, GateDecision } from '../tools/call.
 import { vouchedBy } from '../net/addresses.js';
 import { answer } from './answer.js';
 import type { LeakBudget } from './budget.js';
+import type { OwnerReach } from './owner-ask.js';
 import { checkEffects } from './provenance.js';
 
 export interface GateDeps {
   config: Config;
   secrets: readonly string[];
-  approvals: Pick<Approvals, 'ask' | 'handlerForChannel'>;
+  approvals: Pick<Approvals, 'ask' | 'handlerForChannel' | 'handlerForConsole'>;
   tools: Pick<ToolRegistry, 'get'>;
   budget: LeakBudget;
+  /** In a household: how the owner is reached for a member's dangerous call (gate/owner-ask.ts). */
+  reach?: OwnerReach | undefined;
 }
 
 export function createGate(deps: GateDeps): CallGate {

@@ -31,3 +31,8 @@ export function withPerson<T>(person: ActingPerson, run: () => T): T {
 export function currentPerson(): ActingPerson | undefined {
   return scope.getStore();
 }
+
+/** The zone the acting person reads the clock in: their own `timezone` in a household, else `fallback` (the daemon's). */
+export function currentZone(fallback: string): string {
+  return scope.getStore()?.timezone ?? fallback;
+}

@@ -1,4 +1,5 @@
 import { withCallScope } from '../lib/call-scope.js';
+import { currentZone } from '../lib/person-scope.js';
 import { randomBytes } from 'node:crypto';
 import { errorMessage } from '../errors.js';
 import type { ChatMessage } from '../llm/types.js';
@@ -51,7 +52,7 @@ function taskCommand(services: NotesServices): NotesCommand {
     description: 'add a task: /task pay rent every month on the 1st, /task call Bob tomorrow at 3pm',
     async run({ channel, chatId, userId, args, conversationId }) {
       if (args.trim() === '') return 'Usage: /task <what> [when], e.g. "/task call the dentist tomorrow at 10am", "/task pay rent every month on the 1st", "/task remind me to water the plants every Monday". A time, or "remind me", adds a reminder in this chat.';
-      const parsed = parseTaskText(args, services.now(), services.timeZone);
+      const parsed = parseTaskText(args, services.now(), currentZone(services.timeZone));
       if (parsed.description === '') return 'What is the task? Write it before or after the date.';
       const { remind: _remind, ...input } = parsed;
       const created = await tasks.create(input, { conversationId, chat: { channel, chatId, userId } });

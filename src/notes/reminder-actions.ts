@@ -1,3 +1,4 @@
+import { currentZone } from '../lib/person-scope.js';
 import type { ButtonAnswer, ButtonPress, Delivery, ReplyButton } from '../delivery/types.js';
 import { failure, succeed, type Result } from '../lib/result.js';
 import { formatTarget, parseTarget } from '../lib/target.js';
@@ -25,6 +26,7 @@ export interface ReminderActionsDeps {
   store: ReminderStore;
   scheduler: Scheduler;
   tasks: TaskService;
+  /** The daemon's zone; a person in a household reads their own (`currentZone`). */
   timeZone: string;
   log: Logger;
   now: () => number;
@@ -92,12 +94,14 @@ export class ReminderActions {
 
   /** Snooze or Done on one delivery: what the person is told, and the line its message ends with when it counted. */
   async act(delivered: DeliveredReminder, choice: Choice): Promise<Result<{ notice: string; outcome?: string }>> {
-    if (delivered.action !== undefined) return succeed({ notice: already(delivered.action, this.deps.timeZone) });
+    if (delivered.action !== undefined) return succeed({ notice: already(delivered.action, this.zone()) });
     return choice === 'done' ? this.done(delivered) : this.snooze(delivered, choice);
   }
 
   private async snooze(delivered: DeliveredReminder, choice: SnoozeChoice): Promise<Result<{ notice: string; outcome?: string }>> {
-    const { store, scheduler, timeZone } = this.deps;
+    const { store, scheduler } = this.deps;
+    // "tomorrow" is the pressing person's tomorrow: their zone in a household.
+    const timeZone = this.zone();
     const now = this.deps.now();
     const parsed = parseWhenText(SNOOZES[choice], now, timeZone);
     if (!parsed.success || parsed.value.schedule.type !== 'once') return failure('The snooze time could not be read.');
@@ -148,11 +152,15 @@ export class ReminderActions {
   /** Someone (or another surface) answered this delivery a moment ago. */
   private again(delivered: DeliveredReminder): Result<{ notice: string }> {
     const action = this.deps.store.get(delivered.token)?.action;
-    return succeed({ notice: action !== undefined ? already(action, this.deps.timeZone) : GONE });
+    return succeed({ notice: action !== undefined ? already(action, this.zone()) : GONE });
+  }
+
+  private zone(): string {
+    return currentZone(this.deps.timeZone);
   }
 
   private when(at: number, now: number): string {
-    const { timeZone } = this.deps;
+    const timeZone = this.zone();
     const day = dayOf(at, timeZone);
     return day === dayOf(now, timeZone) ? timeOf(at, timeZone) : `${day} ${timeOf(at, timeZone)}`;
   }

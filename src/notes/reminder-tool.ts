@@ -1,3 +1,4 @@
+import { currentZone } from '../lib/person-scope.js';
 import type { Result } from '../lib/result.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import { describeCron, nextOccurrence, parseRunAt } from '../time/timing.js';
@@ -48,7 +49,9 @@ export function createReminderTool(services: NotesServices, deps: { scheduler: S
     effects: (params: ReminderCreateParams) => [{ kind: 'persist', target: 'job', runs: false, what: `a reminder "${params.title.slice(0, 200)}" (${params.when.slice(0, 100)})` }],
     async execute(params: ReminderCreateParams, ctx) {
       const now = services.now();
-      const when = readWhen(params.when, now, services.timeZone);
+      // "at 9" is 9 on the person's clock: their own zone in a household.
+      const zone = currentZone(services.timeZone);
+      const when = readWhen(params.when, now, zone);
       if (!when.success) return fail(when.error);
       let task: string | undefined;
       if (params.task !== undefined) {
@@ -70,7 +73,7 @@ export function createReminderTool(services: NotesServices, deps: { scheduler: S
       });
       if (!created.success) return fail(created.error);
       if (task !== undefined) deps.store.link(created.value.id, task);
-      return { success: true, output: confirmation(created.value.id, when.value, params.title.trim(), task, services.timeZone, now, ctx) };
+      return { success: true, output: confirmation(created.value.id, when.value, params.title.trim(), task, zone, now, ctx) };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { personWrote } from '../net/addresses.js';
 import { currentScope } from '../lib/call-scope.js';
+import { currentZone } from '../lib/person-scope.js';
 import type { Logger } from '../log.js';
 import type { JobExecutor, Scheduler } from '../scheduler/scheduler.js';
 import type { Job, RunOutcome } from '../scheduler/types.js';
@@ -158,7 +159,8 @@ export class TaskReminders {
       .join('|');
   }
 
-  private apply(task: Task, chat: ChatOrigin | undefined): 'created' | 'updated' | 'removed' | 'unchanged' {
+  /** `zone`: the ⏰'s clock, the acting person's (a job being fired passes its own). */
+  private apply(task: Task, chat: ChatOrigin | undefined, zone = currentZone(this.deps.timeZone)): 'created' | 'updated' | 'removed' | 'unchanged' {
     const { scheduler } = this.deps;
     const id = reminderJobId(task);
     const job = scheduler.get(id);
@@ -166,7 +168,7 @@ export class TaskReminders {
       this.deps.log.warn({ jobId: id }, 'a job with a task reminder\'s id exists and is not a task reminder; left alone');
       return 'unchanged';
     }
-    const at = task.open ? reminderInstant(task, this.deps.timeZone) : undefined;
+    const at = task.open ? reminderInstant(task, zone) : undefined;
     if (at === undefined) {
       if (!job) return 'unchanged';
       scheduler.remove(id);
@@ -211,14 +213,15 @@ export class TaskReminders {
         this.deps.log.info({ jobId: job.id }, `task reminder not sent: ${why}`);
         return { status: 'ok', output: `not sent: ${why}` };
       }
-      const at = reminderInstant(task, this.deps.timeZone);
+      // The ⏰ is read on the clock the job was made on: its person's.
+      const at = reminderInstant(task, job.tz);
       if (at === undefined) {
         this.deps.scheduler.remove(job.id);
         return { status: 'ok', output: 'not sent: the task has no ⏰ any more' };
       }
       // A scheduled fire well before the task's ⏰: the time was moved by hand and the job not re-timed yet.
       if (run.trigger !== 'manual' && at - this.now() > MOVED_MS) {
-        this.apply(task, undefined);
+        this.apply(task, undefined, job.tz);
         return { status: 'ok', output: `not sent: the reminder was moved to ${new Date(at).toISOString()}` };
       }
       return this.deps.actions.deliver(job, reminderText(task), { body: task.description, task: task.id ?? task.ref });

@@ -167,6 +167,8 @@ export interface ReloadHooks {
   toolLimits(): void;
   /** `scheduler.jobs`: the declared jobs in the jobs table. */
   declaredJobs(): void;
+  /** `people`: a person's `timezone` changed, so their recurring jobs are re-timed on their new clock. */
+  jobZones(): void;
   /** `log.level` (unless `--log-level` set it on the command line). */
   logLevel(): void;
 }
@@ -179,6 +181,7 @@ export const RELOAD_TABLE: ReadonlyArray<{ keys: readonly string[]; hook: keyof 
   { keys: ['channels', 'people'], hook: 'refreshAccess' },
   { keys: ['tools.timeout_s', 'tools.timeouts', 'tools.output_chars'], hook: 'toolLimits' },
   { keys: ['scheduler.jobs'], hook: 'declaredJobs' },
+  { keys: ['people'], hook: 'jobZones' },
   { keys: ['log.level'], hook: 'logLevel' },
 ];
 

@@ -12,6 +12,8 @@ import { createDelivery } from '../delivery/delivery.js';
 import type { Delivery } from '../delivery/types.js';
 import { LeakBudget } from '../gate/budget.js';
 import { createGate } from '../gate/gate.js';
+import type { OwnerReach } from '../gate/owner-ask.js';
+import type { Logger } from '../log.js';
 import { ProvenanceLabels } from '../gate/labels.js';
 import { ZonedClock } from '../lib/clock.js';
 import { createLlmClient, llmConfigured } from '../llm/client.js';
@@ -103,8 +105,8 @@ export function makeCore(options: DaemonOptions): Core {
   const approvals = new Approvals({ config, secrets: loaded.secrets, tools, log: log.child({ component: 'approval' }) });
   // The checks between a valid call and its run (src/gate/gate.ts lists them in order).
   const budget = new LeakBudget(db, config, options.now ? () => options.now?.().getTime() ?? Date.now() : undefined);
-  tools.setGate(createGate({ config, secrets: loaded.secrets, approvals, tools, budget }));
   const hub = new ChannelHub();
+  tools.setGate(createGate({ config, secrets: loaded.secrets, approvals, tools, budget, reach: ownerReach(hub, log) }));
   const lifecycle = { starting: false };
   const delivery = createDelivery({
     outbox: hub, defaultChat: () => config.scheduler.default_chat, log: log.child({ component: 'delivery' }),
@@ -121,6 +123,16 @@ export function makeCore(options: DaemonOptions): Core {
 }
 
 /** Whether the config asks for a chat channel of that name (a delivery waits for one that is still starting). */
+/** The gate's way to the owner and the asking member: direct chats and lines through the running channels. */
+function ownerReach(hub: ChannelHub, log: Logger): OwnerReach {
+  return {
+    directChat: (channel, userId) => hub.directChat(channel, userId).catch(() => undefined),
+    tell: (origin, text) => hub.deliver({ channel: origin.channel, chatId: origin.chatId }, { text }).catch((error: unknown) => {
+      log.warn({ err: error, channel: origin.channel }, 'could not tell the member where the owner was asked');
+    }),
+  };
+}
+
 function channelConfigured(config: Config, channel: string): boolean {
   if (PLATFORM_NAMES.includes(channel)) return platformSection(config, channel) !== undefined;
   switch (channel) {

@@ -43,7 +43,7 @@ type NotesPartMail = Parameters<typeof createNotesPart>[0]['mail'];
 export async function makeParts(core: Core): Promise<Made> {
   const { config, db, clock, tools, turns, delivery, options } = core;
   const { log, mode } = options;
-  const scheduler = createSchedulerPart({ config, db, clock, log, startTurn: turns.start, delivery });
+  const scheduler = createSchedulerPart({ config, db, clock, log, startTurn: turns.start, delivery, people: core.people });
   const triggers = createTriggersPart({ config, db, log, ...(options.now ? { now: () => options.now?.().getTime() ?? Date.now() } : {}) });
   const sandbox = await createSandboxPart({ config, dataDir: config.data_dir, log, probe: mode === 'daemon' });
   tools.setContext({

@@ -55,7 +55,8 @@ export function createSchedulerCommands(scheduler: Scheduler, clock: ZonedClock)
       // The parser's first load can take a second on a busy machine; "in 2 seconds" counts from after it.
       loadWhenParser();
       const now = Date.now();
-      const result = splitReminder(args, now, scheduler.timeZone);
+      // "at 9" is 9 on the sender's clock: their own zone in a household, else the daemon's.
+      const result = splitReminder(args, now, scheduler.currentZone());
       if (!result.success) return `${result.error} ${REMIND_USAGE}`;
       const split = result.value;
       if (split.text === '') return `What should I remind you of? ${REMIND_USAGE}`;

@@ -10,7 +10,6 @@ const LATE_GRACE_MS = 120_000;
 export interface DueContext {
   store: JobStore;
   log: Logger;
-  timeZone: string;
   catchUpWindowMs: number;
   /** The job has a run in flight, in this process or (by the ledger) another. */
   isRunning: (id: string) => boolean;
@@ -34,7 +33,9 @@ export function processDue(context: DueContext, job: Job, now: number): void {
     processOneShot(context, job, due, now);
     return;
   }
-  const { store, log, timeZone } = context;
+  const { store, log } = context;
+  // Each job steps through its own zone's clock (its person's in a household), DST included.
+  const timeZone = job.tz;
   // The usual case costs one cron step: the occurrence after `due` is still ahead, so nothing was missed.
   const following = nextOccurrence(job.cron, due, timeZone);
   const missedSome = following !== undefined && following <= now;

@@ -28,6 +28,8 @@ export interface SchedulerPartDeps {
   log: Logger;
   startTurn: StartTurn;
   delivery: Delivery;
+  /** In a household, who is who (read live): a person's jobs are timed in their own `timezone`. */
+  people?: { get(name: string): { timezone?: string | undefined } | undefined };
 }
 
 export interface SchedulerPart {
@@ -58,6 +60,7 @@ export function createSchedulerPart(deps: SchedulerPartDeps): SchedulerPart {
     execute: createJobExecutor({ config, startTurn: deps.startTurn, delivery: deps.delivery, log }),
     runTimeoutMs: settings.run_timeout_s * 1000,
     catchUpWindowMs: settings.catch_up_window * 1000,
+    ...(deps.people ? { personZone: (person: string) => deps.people?.get(person)?.timezone } : {}),
   });
 
   const part: Part = {

@@ -27,6 +27,11 @@ export interface SchedulerOptions {
   /** How long `close()` waits for running jobs before cutting them. */
   closeWaitMs?: number;
   now?: () => number;
+  /**
+   * A household person's own time zone (`people.<name>.timezone`), read live; undefined when they have none. Without
+   * it every job is timed in `timeZone`.
+   */
+  personZone?: (person: string) => string | undefined;
 }
 
 export interface CreateJobInput extends ScheduleInput {
@@ -46,6 +51,8 @@ export interface CreateJobInput extends ScheduleInput {
   configHash?: string;
   /** How the schedule is shown when it differs from the cron/run_at/when given ("in 20 minutes"). */
   spec?: string;
+  /** The daemon's own job (a skill's schedule, written against `timezone`): no person, the daemon's zone, whoever made it. */
+  daemons?: boolean;
 }
 
 export interface UpdateJobInput extends ScheduleInput {
@@ -86,7 +93,7 @@ export class Scheduler {
     this.log = options.log;
     this.now = options.now ?? Date.now;
     this.dueContext = {
-      store: options.store, log: options.log, timeZone: options.timeZone, catchUpWindowMs: options.catchUpWindowMs,
+      store: options.store, log: options.log, catchUpWindowMs: options.catchUpWindowMs,
       isRunning: (id) => this.running.has(id) || this.store.isRunning(id),
       launch: (job, runId, scheduledFor, trigger) => void this.launch(job, runId, scheduledFor, trigger),
     };
@@ -132,7 +139,8 @@ export class Scheduler {
   private build(input: CreateJobInput & { id: string }, now: number): Result<Job> {
     const id = input.id;
     if (!JOB_ID.test(id)) return { success: false, error: `The id "${id}" is not valid: use 1-64 letters, digits, - and _.` };
-    const person = currentPerson()?.name;
+    const person = input.daemons === true ? undefined : currentPerson()?.name;
+    const zone = this.zoneOf({ person, source: input.source });
     const prompt = input.prompt.trim();
     if (prompt === '') return { success: false, error: 'The prompt is empty: say what the job should do (or, for a reminder, what to remind).' };
     if (input.deliverTo !== undefined) {
@@ -144,7 +152,7 @@ export class Scheduler {
     }
     const common = {
       id, kind: input.kind ?? 'agent', prompt, catchUp: input.catchUp ?? 'once', origin: input.origin, deliverTo: input.deliverTo,
-      approve: input.approve ?? [], sources: [...(input.sources ?? [])], enabled: input.enabled ?? true, source: input.source, tz: this.timeZone,
+      approve: input.approve ?? [], sources: [...(input.sources ?? [])], enabled: input.enabled ?? true, source: input.source, tz: zone,
       // In a household the job is its maker's: it runs as them and only they (or the owner) see it.
       ...(person !== undefined ? { person } : {}),
     } satisfies Partial<Job>;
@@ -153,11 +161,11 @@ export class Scheduler {
       const spec = `on ${trigger.source}${trigger.match !== undefined ? ` matching ${trigger.match}` : ''}`;
       return { success: true, value: { ...common, trigger, cron: undefined, runAt: undefined, spec, nextRunAt: undefined, lastScheduledAt: undefined, doneAt: undefined, configHash: input.configHash, createdAt: now, updatedAt: now } };
     }
-    const schedule = resolveSchedule(input, now, this.timeZone);
+    const schedule = resolveSchedule(input, now, zone);
     if (!schedule.success) return schedule;
     const job: Job = {
       ...common, trigger: undefined,
-      ...scheduleColumns(schedule.value, input.spec ?? specOf(input)), nextRunAt: this.firstRun(schedule.value, now),
+      ...scheduleColumns(schedule.value, input.spec ?? specOf(input)), nextRunAt: firstRun(schedule.value, now, zone),
       lastScheduledAt: undefined, doneAt: undefined, configHash: input.configHash, createdAt: now, updatedAt: now,
     };
     return { success: true, value: job };
@@ -175,10 +183,11 @@ export class Scheduler {
     if (patch.catchUp !== undefined) next.catchUp = patch.catchUp;
     if (patch.sources && patch.sources.length > 0) next.sources = [...new Set([...job.sources, ...patch.sources])];
     if (patch.cron !== undefined || patch.run_at !== undefined || patch.when !== undefined) {
-      const schedule = resolveSchedule(patch, now, this.timeZone);
+      const zone = this.zoneOf(job);
+      const schedule = resolveSchedule(patch, now, zone);
       if (!schedule.success) return schedule;
-      Object.assign(next, scheduleColumns(schedule.value, specOf(patch)), { tz: this.timeZone, doneAt: undefined });
-      next.nextRunAt = next.enabled ? this.firstRun(schedule.value, now) : undefined;
+      Object.assign(next, scheduleColumns(schedule.value, specOf(patch)), { tz: zone, doneAt: undefined });
+      next.nextRunAt = next.enabled ? firstRun(schedule.value, now, zone) : undefined;
     }
     this.store.save(next);
     this.rearm();
@@ -207,8 +216,9 @@ export class Scheduler {
     if (job.doneAt !== undefined) return { success: false, error: `Job "${id}" already ran (it was a one-shot); create a new one.` };
     const now = this.now();
     // A recurring job resumes at its next time from now; a one-shot whose time passed meanwhile runs at once.
-    const nextRunAt = job.cron !== undefined ? nextOccurrence(job.cron, now, this.timeZone) : job.runAt;
-    const next: Job = { ...job, enabled: true, nextRunAt, tz: this.timeZone, updatedAt: now };
+    const zone = job.cron !== undefined ? this.zoneOf(job) : job.tz;
+    const nextRunAt = job.cron !== undefined ? nextOccurrence(job.cron, now, zone) : job.runAt;
+    const next: Job = { ...job, enabled: true, nextRunAt, tz: zone, updatedAt: now };
     this.store.save(next);
     this.rearm();
     return { success: true, value: next };
@@ -282,7 +292,7 @@ export class Scheduler {
     for (const run of this.store.markInterrupted(now)) {
       this.log.warn({ jobId: run.jobId, scheduledFor: iso(run.scheduledFor) }, 'a job run was cut by a crash or kill; recorded as interrupted, not run again');
     }
-    this.retimeForZone(now);
+    this.retime(now);
     this.active = true;
     this.tick();
     // Triggers acknowledged before a crash or stop but not yet handed to their jobs.
@@ -384,18 +394,35 @@ export class Scheduler {
     return outcome;
   }
 
-  /** After a change of `timezone`, recurring jobs are re-timed on the new zone's clock. */
-  private retimeForZone(now: number): void {
-    for (const job of this.store.inOtherZone(this.timeZone)) {
-      if (job.cron === undefined) continue;
-      const nextRunAt = job.enabled ? nextOccurrence(job.cron, Math.max(now, job.lastScheduledAt ?? 0), this.timeZone) : job.nextRunAt;
-      this.store.save({ ...job, tz: this.timeZone, nextRunAt, updatedAt: now });
-      this.log.info({ jobId: job.id, nextRunAt: iso(nextRunAt) }, 'job re-timed for the new time zone');
-    }
+  /**
+   * The zone a job is timed in: its person's own (`people.<name>.timezone`) when it has a person and one is set, else
+   * the daemon's. Jobs declared in config.yaml, and jobs from before the household (no person), follow `timezone`.
+   */
+  zoneOf(job: { person?: string | undefined; source: JobSource }): string {
+    if (job.person === undefined || job.source === 'config') return this.timeZone;
+    return this.options.personZone?.(job.person) ?? this.timeZone;
   }
 
-  private firstRun(schedule: Schedule, now: number): number | undefined {
-    return schedule.type === 'once' ? schedule.at : nextOccurrence(schedule.cron, now, this.timeZone);
+  /** The zone a time said now is read in: the acting person's (a chat's sender, the owner at the terminal). */
+  currentZone(): string {
+    const person = currentPerson()?.name;
+    return person === undefined ? this.timeZone : this.zoneOf({ person, source: 'chat' });
+  }
+
+  /**
+   * Re-times recurring jobs whose zone changed: after a change of `timezone` (at start) those that follow the daemon's,
+   * after a change of a person's `timezone` (a live reload of `people`) that person's. A one-shot keeps its instant.
+   */
+  retime(now: number = this.now()): void {
+    for (const job of this.store.list()) {
+      if (job.cron === undefined) continue;
+      const zone = this.zoneOf(job);
+      if (zone === job.tz) continue;
+      const nextRunAt = job.enabled ? nextOccurrence(job.cron, Math.max(now, job.lastScheduledAt ?? 0), zone) : job.nextRunAt;
+      this.store.save({ ...job, tz: zone, nextRunAt, updatedAt: now });
+      this.log.info({ jobId: job.id, from: job.tz, to: zone, nextRunAt: iso(nextRunAt) }, 'job re-timed for the new time zone');
+    }
+    this.rearm();
   }
 
   private newId(prefix: string): string {
@@ -409,6 +436,10 @@ export class Scheduler {
   private unknown(id: string): { success: false; error: string } {
     return { success: false, error: `No job with id "${id}"; list the jobs to see the ids.` };
   }
+}
+
+function firstRun(schedule: Schedule, now: number, timeZone: string): number | undefined {
+  return schedule.type === 'once' ? schedule.at : nextOccurrence(schedule.cron, now, timeZone);
 }
 
 function scheduleColumns(schedule: Schedule, spec: string): Pick<Job, 'cron' | 'runAt' | 'spec'> {

@@ -112,11 +112,6 @@ export class JobStore {
     return (this.db.prepare(sql).all(...parameters) as JobRow[]).map(toJob);
   }
 
-  /** Unfinished jobs timed in another zone than `timeZone` (the config's zone changed). */
-  inOtherZone(timeZone: string): Job[] {
-    return (this.db.prepare('SELECT * FROM jobs WHERE tz != ? AND done_at IS NULL').all(timeZone) as JobRow[]).map(toJob);
-  }
-
   idsFromConfig(): string[] {
     return (this.db.prepare("SELECT id FROM jobs WHERE source = 'config'").all() as Array<{ id: string }>).map((row) => row.id);
   }

@@ -116,7 +116,7 @@ export class SkillScheduling {
     if (!job) {
       const created = scheduler.create({
         id: jobId, kind: 'agent', cron: want.cron, prompt: `Run the skill "${skillId}" (managed by skills: familiar skills show ${skillId})`,
-        source: 'cli', deliverTo, catchUp: 'once', configHash: OWNER_MARK,
+        source: 'cli', deliverTo, catchUp: 'once', configHash: OWNER_MARK, daemons: true,
       });
       if (!created.success) return `it could not be scheduled: ${created.error}`;
       this.log.info({ skill: skillId, cron: want.cron }, 'skill scheduled');

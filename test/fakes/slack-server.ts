@@ -170,6 +170,10 @@ export async function startSlackServer(options: { botUserId?: string } = {}): Pr
         message.blocks = blocks;
         return { ok: true, channel: message.channel, ts: message.ts, text };
       }
+      case 'conversations.open': {
+        const user = String(args['users'] ?? '');
+        return user === '' ? { ok: false, error: 'users_not_found' } : { ok: true, channel: { id: `D${user.slice(1)}` } };
+      }
       case 'chat.postEphemeral':
         fake.ephemerals.push({ channel: String(args['channel']), user: String(args['user']), text, threadTs: args['thread_ts'] as string | undefined });
         return { ok: true, message_ts: nextTs() };

@@ -9,5 +9,7 @@ export function createSignalPlatform(context: PlatformContext): ChatPlatform {
   return platformOf(channel, {
     prompter: (pending) => createSignalPrompter({ channel, pending, log }),
     listenForButtons: (deps) => channel.buttons.listen(channel, deps),
+    // A person is addressed by their number or UUID: the chat id of a direct chat is theirs.
+    directChat: (userId) => Promise.resolve(userId),
   });
 }

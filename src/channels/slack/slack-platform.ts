@@ -12,6 +12,15 @@ export function createSlackPlatform(context: PlatformContext): ChatPlatform {
   return platformOf(channel, {
     prompter: (pending) => createSlackPrompter({ channel, pending, log }),
     listenForButtons: (deps) => channel.onPress((press) => onPress(press, channel, deps)),
+    // An IM's id is not the user's: Slack opens (or returns) it.
+    directChat: async (userId) => {
+      try {
+        return (await channel.web.conversations.open({ users: userId })).channel?.id;
+      } catch (error) {
+        log.warn({ err: error, userId }, 'slack: could not open a direct chat');
+        return undefined;
+      }
+    },
   });
 }
 

@@ -1,0 +1,61 @@
+import type { Approvals } from '../approval/approvals.js';
+import { PLATFORM_NAMES } from '../channels/platforms.js';
+import type { Config } from '../config/schema.js';
+import type { ActingPerson } from '../lib/person-scope.js';
+import type { ApprovalDecision, ApprovalRequest } from '../tools/call.js';
+import type { CallOrigin } from '../tools/types.js';
+
+/** How the gate reaches the owner and the member who asked (the channel hub, wired by the root). */
+export interface OwnerReach {
+  /** A direct chat with a user on a running platform (known, or opened through its client); undefined when none. */
+  directChat(channel: string, userId: string): Promise<string | undefined>;
+  /** A line to a chat. Contract: never throws. */
+  tell(origin: CallOrigin, text: string): Promise<void>;
+}
+
+export interface OwnerAskDeps {
+  config: Config;
+  approvals: Pick<Approvals, 'ask' | 'handlerForChannel' | 'handlerForConsole'>;
+  reach?: OwnerReach | undefined;
+}
+
+/**
+ * A member's dangerous call, asked of the owner (docs/household.md, Approvals): in a direct chat with the owner on the
+ * platform where one can be had — the asking chat's platform first, then the others in the platform table's order —
+ * else in the asking chat itself when the owner has an id on its platform; the console lists every question, so the
+ * owner can always answer there (and only there when no chat reaches them). Only the owner's answer counts: a chat's
+ * prompter takes a press from the id it was given (the owner's), and the console is the owner's. The member is told
+ * where the owner was asked. Contract: never throws; no place at all is a denial saying why.
+ */
+export async function askOwner(deps: OwnerAskDeps, request: ApprovalRequest, person: ActingPerson): Promise<ApprovalDecision> {
+  const owner = Object.entries(deps.config.people ?? {}).find(([, entry]) => entry.role === 'owner');
+  const place = owner ? await ownerPlace(deps, owner[1].ids, request.origin) : undefined;
+  const consoleOn = deps.config.http.listen !== undefined && deps.config.http.console;
+  const handler = place ? deps.approvals.handlerForChannel(place.origin.channel) : consoleOn ? deps.approvals.handlerForConsole() : undefined;
+  if (!owner || !handler) {
+    return { approved: false, reason: `${request.tool} needs the owner's yes, and the owner cannot be asked: they have no id on a running chat platform and the console is off; the owner can link one (familiar people link OWNER --discord ID) or allow it in approval.auto_approve` };
+  }
+  const where = place ? `${place.where}${consoleOn ? ' and in the console' : ''}` : 'in the console';
+  await deps.reach?.tell(request.origin, `⏳ ${request.tool} needs the owner's yes: I asked ${owner[0]} ${where}.`);
+  const details = [`Asked by ${person.name} (${person.role}); only the owner can allow this.`, ...(request.details ?? [])];
+  return deps.approvals.ask(handler, { ...request, ...(place ? { origin: place.origin } : {}), details });
+}
+
+/** Where the owner is asked on a chat, and how the member is told of it; undefined when no chat reaches them. */
+async function ownerPlace(deps: OwnerAskDeps, ids: Readonly<Record<string, unknown>>, origin: CallOrigin): Promise<{ origin: CallOrigin; where: string } | undefined> {
+  const idOn = (channel: string): string | undefined => {
+    const list = Object.hasOwn(ids, channel) ? ids[channel] : undefined;
+    return Array.isArray(list) && typeof list[0] === 'string' ? list[0] : undefined;
+  };
+  const order = [origin.channel, ...PLATFORM_NAMES.filter((name) => name !== origin.channel)];
+  for (const channel of order) {
+    const userId = idOn(channel);
+    if (userId === undefined || !deps.approvals.handlerForChannel(channel)) continue;
+    const chatId = await deps.reach?.directChat(channel, userId);
+    if (chatId !== undefined) return { origin: { channel, chatId, userId }, where: `in a direct chat on ${channel}` };
+  }
+  // No direct chat anywhere: the asking chat itself, when the owner is on its platform (only their press counts there).
+  const here = idOn(origin.channel);
+  if (here !== undefined && deps.approvals.handlerForChannel(origin.channel)) return { origin: { ...origin, userId: here }, where: `here, in this chat` };
+  return undefined;
+}

@@ -1,0 +1,99 @@
+// A member's dangerous call is the owner's to allow (docs/household.md, Approvals) wherever the owner can be reached:
+// in a direct chat on another platform (Discord here, through the real discord.js against the fake), or in the
+// console alone. Only the owner's answer counts; the member is told where the owner was asked.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { click, discordQuestion, lastToolMessage, sendCall, sendTool, type SentCall } from '../helpers/chat-approvals.js';
+import { FRIEND_TG, OWNER_DC, startChannelRig, type ChannelRig } from '../helpers/channels.js';
+import { freePort } from '../helpers/rig.js';
+
+const BEN_DC = '300000000000000002';
+
+describe('the owner asked in their Discord direct chat for a member on Telegram', () => {
+  let rig: ChannelRig;
+  const sent: SentCall[] = [];
+
+  beforeAll(async () => {
+    rig = await startChannelRig({
+      overrides: {
+        people: {
+          ann: { role: 'owner', ids: { discord: [OWNER_DC] } },
+          ben: { role: 'member', ids: { telegram: [FRIEND_TG], discord: [BEN_DC] } },
+        },
+        approval: { timeout_s: 10 },
+      },
+    });
+    rig.app.tools.register(sendTool(sent));
+  });
+
+  afterAll(async () => {
+    await rig.close();
+  });
+
+  it('asks the owner in her Discord DM, ignores the member\'s press there, and runs the call on her yes', async () => {
+    rig.llm.script(sendCall(), { content: 'Sent it.' });
+    rig.telegram.sendUserMessage({ chatId: FRIEND_TG, userId: FRIEND_TG, text: 'tell Anna I will be late' });
+    const question = await discordQuestion(rig.discord, rig.discord.dmChannelId(OWNER_DC));
+    expect(question.content).toContain('Asked by ben (member)');
+    const told = await rig.telegram.waitFor(() => rig.telegram.messagesTo(FRIEND_TG).find((message) => message.text?.startsWith('⏳')));
+    expect(told.text).toBe('⏳ send_message needs the owner\'s yes: I asked ann in a direct chat on discord.');
+
+    const bens = click(rig.discord, question, 'Approve', BEN_DC, 'ben');
+    const refusal = await rig.discord.waitFor(() => rig.discord.interactionResponses.find((response) => response.interactionId === bens));
+    expect(JSON.stringify(refusal.data)).toMatch(/Not yours to answer/);
+    expect(sent).toEqual([]);
+
+    click(rig.discord, question, 'Approve', OWNER_DC, 'ann');
+    await rig.telegram.waitFor(() => rig.telegram.messagesTo(FRIEND_TG).find((message) => message.text === 'Sent it.'));
+    expect(sent).toEqual([{ to: 'anna@example.org', text: 'see you at 8' }]);
+  });
+});
+
+describe('the owner reachable nowhere but the console', () => {
+  let rig: ChannelRig;
+  const sent: SentCall[] = [];
+
+  beforeAll(async () => {
+    rig = await startChannelRig({
+      which: ['telegram'],
+      overrides: {
+        people: {
+          ann: { role: 'owner', ids: { console: true } },
+          ben: { role: 'member', ids: { telegram: [FRIEND_TG] } },
+        },
+        http: { listen: `127.0.0.1:${await freePort()}` },
+        approval: { timeout_s: 10 },
+      },
+    });
+    rig.app.tools.register(sendTool(sent));
+  });
+
+  afterAll(async () => {
+    await rig.close();
+  });
+
+  it('lists the question in the console as the console\'s own, and the owner\'s answer there decides', async () => {
+    rig.llm.script(sendCall(), { content: 'Sent it.' });
+    rig.telegram.sendUserMessage({ chatId: FRIEND_TG, userId: FRIEND_TG, text: 'tell Anna I will be late' });
+    const question = await rig.telegram.waitFor(() => rig.app.approvals.questions.list().find((open) => open.tool === 'send_message'));
+    expect(question).toMatchObject({ channel: 'console' });
+    expect(question.text).toContain('Asked by ben (member)');
+    const told = await rig.telegram.waitFor(() => rig.telegram.messagesTo(FRIEND_TG).find((message) => message.text?.startsWith('⏳')));
+    expect(told.text).toBe('⏳ send_message needs the owner\'s yes: I asked ann in the console.');
+    // No chat carries the question: nothing with buttons reached the member.
+    expect(rig.telegram.messagesTo(FRIEND_TG).some((message) => message.reply_markup !== undefined)).toBe(false);
+
+    expect(rig.app.approvals.questions.answer(question.id, 'approve', { by: 'the owner', surface: 'console' })).toEqual({ success: true, value: undefined });
+    await rig.telegram.waitFor(() => rig.telegram.messagesTo(FRIEND_TG).find((message) => message.text === 'Sent it.'));
+    expect(sent).toHaveLength(1);
+  });
+
+  it('tells the model the owner said no in the console', async () => {
+    rig.llm.script(sendCall(), { content: 'Not sent.' });
+    rig.telegram.sendUserMessage({ chatId: FRIEND_TG, userId: FRIEND_TG, text: 'tell Anna again' });
+    const question = await rig.telegram.waitFor(() => rig.app.approvals.questions.list().find((open) => open.tool === 'send_message'));
+    rig.app.approvals.questions.answer(question.id, 'deny', { by: 'the owner', surface: 'console' });
+    await rig.telegram.waitFor(() => rig.telegram.messagesTo(FRIEND_TG).find((message) => message.text === 'Not sent.'));
+    expect(lastToolMessage(rig.llm)).toMatch(/the owner said no in the console/);
+    expect(sent).toHaveLength(1);
+  });
+});
