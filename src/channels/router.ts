@@ -296,9 +296,8 @@ export class ChannelRouter {
     try {
       await ticket.inLine();
       const conversationId = ticket.conversation();
-      // A group is shared: in a household each sender has their own workspace in it (the turn decides the same way).
-      const shared = !update.isDirect;
-      const workspaceId = this.deps.runAs ? this.deps.runAs(update.channel, update.userId, () => workspaceFor(conversationId, shared)) : conversationId;
+      // In a household the sender's own workspace in this chat (the turn decides the same way).
+      const workspaceId = this.deps.runAs ? this.deps.runAs(update.channel, update.userId, () => workspaceFor(conversationId)) : conversationId;
       const prepared = await prepareInbound({ ...this.deps, log, maxAttachmentBytes: this.maxAttachmentBytes }, update, conversationId, workspaceId, ticket.signal, commandTurn);
       if (prepared.failures.length > 0) {
         // Said at once, after the previous message's answer: the person need not wait for a turn to learn it.
@@ -320,7 +319,6 @@ export class ChannelRouter {
         origin: { channel: update.channel, chatId: update.chatId, userId: update.userId },
         source: 'chat',
         chat: ticket,
-        shared,
         signal: ticket.signal,
         ...(prepared.images.length > 0 ? { images: prepared.images } : {}),
         ...(prepared.taint.length > 0 ? { taint: prepared.taint } : {}),

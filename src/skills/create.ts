@@ -76,8 +76,8 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
       testPassed = false;
       notes.push(`Its test was not run: ${SANDBOX_REQUIRED}.`);
     } else {
-      // In a household the test runs in its maker's own workspace: the skill's is its runs' (the owner's, on its schedule).
-      const test = await runSkillTest(pool, saved, dir, workspaceFor(skillConversation(id), true), ctx.signal);
+      // In a household the test runs in its maker's own workspace (the owner's: the skill's own, as its scheduled runs).
+      const test = await runSkillTest(pool, saved, dir, workspaceFor(skillConversation(id)), ctx.signal);
       const runId = service.store.startRun(id, 'test');
       service.store.finishRun(runId, { status: test.passed ? 'ok' : 'failed', output: test.report }, Date.now());
       testPassed = test.passed;

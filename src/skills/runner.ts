@@ -40,8 +40,6 @@ export interface SkillRunRequest {
   signal?: AbortSignal | undefined;
   /** Outside sources in play where the run was asked for (run_skill from a tainted turn): the run holds them too. */
   taint?: readonly string[] | undefined;
-  /** Asked for from a group chat (several people): in a household the run uses its person's own workspace. */
-  shared?: boolean | undefined;
 }
 
 export interface SkillRunResult {
@@ -146,7 +144,7 @@ export class SkillRunner {
       }
       try {
         // The caller's scope is the run's person (run_skill from their turn), as in the run's own turn.
-        await stageScripts(pool, workspaceFor(conversationId, request.shared === true), dir);
+        await stageScripts(pool, workspaceFor(conversationId), dir);
       } catch (error) {
         const reason = `skill "${skill.id}" was not run: its scripts could not be copied to the sandbox (${errorMessage(error)})`;
         return finish({ status: 'failed', text: reason, artifacts: [], error: reason, denied: [] });
@@ -162,7 +160,6 @@ export class SkillRunner {
       // Unattended runs cannot ask anyone: only the skill's own approve list lets a high-risk tool through.
       const result = await deps.startTurn({
         conversationId, text, origin: request.origin, source: 'skill',
-        ...(request.shared === true ? { shared: true } : {}),
         filter: createToolFilter(skill.tools),
         systemExtra: systemExtra(skill, request, scripts, label),
         ...(taint.length > 0 ? { taint } : {}),

@@ -193,7 +193,7 @@ export class SkillService extends SkillCatalog {
    * Runs a skill now. A paused or draft skill runs because it was named, and the reply says so; an
    * unattended caller cannot run one. A quarantined or tampered hub skill never runs.
    */
-  async run(id: string, options: { input?: string | undefined; origin: CallOrigin; unattended: boolean; signal?: AbortSignal | undefined; taint?: readonly string[] | undefined; shared?: boolean }): Promise<Result<SkillRunResult & { note?: string }>> {
+  async run(id: string, options: { input?: string | undefined; origin: CallOrigin; unattended: boolean; signal?: AbortSignal | undefined; taint?: readonly string[] | undefined }): Promise<Result<SkillRunResult & { note?: string }>> {
     const entry = this.store.get(id);
     if (!entry) return this.unknown(id);
     if (!entry.success) return { success: false, error: `Skill "${id}" is not valid: ${entry.error}. Fix ${entry.dir}/SKILL.md and try again.` };
@@ -205,7 +205,7 @@ export class SkillService extends SkillCatalog {
       if (options.unattended) return { success: false, error: `Skill "${id}" is ${skill.status === 'paused' ? 'paused' : 'a draft'}; an unattended run cannot start it. Activate it first.` };
       note = `Note: skill "${id}" is ${skill.status === 'paused' ? 'paused' : 'a draft'}; it ran only because it was asked for by id.`;
     }
-    const result = await this.runner.run({ skill, input: options.input, origin: options.origin, unattended: options.unattended, trigger: 'manual', signal: options.signal, taint: options.taint, ...(options.shared === true ? { shared: true } : {}) });
+    const result = await this.runner.run({ skill, input: options.input, origin: options.origin, unattended: options.unattended, trigger: 'manual', signal: options.signal, taint: options.taint });
     return { success: true, value: { ...result, ...(note ? { note } : {}) } };
   }
 

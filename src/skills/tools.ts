@@ -1,5 +1,4 @@
-import { fail, ok, workspaceIdOf, type AnyTool, type NativeTool } from '../tools/types.js';
-import { isPersonal } from '../workspace/workspace-key.js';
+import { fail, ok, type AnyTool, type NativeTool } from '../tools/types.js';
 import { createSkill, type CreateSkillParams } from './create.js';
 import { installFromHub } from './hub-install.js';
 import type { ManageAction, SkillService } from './service.js';
@@ -80,9 +79,7 @@ function runTool(service: SkillService, turnTimeoutMs: number): NativeTool<{ id:
     // The run itself holds the outside sources of the turn that asked for it, and its calls are gated there.
     effects: [],
     async execute(params, ctx) {
-      // Run from a person's own workspace in a group, the run keeps to that person's.
-      const shared = isPersonal(workspaceIdOf(ctx));
-      const outcome = await service.run(params.id, { input: params.input, origin: ctx.origin, unattended: ctx.unattended, signal: ctx.signal, taint: ctx.taint, shared });
+      const outcome = await service.run(params.id, { input: params.input, origin: ctx.origin, unattended: ctx.unattended, signal: ctx.signal, taint: ctx.taint });
       if (!outcome.success) return fail(outcome.error);
       const result = outcome.value;
       const head = `${outcome.value.note ? `${outcome.value.note}\n` : ''}Skill "${params.id}" run #${result.runId}: ${result.status}.`;

@@ -143,7 +143,7 @@ function agentInput(deps: TurnsDeps, request: TurnRequest, conversationId: strin
   return applyAgent(config, {
     conversationId, text: person && request.source === 'chat' ? `[${person.name}] ${request.text}` : request.text, origin: request.origin, source: request.source,
     // Run inside the person's scope (runTurn): a group's turn gets the person's own workspace.
-    ...(person ? { person: person.name, workspaceId: workspaceFor(conversationId, request.shared === true), ...(person.timezone !== undefined ? { timezone: person.timezone } : {}) } : {}),
+    ...(person ? { person: person.name, workspaceId: workspaceFor(conversationId), ...(person.timezone !== undefined ? { timezone: person.timezone } : {}) } : {}),
     ...(filter ? { filter } : {}),
     ...(approve ? { approve } : {}),
     ...(unattended ? { unattended: true, run: { owner: unattended.owner, id: unattended.id } } : {}),

@@ -26,11 +26,6 @@ export interface TurnRequest {
   source: TurnSource;
   /** The conversation; default: the active conversation of the origin's chat (queued one turn at a time). */
   conversationId?: string;
-  /**
-   * Several people write in the conversation (a group chat, a skill run from one): in a household each of them gets
-   * their own workspace in it (src/workspace/workspace-key.ts). Default: one person's (a direct chat, a job).
-   */
-  shared?: boolean;
   /** A chat message's place in its chat's line (`Turns.enter`): the turn is queued in that place, in its conversation. */
   chat?: ChatTicket;
   /** Where the agent (persona, model, tools) is looked up; default the origin. Jobs use `scheduler:<job id>` routes. */

@@ -7,20 +7,15 @@ import { currentPerson } from '../lib/person-scope.js';
 const SEPARATOR = '@';
 
 /**
- * The workspace key (its folder under `data_dir/workspaces/`, its sandbox container) of a run in `conversationId`: the
- * one rule, decided where a turn, an upload or a skill run starts and read by every workspace user from there (tools
- * through `ctx.workspaceId`). In a household, a conversation several people write in (`shared`: a group chat, a skill
- * run from one) has a workspace per person, `<conversation>@<name>` (a guest's is `@guest`, which no tool of theirs
- * reaches). A conversation one person writes in (a direct chat, the terminal, the console, a job, the heartbeat) keeps
- * its id as the key, so its files from before the household stay its own. Outside a household no person is in scope
- * and the key is always the conversation id.
+ * The workspace key (its folder under `data_dir/workspaces/`, its sandbox container) of a run in `conversationId`, as
+ * the person in scope: the one rule, decided where a turn, an upload or a skill run starts and read by every workspace
+ * user from there (tools through `ctx.workspaceId`). In a household everyone but the owner has their own in every
+ * conversation, `<conversation>@<name>` (a guest's is `@guest`, which no tool of theirs reaches); the owner keeps the
+ * conversation's own, which is where everything from before the household is (as the memory and the jobs from then
+ * are the owner's). Whether a chat is direct plays no part: a Matrix room of two can become a group and back, and the
+ * files in it must not change hands when it does. Outside a household no person is in scope: the conversation id.
  */
-export function workspaceFor(conversationId: string, shared: boolean): string {
-  const person = shared ? currentPerson() : undefined;
-  return person ? `${conversationId}${SEPARATOR}${person.name}` : conversationId;
-}
-
-/** A person's own workspace in a shared conversation: a run started from it (a skill) keeps to that person's. */
-export function isPersonal(workspaceId: string): boolean {
-  return workspaceId.includes(SEPARATOR);
+export function workspaceFor(conversationId: string): string {
+  const person = currentPerson();
+  return person && person.role !== 'owner' ? `${conversationId}${SEPARATOR}${person.name}` : conversationId;
 }

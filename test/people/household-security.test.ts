@@ -124,7 +124,8 @@ describe('a household: each message runs as the person who sent it', () => {
     const before = rig.telegram.messagesTo(FRIEND_TG).length;
     rig.telegram.sendUserMessage({ chatId: FRIEND_TG, userId: FRIEND_TG, caption: 'keep this', document: { content: 'ben\'s secret plan', fileName: 'plan.txt', mimeType: 'text/plain' } });
     await rig.telegram.waitFor(() => rig.telegram.messagesTo(FRIEND_TG)[before], 20_000);
-    const bens = rig.app.conversations.resolve('telegram', String(FRIEND_TG));
+    // A member's workspace is their own in every chat (`<conversation>@<name>`); the owner's is the conversation's.
+    const bens = `${rig.app.conversations.resolve('telegram', String(FRIEND_TG))}@ben`;
     const anns = rig.app.conversations.resolve('telegram', String(OWNER_TG));
     const uploads = (conversation: string): string[] => {
       const folder = path.join(rig.t.dir, 'data', 'workspaces', conversation, 'uploads');

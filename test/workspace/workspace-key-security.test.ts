@@ -1,14 +1,16 @@
-// The workspace key (src/workspace/workspace-key.ts): a person's own in a household's shared conversation, a safe folder
-// name that never collides with a conversation's id or another person's.
+// The workspace key (src/workspace/workspace-key.ts): in a household everyone but the owner has their own in every
+// conversation, a safe folder name that never collides with a conversation's id or another person's.
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withPerson, type ActingPerson } from '../../src/lib/person-scope.js';
-import { isPersonal, workspaceFor } from '../../src/workspace/workspace-key.js';
+import { workspaceFor } from '../../src/workspace/workspace-key.js';
 import { Workspaces } from '../../src/workspace/workspace.js';
 import { tempDir } from '../helpers/app.js';
 
 const BEN: ActingPerson = { name: 'ben', role: 'member', folder: 'people/ben' };
+const ANN: ActingPerson = { name: 'ann', role: 'owner', folder: 'people/ann' };
+const GUEST: ActingPerson = { name: 'guest', role: 'guest', folder: undefined };
 const CONVERSATION = 'telegram-_100777-m1abc';
 
 describe('the workspace key', () => {
@@ -19,19 +21,20 @@ describe('the workspace key', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('is the conversation id outside a household, in a group too', () => {
-    expect(workspaceFor(CONVERSATION, true)).toBe(CONVERSATION);
+  it('is the conversation id outside a household', () => {
+    expect(workspaceFor(CONVERSATION)).toBe(CONVERSATION);
   });
 
-  it('is the conversation id in a person\'s direct chat, so its files from before the household stay its own', () => {
-    expect(withPerson(BEN, () => workspaceFor(CONVERSATION, false))).toBe(CONVERSATION);
+  it('is the conversation id for the owner, whose are the files from before the household', () => {
+    expect(withPerson(ANN, () => workspaceFor(CONVERSATION))).toBe(CONVERSATION);
   });
 
-  it('is the person\'s own in a shared conversation', () => {
-    const key = withPerson(BEN, () => workspaceFor(CONVERSATION, true));
-    expect(key).toBe(`${CONVERSATION}@ben`);
-    expect(isPersonal(key)).toBe(true);
-    expect(isPersonal(CONVERSATION)).toBe(false);
+  it('is a member\'s own in every conversation, direct or not: a room that changes hands never hands its files over', () => {
+    expect(withPerson(BEN, () => workspaceFor(CONVERSATION))).toBe(`${CONVERSATION}@ben`);
+  });
+
+  it('is a guest\'s own, apart from everyone\'s', () => {
+    expect(withPerson(GUEST, () => workspaceFor(CONVERSATION))).toBe(`${CONVERSATION}@guest`);
   });
 
   it('is a folder of its own under the workspaces', () => {
