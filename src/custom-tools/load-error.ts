@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -47,6 +46,7 @@ async function syntaxLocation(file: string): Promise<{ line: string; code?: stri
   } catch {
     return undefined;
   }
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--input-type=module', '--check'], { stdio: ['pipe', 'ignore', 'pipe'], env: {}, cwd: path.dirname(file) });
     let stderr = '';

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -45,6 +44,8 @@ export async function runOnHost(run: HostRun): Promise<ToolResult> {
     FAMILIAR_TOOL: run.name, FAMILIAR_CONVERSATION: run.conversationId,
     ...run.env,
   };
+  // Loaded on the first script run: child processes are no part of a daemon's start.
+  const { spawn } = await import('node:child_process');
   return new Promise<ToolResult>((resolve) => {
     let stdout = Buffer.alloc(0);
     let stderr = Buffer.alloc(0);

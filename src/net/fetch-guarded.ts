@@ -1,9 +1,9 @@
-import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// node:dns, node:http(s) and node:zlib load on the first request (`await import`): a daemon that fetches nothing at
+// start does not pay for them there.
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import type { IncomingHttpHeaders, IncomingMessage, RequestOptions } from 'node:http';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { bareAddress, checkDestination, type AddressRules } from './ssrf.js';
 
 /**
@@ -70,10 +70,12 @@ const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorizat
 // Set by us, or meaningless/dangerous when chosen by the caller.
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'accept-encoding']);
 
-export const defaultResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) => {
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
+export const defaultResolver: Resolver = async (hostname) => {
+  const { lookup } = await import('node:dns');
+  return new Promise((resolve, reject) => {
+    lookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
   });
+};
 
 export async function fetchGuarded(request: GuardedRequest, options: GuardedOptions): Promise<GuardedResponse> {
   const controller = new AbortController();
@@ -157,7 +159,7 @@ function hopHeaders(request: GuardedRequest, url: URL, firstOrigin: string, body
   return headers;
 }
 
-function sendOnce(
+async function sendOnce(
   hop: { method: string; url: URL; headers: Record<string, string>; body: Buffer | undefined },
   options: GuardedOptions,
   signal: AbortSignal,
@@ -206,7 +208,7 @@ function sendOnce(
     signal,
   };
   if (url.username || url.password) requestOptions.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send = url.protocol === 'https:' ? (await import('node:https')).request : (await import('node:http')).request;
   return new Promise((resolvePromise, reject) => {
     let request;
     try {
@@ -229,9 +231,11 @@ async function readBody(response: IncomingMessage, method: string, maxBytes: num
   // The cap counts decoded bytes, so a small compressed bomb cannot blow past it.
   let stream: Readable = response;
   const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
-  if (encoding === 'gzip' || encoding === 'x-gzip') stream = response.pipe(createGunzip());
-  else if (encoding === 'deflate') stream = response.pipe(createInflate());
-  else if (encoding === 'br') stream = response.pipe(createBrotliDecompress());
+  if (['gzip', 'x-gzip', 'deflate', 'br'].includes(encoding)) {
+    const zlib = await import('node:zlib');
+    if (encoding === 'br') stream = response.pipe(zlib.createBrotliDecompress());
+    else stream = response.pipe(encoding === 'deflate' ? zlib.createInflate() : zlib.createGunzip());
+  }
   const chunks: Buffer[] = [];
   let total = 0;
   let truncated = false;

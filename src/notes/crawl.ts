@@ -4,10 +4,8 @@ import { fetchGuarded, HttpFetchError } from '../net/fetch-guarded.js';
 import { decode, headerText } from '../net/body-text.js';
 import { succeed, type Result } from '../lib/result.js';
 import { guardOptions, scrapePage, type ScrapedPage, type ScrapeOptions } from './scrape.js';
+import { MAX_DEPTH, MAX_PAGES } from './crawl-limits.js';
 
-/** The deepest a crawl goes, and the most pages it reads, whatever is asked. */
-export const MAX_DEPTH = 3;
-export const MAX_PAGES = 20;
 /** The name robots.txt rules are matched against (a group for `Familiar`, else `*`). */
 export const ROBOTS_AGENT = 'Familiar';
 

@@ -23,7 +23,6 @@ import { createReminderCommands } from './reminder-commands.js';
 import { ReminderStore } from './reminder-store.js';
 import { createReminderTool } from './reminder-tool.js';
 import { isReminderJob, TaskReminders } from './reminders.js';
-import { crawl } from './crawl.js';
 import { scrapePage } from './scrape.js';
 import type { SummaryModel } from './summarize.js';
 import type { NotesServices } from './services.js';
@@ -117,7 +116,8 @@ export function createNotesPart(deps: NotesPartDeps): NotesPart {
   const services: NotesServices = {
     notes, index, tasks, reminders, scanner, timeZone, log, now,
     scrape: (url, signal) => scrapePage(url, { http: deps.http, ...(deps.resolve ? { resolve: deps.resolve } : {}), ...(signal ? { signal } : {}) }),
-    crawl: (url, options) => crawl(url, { ...options, http: deps.http, ...(deps.resolve ? { resolve: deps.resolve } : {}) }),
+    // The crawler loads with the first crawl (tldts, robots-parser).
+    crawl: async (url, options) => (await import('./crawl.js')).crawl(url, { ...options, http: deps.http, ...(deps.resolve ? { resolve: deps.resolve } : {}) }),
     summary: deps.llm && deps.budget ? { llm: deps.llm, ...deps.budget } : undefined,
   };
   const tools: AnyTool[] = [...createNoteTools(services), ...createTaskTools(services), ...createGoalTools(services), createWebScrapeTool(services)];

@@ -1,7 +1,8 @@
 import { wrapOutside } from '../tools/external.js';
 import type { AnyTool } from '../tools/types.js';
 import type { Note } from './note-files.js';
-import { MAX_DEPTH, MAX_PAGES, type Crawl } from './crawl.js';
+import type { Crawl } from './crawl.js';
+import { MAX_DEPTH, MAX_PAGES } from './crawl-limits.js';
 import { checkSelectors, type ScrapedPage } from './scrape.js';
 import { summarizePages, type SummaryLength } from './summarize.js';
 import type { NotesServices } from './services.js';

@@ -23,6 +23,9 @@ export function acquireDaemonLock(dataDir: string): DaemonLock {
   const db = new Sqlite(file, { timeout: 0 });
   try {
     db.pragma('locking_mode = EXCLUSIVE');
+    // Nothing in this file is worth keeping over a crash: no journal and no fsync (two fewer disk flushes at start).
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
     // The first write in exclusive mode takes the exclusive lock and keeps it until the connection closes.
     db.exec('CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, since INTEGER NOT NULL)');
     db.prepare('INSERT OR REPLACE INTO holder (id, pid, since) VALUES (1, ?, ?)').run(process.pid, Date.now());

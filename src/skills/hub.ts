@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -147,7 +146,9 @@ function singleSubfolder(dir: string): string | undefined {
 }
 
 /** `git clone --depth 1` with hooks disabled, no terminal prompts and an environment without secrets. */
-function gitClone(url: string, target: string): Promise<Result<void>> {
+async function gitClone(url: string, target: string): Promise<Result<void>> {
+  // Loaded here, on the first install: child processes are no part of a daemon's start.
+  const { spawn } = await import('node:child_process');
   const args = [
     '-c', 'core.hooksPath=/dev/null',
     '-c', 'protocol.ext.allow=never',

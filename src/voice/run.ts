@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 
 export interface RunRequest {
   /** The program (a name looked up on PATH, or a path) and its arguments: no shell is involved. */
@@ -33,7 +32,9 @@ const STDERR_KEEP = 4000;
  * timeout, a cancel or a flood of output kills whatever it started too.
  * Contract: rejects only when the program cannot be started (ENOENT, EACCES); every other end is an outcome.
  */
-export function runProgram(request: RunRequest): Promise<RunOutcome> {
+export async function runProgram(request: RunRequest): Promise<RunOutcome> {
+  // Loaded on the first voice note: child processes are no part of a daemon's start.
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve, reject) => {
     const child = spawn(request.program, [...request.args], {
       cwd: request.cwd,

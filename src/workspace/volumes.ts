@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, open, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -6,7 +5,11 @@ import { promisify } from 'node:util';
 import { errorMessage } from '../errors.js';
 import type { Owner } from './pinned-dir.js';
 
-const run = promisify(execFile);
+/** Runs a system command (mkfs, mount…); child processes load on the first use, no part of a daemon's start. */
+async function run(file: string, args: readonly string[], options: { timeout: number }): Promise<{ stdout: string; stderr: string }> {
+  const { execFile } = await import('node:child_process');
+  return promisify(execFile)(file, [...args], { ...options, encoding: 'utf8' });
+}
 const MIB = 1024 * 1024;
 const COMMAND_TIMEOUT_MS = 60_000;
 
