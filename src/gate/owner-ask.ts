@@ -1,5 +1,4 @@
 import type { Approvals } from '../approval/approvals.js';
-import { PLATFORM_NAMES } from '../channels/platforms.js';
 import type { Config } from '../config/schema.js';
 import type { ActingPerson } from '../lib/person-scope.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/call.js';
@@ -7,6 +6,8 @@ import type { CallOrigin } from '../tools/types.js';
 
 /** How the gate reaches the owner and the member who asked (the channel hub, wired by the root). */
 export interface OwnerReach {
+  /** The chat platforms, in the order a direct chat with the owner is looked for after the asking chat's own. */
+  platforms: readonly string[];
   /** A direct chat with a user on a running platform (known, or opened through its client); undefined when none. */
   directChat(channel: string, userId: string): Promise<string | undefined>;
   /** A line to a chat. Contract: never throws. */
@@ -47,7 +48,7 @@ async function ownerPlace(deps: OwnerAskDeps, ids: Readonly<Record<string, unkno
     const list = Object.hasOwn(ids, channel) ? ids[channel] : undefined;
     return Array.isArray(list) && typeof list[0] === 'string' ? list[0] : undefined;
   };
-  const order = [origin.channel, ...PLATFORM_NAMES.filter((name) => name !== origin.channel)];
+  const order = [origin.channel, ...(deps.reach?.platforms ?? []).filter((name) => name !== origin.channel)];
   for (const channel of order) {
     const userId = idOn(channel);
     if (userId === undefined || !deps.approvals.handlerForChannel(channel)) continue;

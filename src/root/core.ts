@@ -122,10 +122,10 @@ export function makeCore(options: DaemonOptions): Core {
   };
 }
 
-/** Whether the config asks for a chat channel of that name (a delivery waits for one that is still starting). */
 /** The gate's way to the owner and the asking member: direct chats and lines through the running channels. */
 function ownerReach(hub: ChannelHub, log: Logger): OwnerReach {
   return {
+    platforms: PLATFORM_NAMES,
     directChat: (channel, userId) => hub.directChat(channel, userId).catch(() => undefined),
     tell: (origin, text) => hub.deliver({ channel: origin.channel, chatId: origin.chatId }, { text }).catch((error: unknown) => {
       log.warn({ err: error, channel: origin.channel }, 'could not tell the member where the owner was asked');
@@ -133,6 +133,7 @@ function ownerReach(hub: ChannelHub, log: Logger): OwnerReach {
   };
 }
 
+/** Whether the config asks for a chat channel of that name (a delivery waits for one that is still starting). */
 function channelConfigured(config: Config, channel: string): boolean {
   if (PLATFORM_NAMES.includes(channel)) return platformSection(config, channel) !== undefined;
   switch (channel) {

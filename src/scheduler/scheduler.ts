@@ -10,6 +10,7 @@ import { iso, processDue, type DueContext } from './due.js';
 import { dispatchTriggers, type TriggerContext } from './triggered.js';
 import type { CatchUp, Job, JobKind, JobRun, JobSource, JobTrigger, RunOutcome, RunTrigger, TriggerEvent, TriggerFeed } from './types.js';
 import { currentPerson } from '../lib/person-scope.js';
+import { jobZone, retimeJobs } from './zones.js';
 
 /** Runs one claimed run of a job (an agent turn or a reminder) and delivers it. Contract: never throws. */
 export type JobExecutor = (job: Job, run: { id: number; scheduledFor: number; trigger: RunTrigger; event?: TriggerEvent }, signal: AbortSignal) => Promise<RunOutcome>;
@@ -394,13 +395,9 @@ export class Scheduler {
     return outcome;
   }
 
-  /**
-   * The zone a job is timed in: its person's own (`people.<name>.timezone`) when it has a person and one is set, else
-   * the daemon's. Jobs declared in config.yaml, and jobs from before the household (no person), follow `timezone`.
-   */
+  /** The zone a job is timed in (zones.ts). */
   zoneOf(job: { person?: string | undefined; source: JobSource }): string {
-    if (job.person === undefined || job.source === 'config') return this.timeZone;
-    return this.options.personZone?.(job.person) ?? this.timeZone;
+    return jobZone(job, this.timeZone, this.options.personZone);
   }
 
   /** The zone a time said now is read in: the acting person's (a chat's sender, the owner at the terminal). */
@@ -409,19 +406,9 @@ export class Scheduler {
     return person === undefined ? this.timeZone : this.zoneOf({ person, source: 'chat' });
   }
 
-  /**
-   * Re-times recurring jobs whose zone changed: after a change of `timezone` (at start) those that follow the daemon's,
-   * after a change of a person's `timezone` (a live reload of `people`) that person's. A one-shot keeps its instant.
-   */
+  /** Re-times recurring jobs whose zone changed (zones.ts), then re-arms the timer. */
   retime(now: number = this.now()): void {
-    for (const job of this.store.list()) {
-      if (job.cron === undefined) continue;
-      const zone = this.zoneOf(job);
-      if (zone === job.tz) continue;
-      const nextRunAt = job.enabled ? nextOccurrence(job.cron, Math.max(now, job.lastScheduledAt ?? 0), zone) : job.nextRunAt;
-      this.store.save({ ...job, tz: zone, nextRunAt, updatedAt: now });
-      this.log.info({ jobId: job.id, from: job.tz, to: zone, nextRunAt: iso(nextRunAt) }, 'job re-timed for the new time zone');
-    }
+    retimeJobs(this.store, (job) => this.zoneOf(job), now, this.log);
     this.rearm();
   }
 
