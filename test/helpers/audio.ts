@@ -4,6 +4,7 @@
 //
 // Set-up: `npm test` does it (test/setup/global-setup.ts runs scripts/setup-voice.sh).
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, inject, it } from 'vitest';
@@ -73,7 +74,7 @@ export function speak(text: string | readonly string[], options: { gapS?: number
   const phrases = typeof text === 'string' ? [text] : text;
   const pcm: Buffer[] = [];
   for (const phrase of phrases) {
-    const wav = execFileSync('espeak-ng', ['-v', 'en-us', '-s', '140', '--stdout'], { input: phrase, maxBuffer: 64 * 1024 * 1024 });
+    const wav = made(['espeak-ng', phrase], () => execFileSync('espeak-ng', ['-v', 'en-us', '-s', '140', '--stdout'], { input: phrase, maxBuffer: 64 * 1024 * 1024 }));
     pcm.push(ffmpegPipe(['-f', 'wav', '-i', 'pipe:0', '-ac', '1', '-ar', '22050', '-f', 's16le', 'pipe:1'], wav));
     if (phrases.length > 1) pcm.push(Buffer.alloc(Math.round((options.gapS ?? 1) * 22050) * 2));
   }
@@ -82,7 +83,20 @@ export function speak(text: string | readonly string[], options: { gapS?: number
 
 /** Runs ffmpeg on `input` (stdin) and returns stdout. */
 export function ffmpegPipe(args: readonly string[], input: Buffer): Buffer {
-  return execFileSync('ffmpeg', ['-v', 'error', '-nostdin', ...args], { input, maxBuffer: 256 * 1024 * 1024 });
+  return made(['ffmpeg', ...args, createHash('sha256').update(input).digest('hex')], () => execFileSync('ffmpeg', ['-v', 'error', '-nostdin', ...args], { input, maxBuffer: 256 * 1024 * 1024 }));
+}
+
+// The same phrase is spoken and encoded in many tests; espeak-ng and ffmpeg give the same bytes for the same input,
+// so each is made once per worker (a copy each time: a test may change what it gets).
+const madeBefore = new Map<string, Buffer>();
+function made(key: readonly string[], make: () => Buffer): Buffer {
+  const id = key.join('\u0000');
+  let bytes = madeBefore.get(id);
+  if (!bytes) {
+    bytes = make();
+    madeBefore.set(id, bytes);
+  }
+  return Buffer.from(bytes);
 }
 
 /** A Telegram-style voice note: OGG/Opus, mono 48 kHz. */
