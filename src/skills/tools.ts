@@ -140,8 +140,8 @@ function installTool(service: SkillService, baseDir: string): NativeTool<{ sourc
     risk: 'high',
     effects: (params) => [{ kind: 'install', what: `a skill from ${params.source}` }],
     timeoutMs: 180_000,
-    async execute(params) {
-      const outcome = await installFromHub(service, params.source, params.id, { baseDir });
+    async execute(params, ctx) {
+      const outcome = await installFromHub(service, params.source, params.id, { baseDir, origin: ctx.origin });
       return outcome.success ? ok(outcome.value) : fail(outcome.error);
     },
   };
@@ -153,10 +153,12 @@ function describeGrant(service: SkillService, id: string): string[] {
   if (!entry?.success) return [`Skill ${id} is not valid or does not exist.`];
   const skill = entry.value;
   const label = service.deps.labels.get('skill', id);
+  const maker = service.makers.nameOf(id);
   return [
     `Activating "${skill.name}" lets it run ${skill.trigger.type === 'cron' ? `on its schedule (cron ${skill.trigger.cron ?? '?'}), unattended` : 'when asked'}.`,
     `Tools it may use: ${skill.tools.length > 0 ? skill.tools.join(', ') : 'none'}.`,
     `High-risk tools it may call unattended (approve list): ${skill.approve.length > 0 ? skill.approve.join(', ') : 'none'}.`,
+    ...(maker !== undefined ? [`It is ${maker}'s: its own runs act as ${maker} (their memory, tools and budget).`] : []),
     ...(label ? [`Its instructions came from outside content (${label.join(', ')}): read them (familiar skills show ${id}) before you approve.`] : []),
   ];
 }
