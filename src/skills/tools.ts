@@ -106,8 +106,9 @@ function manageTool(service: SkillService, turnTimeoutMs: number): NativeTool<{ 
       required: ['id', 'action'],
       additionalProperties: false,
     },
-    // Deleting loses the skill; activating lets installed third-party instructions and scripts run.
-    risk: (params) => (params.action === 'delete' || params.action === 'activate' ? 'high' : 'low'),
+    // Deleting loses the skill; activating lets installed third-party instructions and scripts run. A change of someone
+    // else's skill (a household member's call on the owner's) is refused when it runs: nobody is asked about it first.
+    risk: (params) => ((params.action === 'delete' || params.action === 'activate') && service.makers.mayChange(params.id).success ? 'high' : 'low'),
     effects: (params) => [{ kind: 'persist', target: 'skill', what: `${params.action} of the skill ${params.id}` }],
     // Activation grants power: the person sees exactly what the skill will be allowed to do.
     explain: (params) => (params.action === 'activate' ? describeGrant(service, params.id) : []),

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { captureIo } from '../helpers/io.js';
+import { press } from '../helpers/chat-approvals.js';
 import { FRIEND_TG, OWNER_TG, startChannelRig, type ChannelRig } from '../helpers/channels.js';
 import { skillMd, writeSkill } from '../skills/helpers.js';
 
@@ -32,9 +33,9 @@ describe('a household\'s skills: each is its maker\'s', () => {
       which: ['telegram'],
       overrides: {
         people: PEOPLE,
-        // The owner's chat is where the daemon's own results go; the owner lets manage_skill through unasked.
+        // The owner's chat is where the daemon's own results go.
         scheduler: { default_chat: `telegram:${OWNER_TG}` },
-        approval: { timeout_s: 5, auto_approve: ['manage_skill'] },
+        approval: { timeout_s: 5 },
       },
     });
     const memory = path.join(rig.t.dir, 'memory');
@@ -108,11 +109,31 @@ describe('a household\'s skills: each is its maker\'s', () => {
     expect(rig.app.scheduler.get('skill-ann-news')?.enabled).toBe(true);
   });
 
-  it('does not let a member delete the owner\'s skill, even with manage_skill approved ahead', async () => {
+  it('does not let a member delete the owner\'s skill, nor ask the owner to', async () => {
+    const asked = texts(OWNER_TG).length;
     rig.llm.script({ toolCalls: [{ name: 'manage_skill', arguments: { id: 'ann-news', action: 'delete' } }] }, { content: 'Tried.' });
     await say(FRIEND_TG, 'delete ann-news');
     expect(String(rig.llm.requests.at(-1)?.body.messages.at(-1)?.content)).toMatch(/Skill "ann-news" is ann's/);
     expect(readFileSync(path.join(skills, 'ann-news/SKILL.md'), 'utf8')).toContain('name: Ann news');
+    expect(texts(OWNER_TG).slice(asked)).toEqual([]);
+  });
+
+  it('asks the owner before a member activates their own skill', async () => {
+    expect(await rig.app.skills.manage('ben-digest', 'delete')).toMatchObject({ success: true });
+    rig.llm.script(
+      { toolCalls: [{ name: 'create_skill', arguments: { description: 'a daily digest', trigger: { type: 'cron', cron: '0 7 * * *' }, tools: ['memory_read'] } }] },
+      { content: draft('ben-digest', []) },
+      { content: 'Made it.' },
+    );
+    await say(FRIEND_TG, 'make me a daily digest again');
+    const before = rig.telegram.messagesTo(OWNER_TG).length;
+    rig.llm.script({ toolCalls: [{ name: 'manage_skill', arguments: { id: 'ben-digest', action: 'activate' } }] }, { content: 'Active.' });
+    rig.telegram.sendUserMessage({ chatId: FRIEND_TG, userId: FRIEND_TG, text: 'turn my digest on' });
+    const question = await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).slice(before).find((message) => message.text?.includes('manage_skill')));
+    expect(question.text).toContain('Asked by ben (member)');
+    press(rig.telegram, question, 'Approve', OWNER_TG);
+    await rig.telegram.waitFor(() => texts(FRIEND_TG).find((text) => text === 'Active.'));
+    expect(readFileSync(path.join(skills, 'ben-digest/SKILL.md'), 'utf8')).toContain('status: active');
   });
 
   it('lets a member pause their own skill', async () => {
