@@ -45,7 +45,8 @@ describe('a household\'s skills: each is its maker\'s', () => {
     writeFileSync(path.join(memory, 'people/ben/profile.md'), 'Ben plays chess.\n');
     // Ann's, from before the household: a folder with no maker recorded.
     writeSkill(rig.t.dir, 'ann-news', skillMd({ name: 'Ann news', trigger: '{type: cron, cron: "0 8 * * *"}', tools: '[memory_read]' }));
-    rig.app.skills.scheduling.syncAll();
+    // A start reads the folders whole (later edits reach the prompt through a watch, which may lag a first run).
+    await rig.restart();
   });
 
   afterAll(async () => {
@@ -119,21 +120,20 @@ describe('a household\'s skills: each is its maker\'s', () => {
   });
 
   it('asks the owner before a member activates their own skill', async () => {
-    expect(await rig.app.skills.manage('ben-digest', 'delete')).toMatchObject({ success: true });
     rig.llm.script(
-      { toolCalls: [{ name: 'create_skill', arguments: { description: 'a daily digest', trigger: { type: 'cron', cron: '0 7 * * *' }, tools: ['memory_read'] } }] },
-      { content: draft('ben-digest', []) },
+      { toolCalls: [{ name: 'create_skill', arguments: { description: 'a weekly digest', trigger: { type: 'cron', cron: '0 7 * * 1' }, tools: ['memory_read'] } }] },
+      { content: draft('ben-weekly', []) },
       { content: 'Made it.' },
     );
-    await say(FRIEND_TG, 'make me a daily digest again');
+    await say(FRIEND_TG, 'make me a weekly digest');
     const before = rig.telegram.messagesTo(OWNER_TG).length;
-    rig.llm.script({ toolCalls: [{ name: 'manage_skill', arguments: { id: 'ben-digest', action: 'activate' } }] }, { content: 'Active.' });
+    rig.llm.script({ toolCalls: [{ name: 'manage_skill', arguments: { id: 'ben-weekly', action: 'activate' } }] }, { content: 'Active.' });
     rig.telegram.sendUserMessage({ chatId: FRIEND_TG, userId: FRIEND_TG, text: 'turn my digest on' });
     const question = await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).slice(before).find((message) => message.text?.includes('manage_skill')));
     expect(question.text).toContain('Asked by ben (member)');
     press(rig.telegram, question, 'Approve', OWNER_TG);
     await rig.telegram.waitFor(() => texts(FRIEND_TG).find((text) => text === 'Active.'));
-    expect(readFileSync(path.join(skills, 'ben-digest/SKILL.md'), 'utf8')).toContain('status: active');
+    expect(readFileSync(path.join(skills, 'ben-weekly/SKILL.md'), 'utf8')).toContain('status: active');
   });
 
   it('lets a member pause their own skill', async () => {
@@ -155,6 +155,7 @@ describe('a household\'s skills: each is its maker\'s', () => {
     expect(await runCli(['skills', 'list', '--config', rig.t.configPath], io)).toBe(0);
     expect(io.out()).toMatch(/^ann-news — Ann news \[active\] by ann;/m);
     expect(io.out()).toMatch(/^ben-digest — ben-digest \[paused\] by ben;/m);
+    expect(io.out()).toMatch(/^ben-weekly — ben-weekly \[active\] by ben;/m);
     expect(io.out()).toMatch(/^cid-digest — cid-digest \[active\] by cid;/m);
   });
 });
