@@ -1,3 +1,4 @@
+import { People } from '../config/people.js';
 import { ZonedClock } from '../lib/clock.js';
 import { installFromHub } from '../skills/hub-install.js';
 import { Scheduler } from '../scheduler/scheduler.js';
@@ -65,7 +66,8 @@ async function readOnly(action: 'list', id: string, context: CommandContext): Pr
       store: new JobStore(db), timeZone: config.timezone, log, execute: () => Promise.reject(new Error('jobs do not run in this command')),
       runTimeoutMs: config.scheduler.run_timeout_s * 1000, catchUpWindowMs: config.scheduler.catch_up_window * 1000,
     });
-    const catalog = new SkillCatalog({ config, clock: new ZonedClock(config.timezone) }, store, new SkillScheduling({ scheduler, store, log }));
+    // In a household each skill is listed with its maker.
+    const catalog = new SkillCatalog({ config, clock: new ZonedClock(config.timezone), people: new People(config) }, store, new SkillScheduling({ scheduler, store, log }));
     return show(action, id, catalog, context);
   } finally {
     db.close();

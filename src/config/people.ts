@@ -62,6 +62,14 @@ export class People {
     return this.current.byName.get(name);
   }
 
+  /**
+   * Whom a job's or skill's run acts as, by the name it recorded: that person, or a guest when they are no longer in
+   * `people:` (their things then reach nobody's memory and only a guest's tools).
+   */
+  named(name: string): ActingPerson {
+    return this.current.byName.get(name) ?? GUEST;
+  }
+
   /** The person a sender is: the owner on the terminal and the console, a listed person by id, else a guest. */
   forSender(channel: string, userId: string | undefined): ActingPerson {
     const directory = this.current;

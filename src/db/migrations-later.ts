@@ -162,4 +162,19 @@ export const LATER_MIGRATIONS: ReadonlyArray<{ name: string; sql: string }> = [
       );
     `,
   },
+  {
+    name: '022-skill-makers',
+    sql: `
+      -- Who made each skill in a household (docs/household.md, Skills): its own runs (its schedule) run as them and
+      -- deliver to them, and only they or the owner change it. SKILL.md stays the person's file (and a hub skill's
+      -- hashed content), so this lives here. No row: the owner's (made at the terminal, or before the household).
+      -- chat: where it was made (create_skill, install_skill from a chat), its results' place when SKILL.md names none.
+      CREATE TABLE skill_makers (
+        skill_id TEXT PRIMARY KEY,
+        person TEXT NOT NULL,
+        chat TEXT,
+        made_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -64,7 +64,7 @@ export async function makeParts(core: Core): Promise<Made> {
     : { part: undefined, calendars: undefined, alarms: undefined };
   const skills = createSkillsPart({
     config, db, clock, log, tools, llm: core.llm, sandbox: sandbox.sandbox, startTurn: turns.start, delivery, labels: core.labels,
-    scheduler: scheduler.scheduler, baseDir: core.configDir,
+    scheduler: scheduler.scheduler, baseDir: core.configDir, people: core.people,
   });
   const mcp = await makeMcp(config, tools, log, {
     llm: core.llm,

@@ -5,6 +5,7 @@ import type { Delivery } from '../delivery/types.js';
 import { parseSkill, renderSkill, SKILL_ID, SKILL_TOOL_NAMES, type Skill, type SkillTrigger } from './format.js';
 import { hasScripts, runSkillTest, SANDBOX_REQUIRED, skillConversation } from './runner.js';
 import { workspaceFor } from '../workspace/workspace-key.js';
+import { currentPerson } from '../lib/person-scope.js';
 import type { SkillService } from './service.js';
 import type { Result } from '../lib/result.js';
 
@@ -62,6 +63,8 @@ export async function createSkill(service: SkillService, params: CreateSkillPara
   // Power is granted by the person only: whatever the model wrote, a new skill is a draft with no approve list.
   const saved: Skill = { ...skill, id, status: 'draft', approve: [] };
   await service.store.write(id, renderSkill(saved), draft.files);
+  // In a household the skill is its maker's: its own runs act as them and deliver to them.
+  service.makers.remember(id, ctx.origin, service.deps.delivery);
   const dir = service.store.folder(id);
   // Drafted while outside content was in play: its instructions are outside content until the person activates it.
   if (ctx.taint.length > 0) service.deps.labels.label('skill', id, ctx.taint);
@@ -150,6 +153,9 @@ function checkDraft(content: string, params: CreateSkillParams, timeZone: string
     skill.trigger = trigger;
   }
   if (params.tools) skill.tools = [...params.tools];
+  // Someone else's skill speaks only where they asked for it, as a job of theirs does, whatever the draft names.
+  const person = currentPerson();
+  if (person !== undefined && person.role !== 'owner') delete skill.deliverTo;
   if (skill.trigger.type === 'cron' && skill.deliverTo === undefined) {
     const chat = delivery.chatOf(ctx.origin);
     if (chat !== undefined) skill.deliverTo = chat;

@@ -6,10 +6,13 @@ import { hashSkillFolder, lockEntry, readLock, writeLock, type SkillLock } from 
 import { buildReport, formatReport } from './report.js';
 import type { SkillService } from './service.js';
 import type { Result } from '../lib/result.js';
+import type { CallOrigin } from '../tools/types.js';
 
 export interface InstallOptions {
   /** Where relative folder and archive paths are read from. */
   baseDir: string;
+  /** The chat it was installed from (install_skill); undefined at the terminal. In a household, its results go there. */
+  origin?: CallOrigin | undefined;
 }
 
 /**
@@ -28,7 +31,7 @@ export async function installFromHub(service: SkillService, source: string, id: 
     if (!index.success) return index;
     const picked = pick(index.value, resolved.value.id, hub.source);
     if (!picked.success) return picked;
-    return await installOne(service, hub.dir, hub.source, picked.value);
+    return await installOne(service, hub.dir, hub.source, picked.value, options.origin);
   } finally {
     hub.dispose();
   }
@@ -61,7 +64,7 @@ function pick(entries: HubIndexEntry[], id: string | undefined, source: string):
   return { success: false, error: `The hub ${source} has ${entries.length} skills; pass id to choose one: ${ids.join(', ') || '(none)'}.` };
 }
 
-async function installOne(service: SkillService, hubDir: string, source: string, entry: HubIndexEntry): Promise<Result<string>> {
+async function installOne(service: SkillService, hubDir: string, source: string, entry: HubIndexEntry, origin: CallOrigin | undefined): Promise<Result<string>> {
   const store = service.store;
   const folder = skillFolderIn(hubDir, entry);
   if (!folder.success) return folder;
@@ -94,6 +97,9 @@ async function installOne(service: SkillService, hubDir: string, source: string,
   const target = path.join(store.dir, entry.id);
   let verb = 'Installed';
   if (existsSync(target)) {
+    // Updating is changing the skill: in a household, its maker's or the owner's to do.
+    const allowed = service.makers.mayChange(entry.id);
+    if (!allowed.success) return allowed;
     if (!pinned) return { success: false, error: `A skill "${entry.id}" made here already exists (${target}); delete it first or install under another hub id.` };
     const current = hashSkillFolder(target);
     if (!current.success || current.value.sha256 !== pinned.sha256) {
@@ -124,6 +130,8 @@ async function installOne(service: SkillService, hubDir: string, source: string,
   }
   lock.skills[entry.id] = { source, version, sha256: hashed.value.sha256, installedAt: new Date().toISOString(), quarantined: true };
   await writeLock(store.dir, lock);
+  // In a household the skill is whoever installed it (the terminal: the owner).
+  service.makers.remember(entry.id, origin, service.deps.delivery);
   // A hub's instructions are outside content until the person activates the skill.
   service.deps.labels.label('skill', entry.id, [`hub:${source}`]);
   service.scheduling.sync(entry.id);

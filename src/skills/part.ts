@@ -32,8 +32,13 @@ export function createSkillsPart(deps: SkillsPartDeps): { part: Part; service: S
   const service = new SkillService(deps, store, scheduling);
   // The scheduler keeps timing, ledger and exactly-once claims for `skill-*` jobs; their runs are the skill's (the
   // root hands the executor to the scheduler).
-  const executors: JobExecutors = [{ owns: isSkillJob, execute: createSkillJobExecutor({ log: deps.log, delivery: deps.delivery, store, runner: service.runner, scheduling }) }];
+  const executors: JobExecutors = [{ owns: isSkillJob, execute: createSkillJobExecutor({ log: deps.log, delivery: deps.delivery, store, runner: service.runner, scheduling, makers: service.makers }) }];
 
+  // Skills whose folder was removed by hand lose their maker, so a folder dropped in later under the same id is the owner's.
+  const resync = (): void => {
+    scheduling.syncAll();
+    if (service.makers.household) store.pruneMakers(store.ids());
+  };
   let timer: NodeJS.Timeout | undefined;
   const part: Part = {
     name: 'skills',
@@ -45,10 +50,10 @@ export function createSkillsPart(deps: SkillsPartDeps): { part: Part; service: S
       const entries = store.list('active');
       const invalid = entries.filter((entry) => !entry.success);
       for (const entry of invalid) log.warn({ skill: entry.id }, `skills: ${entry.id} is not valid and is skipped: ${entry.error}`);
-      scheduling.syncAll();
+      resync();
       const active = entries.filter((entry) => entry.success && entry.value.status === 'active').length;
       log.info({ skills: entries.length, active, invalid: invalid.length, dir: store.dir }, `skills: ${entries.length} skill(s), ${active} active`);
-      timer = setInterval(() => scheduling.syncAll(), RESYNC_MS);
+      timer = setInterval(resync, RESYNC_MS);
       timer.unref();
     },
     async stop() {

@@ -6,6 +6,7 @@ import { KeyedMutex } from '../lib/atomic-write.js';
 import type { Logger } from '../log.js';
 import type { SandboxRun } from '../tools/context.js';
 import { OWNER_CHANNELS } from '../lib/owner.js';
+import { withPerson, type ActingPerson } from '../lib/person-scope.js';
 import { stageFolder } from '../workspace/stage.js';
 import { workspaceFor } from '../workspace/workspace-key.js';
 import type { Workspaces } from '../workspace/workspace.js';
@@ -40,6 +41,11 @@ export interface SkillRunRequest {
   signal?: AbortSignal | undefined;
   /** Outside sources in play where the run was asked for (run_skill from a tainted turn): the run holds them too. */
   taint?: readonly string[] | undefined;
+  /**
+   * In a household, whom a run of the skill's own (its schedule) acts as: its maker. Absent: whoever asked for it
+   * (run_skill: the turn's person, in scope).
+   */
+  person?: ActingPerson | undefined;
 }
 
 export interface SkillRunResult {
@@ -143,8 +149,9 @@ export class SkillRunner {
         return finish({ status: 'refused', text: error, artifacts: [], error, denied: [] });
       }
       try {
-        // The caller's scope is the run's person (run_skill from their turn), as in the run's own turn.
-        await stageScripts(pool, workspaceFor(conversationId), dir);
+        // The run's person (the maker of a scheduled skill, else the caller's scope: run_skill from their turn), as in the run's own turn.
+        const person = request.person;
+        await stageScripts(pool, person ? withPerson(person, () => workspaceFor(conversationId)) : workspaceFor(conversationId), dir);
       } catch (error) {
         const reason = `skill "${skill.id}" was not run: its scripts could not be copied to the sandbox (${errorMessage(error)})`;
         return finish({ status: 'failed', text: reason, artifacts: [], error: reason, denied: [] });
@@ -160,6 +167,7 @@ export class SkillRunner {
       // Unattended runs cannot ask anyone: only the skill's own approve list lets a high-risk tool through.
       const result = await deps.startTurn({
         conversationId, text, origin: request.origin, source: 'skill',
+        ...(request.person ? { person: request.person.name } : {}),
         filter: createToolFilter(skill.tools),
         systemExtra: systemExtra(skill, request, scripts, label),
         ...(taint.length > 0 ? { taint } : {}),

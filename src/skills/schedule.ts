@@ -6,6 +6,7 @@ import type { JobExecutor, Scheduler } from '../scheduler/scheduler.js';
 import type { Job, RunOutcome } from '../scheduler/types.js';
 import type { CallOrigin } from '../tools/types.js';
 import { checkPinned } from './lock.js';
+import type { SkillMakers } from './maker.js';
 import type { SkillRunner } from './runner.js';
 import type { SkillEntry, SkillStore } from './store.js';
 
@@ -151,7 +152,7 @@ export function isSkillJob(job: Job): boolean {
  * edited to manual, paused or made invalid does not run and is unscheduled), run unattended and
  * restricted to its tools, and its result is delivered like a job's. Contract: never throws.
  */
-export function createSkillJobExecutor(deps: { log: Logger; delivery: Delivery; store: SkillStore; runner: SkillRunner; scheduling: SkillScheduling }): JobExecutor {
+export function createSkillJobExecutor(deps: { log: Logger; delivery: Delivery; store: SkillStore; runner: SkillRunner; scheduling: SkillScheduling; makers: SkillMakers }): JobExecutor {
   const log = deps.log.child({ component: 'skills' });
   return async (job, _run, signal): Promise<RunOutcome> => {
     const skillId = job.id.slice(JOB_PREFIX.length);
@@ -164,7 +165,10 @@ export function createSkillJobExecutor(deps: { log: Logger; delivery: Delivery; 
       return { status: 'failed', output: '', error: `skill not run: ${reason}` };
     }
     const skill = entry.value;
-    const target = deps.delivery.targetFor(undefined, skill.deliverTo ?? job.deliverTo);
+    // In a household the run is its maker's, as a job is its person's: their tools, budget, memory and workspace, and
+    // their chat for the result.
+    const person = deps.makers.actingPerson(skillId);
+    const target = deps.makers.target(skillId, skill.deliverTo ?? job.deliverTo, deps.delivery);
     // The run's chat is the one its result goes to (its agent, its approvals), else the scheduler itself.
     let origin: CallOrigin = { channel: 'scheduler', chatId: skillId };
     if (target !== undefined) {
@@ -175,7 +179,7 @@ export function createSkillJobExecutor(deps: { log: Logger; delivery: Delivery; 
         // A bad deliver_to is reported when delivering below.
       }
     }
-    const result = await deps.runner.run({ skill, origin, unattended: true, trigger: 'cron', signal });
+    const result = await deps.runner.run({ skill, origin, unattended: true, trigger: 'cron', signal, person });
     if (signal.aborted && !(signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError')) {
       return { status: 'interrupted', output: result.text, error: 'the daemon shut down during the run' };
     }
@@ -183,7 +187,9 @@ export function createSkillJobExecutor(deps: { log: Logger; delivery: Delivery; 
     const text = result.status === 'ok' ? result.text : `⚠ Skill "${skill.name}" failed: ${(result.error ?? result.text).slice(0, 300)}`;
     const delivered = await deps.delivery.deliver(target, { text, ...(result.artifacts.length > 0 ? { artifacts: result.artifacts } : {}) }, { kind: 'skill', id: skillId, ...(result.taint ? { outside: result.taint } : {}) });
     if (delivered.deliveredTo !== undefined) return { ...outcome, deliveredTo: delivered.deliveredTo };
-    const reason = target === undefined ? 'not delivered: no chat (set deliver_to in SKILL.md or scheduler.default_chat)' : delivered.error;
+    const reason = target === undefined
+      ? (person && person.role !== 'owner' ? `not delivered: no chat of ${person.name}'s (set deliver_to in SKILL.md)` : 'not delivered: no chat (set deliver_to in SKILL.md or scheduler.default_chat)')
+      : delivered.error;
     return { ...outcome, error: outcome.error ? `${outcome.error}; ${reason}` : reason };
   };
 }

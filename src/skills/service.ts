@@ -1,4 +1,7 @@
 import type { Config } from '../config/schema.js';
+import type { People } from '../config/people.js';
+import { withPerson } from '../lib/person-scope.js';
+import { workspaceFor } from '../workspace/workspace-key.js';
 import type { Job } from '../scheduler/types.js';
 import type { ZonedClock } from '../lib/clock.js';
 import type { LlmClient } from '../llm/types.js';
@@ -13,6 +16,7 @@ import { checkPinned, hashSkillFolder, lockEntry, readLock, writeLock } from './
 import { buildReport, formatReport, type SkillReport } from './report.js';
 import { needsSandbox, runSkillTest, SANDBOX_REQUIRED, skillConversation, SkillRunner, type SkillRunResult, type SkillSandbox } from './runner.js';
 import { isSkillJob, type SkillScheduling } from './schedule.js';
+import { SkillMakers } from './maker.js';
 import type { SkillRun, SkillStore } from './store.js';
 import type { Result } from '../lib/result.js';
 
@@ -27,6 +31,8 @@ export interface SkillSummary {
   /** Why it is not valid, or why it cannot run (tampered, quarantined, wrong zone). */
   problem?: string;
   quarantined?: boolean;
+  /** In a household, who made it (its own runs act as them); absent outside one. */
+  maker?: string;
 }
 
 export type ManageAction = 'pause' | 'resume' | 'delete' | 'activate';
@@ -46,6 +52,8 @@ export interface SkillsDeps {
   delivery: Delivery;
   /** Provenance labels: a skill drafted while outside content was in play, or installed from a hub. */
   labels: ProvenanceLabels;
+  /** Who is who in a household: a skill's own runs act as its maker. Absent or no people: one person, as before. */
+  people?: People;
 }
 
 /** What listing and showing skills read: no agent, no sandbox (a read-only command builds only this). */
@@ -54,6 +62,8 @@ export interface SkillCatalogDeps {
   clock: ZonedClock;
   /** The registered tools, to flag unavailable and high-risk ones; without it tools are listed as named. */
   tools?: Pick<ToolRegistry, 'get'>;
+  /** In a household, each skill is listed with its maker. */
+  people?: People;
 }
 
 /** The skills as they are on disk and on the scheduler: list and show. */
@@ -61,11 +71,13 @@ export class SkillCatalog {
   readonly catalog: SkillCatalogDeps;
   readonly store: SkillStore;
   readonly scheduling: SkillScheduling;
+  readonly makers: SkillMakers;
 
   constructor(catalog: SkillCatalogDeps, store: SkillStore, scheduling: SkillScheduling) {
     this.catalog = catalog;
     this.store = store;
     this.scheduling = scheduling;
+    this.makers = new SkillMakers(catalog.people, store);
   }
 
   list(): SkillSummary[] {
@@ -77,7 +89,8 @@ export class SkillCatalog {
     }
     return this.store.list().map((entry): SkillSummary => {
       const lastRun = this.store.lastRun(entry.id);
-      const base = { id: entry.id, ...(lastRun ? { lastRun } : {}) };
+      const maker = this.makers.nameOf(entry.id);
+      const base = { id: entry.id, ...(lastRun ? { lastRun } : {}), ...(maker !== undefined ? { maker } : {}) };
       if (!entry.success) return { ...base, ok: false, problem: entry.error };
       const skill = entry.value;
       const summary: SkillSummary = { ...base, ok: true, name: skill.name, status: skill.status, trigger: describeTrigger(skill.trigger, this.catalog.config.timezone) };
@@ -99,7 +112,8 @@ export class SkillCatalog {
     return summaries
       .map((summary) => {
         if (!summary.ok) return `${summary.id} — INVALID: ${summary.problem ?? 'unknown problem'}`;
-        const parts = [`${summary.id} — ${summary.name ?? ''} [${summary.status ?? '?'}${summary.quarantined ? ', quarantined' : ''}]`, `trigger: ${summary.trigger ?? '?'}`];
+        const by = summary.maker !== undefined ? ` by ${summary.maker}` : '';
+        const parts = [`${summary.id} — ${summary.name ?? ''} [${summary.status ?? '?'}${summary.quarantined ? ', quarantined' : ''}]${by}`, `trigger: ${summary.trigger ?? '?'}`];
         if (summary.nextRunAt !== undefined) parts.push(`next run: ${clock.format(new Date(summary.nextRunAt))}`);
         const last = summary.lastRun;
         parts.push(last ? `last run: ${clock.format(new Date(last.startedAt))} ${last.status}${last.error ? ` (${last.error.slice(0, 120)})` : ''}` : 'last run: never');
@@ -123,6 +137,7 @@ export class SkillCatalog {
     else if (pinned.value) pin = `installed from ${pinned.value.source}, version ${pinned.value.version}, sha256 ${pinned.value.sha256}${pinned.value.quarantined ? ' (quarantined until activated)' : ''}`;
     const runs = this.store.runs(id, 5).map((run) => `  #${run.id} ${this.catalog.clock.format(new Date(run.startedAt))} ${run.trigger} ${run.status}${run.durationMs !== undefined ? ` ${(run.durationMs / 1000).toFixed(1)} s` : ''}${run.error ? ` — ${run.error.slice(0, 160)}` : ''}`);
     const next = this.scheduling.nextRun(id);
+    const maker = this.makers.nameOf(id);
     return {
       success: true,
       value: [
@@ -130,6 +145,7 @@ export class SkillCatalog {
         `  ${skill.description}`,
         `  folder: ${entry.dir}`,
         `  origin: ${pin}`,
+        ...(maker !== undefined ? [`  made by: ${maker} (its own runs act as them)`] : []),
         ...(skill.deliverTo ? [`  deliver_to: ${skill.deliverTo}`] : []),
         ...(next !== undefined ? [`  next run: ${this.catalog.clock.describe(new Date(next))}`] : []),
         report,
@@ -212,6 +228,8 @@ export class SkillService extends SkillCatalog {
   async manage(id: string, action: ManageAction, options: { repin?: boolean; signal?: AbortSignal } = {}): Promise<Result<string>> {
     const entry = this.store.get(id);
     if (!entry) return this.unknown(id);
+    const allowed = this.makers.mayChange(id);
+    if (!allowed.success) return allowed;
     if (action === 'delete') {
       this.store.remove(id);
       await this.dropLock(id);
@@ -266,7 +284,10 @@ export class SkillService extends SkillCatalog {
     const sandbox = this.deps.sandbox;
     if (needsSandbox(skill, dir) && !sandbox) return { success: false, error: `Not activated: skill "${skill.id}" has scripts or a test, and ${SANDBOX_REQUIRED}.` };
     if (skill.test === undefined || !sandbox) return { success: true, value: '' };
-    const test = await runSkillTest(sandbox, skill, dir, skillConversation(skill.id), options.signal);
+    // In the maker's own workspace, where the skill's runs will be (the owner activating a member's skill included).
+    const maker = this.makers.actingPerson(skill.id);
+    const workspace = maker ? withPerson(maker, () => workspaceFor(skillConversation(skill.id))) : skillConversation(skill.id);
+    const test = await runSkillTest(sandbox, skill, dir, workspace, options.signal);
     const runId = this.store.startRun(skill.id, 'test');
     this.store.finishRun(runId, { status: test.passed ? 'ok' : 'failed', output: test.report }, Date.now());
     if (!test.passed) return { success: false, error: `Not activated: ${test.report}` };

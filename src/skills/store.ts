@@ -37,6 +37,13 @@ interface RunRow {
   error: string | null;
 }
 
+/** Who made a skill in a household (table skill_makers), and the chat it was made in. */
+export interface SkillMaker {
+  person: string;
+  /** `telegram:123`: where it was made; undefined at the terminal and the console. */
+  chat: string | undefined;
+}
+
 export const RUN_OUTPUT_CHARS = 4000;
 /** Files a skill folder may hold in all (hub installs and generated skills alike). */
 export const MAX_SKILL_FILES = 200;
@@ -55,6 +62,9 @@ export class SkillStore {
     finish: Statement<[string, number, number, string | null, string | null, number]>;
     last: Statement<[string], RunRow>;
     runs: Statement<[string, number], RunRow>;
+    maker: Statement<[string], { person: string; chat: string | null }>;
+    setMaker: Statement<[string, string, string | null, number]>;
+    dropMaker: Statement<[string]>;
   };
 
   constructor(options: { dir: string; db: Database; timeZone: string }) {
@@ -66,6 +76,9 @@ export class SkillStore {
       finish: this.db.prepare('UPDATE skill_runs SET status = ?, ended_at = ?, duration_ms = ?, output = ?, error = ? WHERE id = ?'),
       last: this.db.prepare("SELECT * FROM skill_runs WHERE skill_id = ? AND trigger != 'test' ORDER BY started_at DESC, id DESC LIMIT 1"),
       runs: this.db.prepare('SELECT * FROM skill_runs WHERE skill_id = ? ORDER BY started_at DESC, id DESC LIMIT ?'),
+      maker: this.db.prepare('SELECT person, chat FROM skill_makers WHERE skill_id = ?'),
+      setMaker: this.db.prepare('INSERT INTO skill_makers (skill_id, person, chat, made_at) VALUES (?, ?, ?, ?) ON CONFLICT (skill_id) DO UPDATE SET person = excluded.person, chat = excluded.chat, made_at = excluded.made_at'),
+      dropMaker: this.db.prepare('DELETE FROM skill_makers WHERE skill_id = ?'),
     };
   }
 
@@ -129,9 +142,34 @@ export class SkillStore {
 
   remove(id: string): boolean {
     const dir = this.folder(id);
+    this.statements.dropMaker.run(id);
     if (!existsSync(dir)) return false;
     rmSync(dir, { recursive: true, force: true });
     return true;
+  }
+
+  // ---- makers (a household's: who made each skill)
+
+  /** Who made the skill; undefined: the owner's (made at the terminal, before the household, or never recorded). */
+  maker(id: string): SkillMaker | undefined {
+    const row = this.statements.maker.get(id);
+    return row ? { person: row.person, chat: row.chat ?? undefined } : undefined;
+  }
+
+  /** Records who made (or installed) the skill; no person (the terminal: the owner) drops the record. */
+  setMaker(id: string, maker: SkillMaker | undefined, now = Date.now()): void {
+    if (maker) this.statements.setMaker.run(id, maker.person, maker.chat ?? null, now);
+    else this.statements.dropMaker.run(id);
+  }
+
+  /**
+   * Forgets the makers of skills whose folder is gone (removed by hand), so a folder dropped in later under the same
+   * id is the owner's, not the old maker's.
+   */
+  pruneMakers(ids: readonly string[]): void {
+    const rows = this.db.prepare<[], { skill_id: string }>('SELECT skill_id FROM skill_makers').all();
+    const present = new Set(ids);
+    for (const row of rows) if (!present.has(row.skill_id)) this.statements.dropMaker.run(row.skill_id);
   }
 
   // ---- run records

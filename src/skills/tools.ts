@@ -106,8 +106,9 @@ function manageTool(service: SkillService, turnTimeoutMs: number): NativeTool<{ 
       required: ['id', 'action'],
       additionalProperties: false,
     },
-    // Deleting loses the skill; activating lets installed third-party instructions and scripts run.
-    risk: (params) => (params.action === 'delete' || params.action === 'activate' ? 'high' : 'low'),
+    // Deleting loses the skill; activating lets installed third-party instructions and scripts run. A change of someone
+    // else's skill (a household member's call on the owner's) is refused when it runs: nobody is asked about it first.
+    risk: (params) => ((params.action === 'delete' || params.action === 'activate') && service.makers.mayChange(params.id).success ? 'high' : 'low'),
     effects: (params) => [{ kind: 'persist', target: 'skill', what: `${params.action} of the skill ${params.id}` }],
     // Activation grants power: the person sees exactly what the skill will be allowed to do.
     explain: (params) => (params.action === 'activate' ? describeGrant(service, params.id) : []),
@@ -140,8 +141,8 @@ function installTool(service: SkillService, baseDir: string): NativeTool<{ sourc
     risk: 'high',
     effects: (params) => [{ kind: 'install', what: `a skill from ${params.source}` }],
     timeoutMs: 180_000,
-    async execute(params) {
-      const outcome = await installFromHub(service, params.source, params.id, { baseDir });
+    async execute(params, ctx) {
+      const outcome = await installFromHub(service, params.source, params.id, { baseDir, origin: ctx.origin });
       return outcome.success ? ok(outcome.value) : fail(outcome.error);
     },
   };
@@ -153,10 +154,12 @@ function describeGrant(service: SkillService, id: string): string[] {
   if (!entry?.success) return [`Skill ${id} is not valid or does not exist.`];
   const skill = entry.value;
   const label = service.deps.labels.get('skill', id);
+  const maker = service.makers.nameOf(id);
   return [
     `Activating "${skill.name}" lets it run ${skill.trigger.type === 'cron' ? `on its schedule (cron ${skill.trigger.cron ?? '?'}), unattended` : 'when asked'}.`,
     `Tools it may use: ${skill.tools.length > 0 ? skill.tools.join(', ') : 'none'}.`,
     `High-risk tools it may call unattended (approve list): ${skill.approve.length > 0 ? skill.approve.join(', ') : 'none'}.`,
+    ...(maker !== undefined ? [`It is ${maker}'s: its own runs act as ${maker} (their memory, tools and budget).`] : []),
     ...(label ? [`Its instructions came from outside content (${label.join(', ')}): read them (familiar skills show ${id}) before you approve.`] : []),
   ];
 }

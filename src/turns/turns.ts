@@ -112,7 +112,7 @@ function runTurn(deps: TurnsDeps, request: TurnRequest, conversationId: string, 
  * household began); a sender in no person's ids is a guest.
  */
 function personOf(people: People, request: TurnRequest): ActingPerson {
-  if (request.person !== undefined) return people.get(request.person) ?? GUEST;
+  if (request.person !== undefined) return people.named(request.person);
   const fromChat = request.source === 'chat' || request.source === 'cli' || (request.source === 'skill' && request.origin.userId !== undefined);
   if (fromChat) return people.forSender(request.origin.channel, request.origin.userId);
   return people.owner() ?? GUEST;
