@@ -106,7 +106,8 @@ export function makeCore(options: DaemonOptions): Core {
   // The checks between a valid call and its run (src/gate/gate.ts lists them in order).
   const budget = new LeakBudget(db, config, options.now ? () => options.now?.().getTime() ?? Date.now() : undefined);
   const hub = new ChannelHub();
-  tools.setGate(createGate({ config, secrets: loaded.secrets, approvals, tools, budget, reach: ownerReach(hub, log) }));
+  const reach = ownerReach(hub, log);
+  tools.setGate(createGate({ config, secrets: loaded.secrets, approvals, tools, budget, reach }));
   const lifecycle = { starting: false };
   const delivery = createDelivery({
     outbox: hub, defaultChat: () => config.scheduler.default_chat, log: log.child({ component: 'delivery' }),
@@ -114,7 +115,7 @@ export function makeCore(options: DaemonOptions): Core {
     // or a one-shot command, will bring none.
     waitMs: (channel) => (mode === 'daemon' && lifecycle.starting && channelConfigured(config, channel) ? CHANNEL_WAIT_MS : 0),
   });
-  memory.attachConsolidation({ llm, delivery, settings: config.memory });
+  memory.attachConsolidation({ llm, delivery, settings: config.memory, people, reach });
   return {
     options, config, configDir: loaded.source === 'file' ? path.dirname(loaded.path) : process.cwd(), startedAt: Date.now(), builtins,
     db, clock, labels, memory, llm, llmReady: options.llm !== undefined || llmConfigured(config.llm), events, tools, conversations, usage,
