@@ -1,5 +1,4 @@
 import type { Approvals } from '../approval/approvals.js';
-import { PLATFORM_NAMES } from '../channels/platforms.js';
 import type { Config } from '../config/schema.js';
 import type { ActingPerson } from '../lib/person-scope.js';
 import type { ApprovalDecision, ApprovalRequest } from '../tools/call.js';
@@ -9,6 +8,8 @@ import type { CallOrigin } from '../tools/types.js';
 export interface OwnerReach {
   /** A direct chat with a user on a running platform (known, or opened through its client); undefined when none. */
   directChat(channel: string, userId: string): Promise<string | undefined>;
+  /** The chat platforms in the order a person is looked for on them (the platform table's, channels/platforms.ts). */
+  platforms: readonly string[];
   /** A line to a chat. Contract: never throws. */
   tell(origin: CallOrigin, text: string): Promise<void>;
 }
@@ -44,7 +45,7 @@ export async function askOwner(deps: OwnerAskDeps, request: ApprovalRequest, per
 /** Where the owner is asked on a chat, and how the member is told of it; undefined when no chat reaches them. */
 async function ownerPlace(deps: OwnerAskDeps, ids: Readonly<Record<string, unknown>>, origin: CallOrigin): Promise<{ origin: CallOrigin; where: string } | undefined> {
   const idOn = (channel: string): string | undefined => firstId(ids, channel);
-  const order = [origin.channel, ...PLATFORM_NAMES.filter((name) => name !== origin.channel)];
+  const order = [origin.channel, ...(deps.reach?.platforms ?? []).filter((name) => name !== origin.channel)];
   const direct = await directChatWith(deps.reach, ids, order, (channel) => deps.approvals.handlerForChannel(channel) !== undefined);
   if (direct) return { origin: direct, where: `in a direct chat on ${direct.channel}` };
   // No direct chat anywhere: the asking chat itself, when the owner is on its platform (only their press counts there).

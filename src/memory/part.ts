@@ -8,7 +8,6 @@ import type { LlmClient } from '../llm/types.js';
 import { Consolidator, type ConsolidationSettings } from './consolidation/consolidator.js';
 import { HouseholdConsolidation } from './consolidation/household.js';
 import type { People } from '../config/people.js';
-import type { OwnerReach } from '../gate/owner-ask.js';
 import type { ProvenanceLabels } from '../gate/labels.js';
 import { createMemoryCommands } from './commands.js';
 import { MemoryHistory } from './history.js';
@@ -35,8 +34,8 @@ export interface ConsolidationWiring {
   delivery: Delivery;
   settings: ConsolidationSettings;
   /** In a household: who is who, and the running channels' direct chats, where each person's proposal goes. */
-  people?: Pick<People, 'get' | 'forSender' | 'list'>;
-  reach?: Pick<OwnerReach, 'directChat'> | undefined;
+  people?: Pick<People, 'get' | 'forSender'>;
+  directChat?: ((name: string) => Promise<string | undefined>) | undefined;
 }
 
 /**
@@ -80,9 +79,9 @@ export function createMemoryPart(deps: {
   return {
     store,
     history,
-    attachConsolidation({ people, reach, ...more }) {
+    attachConsolidation({ people, directChat, ...more }) {
       const shared = { store, history, labels: deps.labels, db: deps.db, ...more, log: deps.log.child({ component: 'memory-consolidation' }) };
-      consolidator = deps.household && people ? new HouseholdConsolidation({ ...shared, people, reach }) : new Consolidator(shared);
+      consolidator = deps.household && people ? new HouseholdConsolidation({ ...shared, people, directChat }) : new Consolidator(shared);
       return consolidator;
     },
     pressButton: async (press) => consolidator?.press(press),

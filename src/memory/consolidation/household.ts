@@ -1,19 +1,16 @@
-import { PLATFORM_NAMES } from '../../channels/platforms.js';
 import type { People } from '../../config/people.js';
 import type { ButtonAnswer, ButtonPress } from '../../delivery/types.js';
-import { directChatWith, type OwnerReach } from '../../gate/owner-ask.js';
 import type { ActingPerson } from '../../lib/person-scope.js';
 import type { Result } from '../../lib/result.js';
-import { formatTarget } from '../../lib/target.js';
 import { Consolidator, PROPOSAL_BUTTON, type Consolidation, type ConsolidatorDeps } from './consolidator.js';
 
 /** Where a stored path is someone's: `people/<name>/…` (person-view.ts). */
 const PERSON_PATH = /^people\/([a-z][a-z0-9_-]{0,31})\//;
 
 export interface HouseholdConsolidationDeps extends Omit<ConsolidatorDeps, 'household'> {
-  people: Pick<People, 'get' | 'forSender' | 'list'>;
-  /** The running channels' direct chats (the gate's way to the owner, src/gate/owner-ask.ts). */
-  reach?: Pick<OwnerReach, 'directChat'> | undefined;
+  people: Pick<People, 'get' | 'forSender'>;
+  /** A direct chat with a person (`telegram:123`), found as the owner's is for approvals (the root's); undefined: none. */
+  directChat?: ((name: string) => Promise<string | undefined>) | undefined;
 }
 
 /**
@@ -57,17 +54,15 @@ export class HouseholdConsolidation {
     if (person?.folder === undefined) return undefined;
     const known = this.consolidators.get(name);
     if (known?.person === person) return known.consolidator;
-    const { people, reach, ...shared } = this.deps;
+    const { people, directChat, ...shared } = this.deps;
     const consolidator = new Consolidator({
       ...shared,
       household: {
         person: { ...person, folder: person.folder },
         target: async () => {
-          const ids = people.list().find((entry) => entry.name === name)?.config.ids ?? {};
-          const direct = await directChatWith(reach, ids, PLATFORM_NAMES);
-          if (direct) return formatTarget(direct);
+          const direct = await directChat?.(name);
           // The owner's chat when none is direct: scheduler.default_chat, where the household's own results go.
-          return person.role === 'owner' ? this.deps.delivery?.targetFor(undefined) : undefined;
+          return direct ?? (person.role === 'owner' ? this.deps.delivery?.targetFor(undefined) : undefined);
         },
         pressedBy: (press) => people.forSender(press.channel, press.userId).name === name,
       },

@@ -70,10 +70,11 @@ describe('memory consolidation in a household', () => {
       },
       render: (text: string) => text,
     } satisfies Delivery;
-    // Telegram's direct chat with a user is the user's id (as the running Telegram channel answers).
-    const reach = { directChat: async (channel: string, userId: string) => (channel === 'telegram' ? userId : undefined) };
+    // Telegram's direct chat with a user is the user's id (as the running Telegram channel answers it).
+    const telegram = { ann: ANN_TG, ben: BEN_TG } as Record<string, string>;
+    const directChat = async (name: string) => (telegram[name] === undefined ? undefined : `telegram:${telegram[name]}`);
     const attached = memory.attachConsolidation({
-      llm: createLlmClient({ config: config.llm, log, sleep: async () => undefined }), delivery, people, reach,
+      llm: createLlmClient({ config: config.llm, log, sleep: async () => undefined }), delivery, people, directChat,
       settings: { consolidate: 'propose', consolidate_after: 2, consolidate_tokens: 6000 },
     });
     if (!(attached instanceof HouseholdConsolidation)) throw new Error('a household gets one consolidation per person');
