@@ -6,10 +6,10 @@ import type { CallOrigin } from '../tools/types.js';
 
 /** How the gate reaches the owner and the member who asked (the channel hub, wired by the root). */
 export interface OwnerReach {
-  /** The chat platforms, in the order a direct chat with the owner is looked for after the asking chat's own. */
-  platforms: readonly string[];
   /** A direct chat with a user on a running platform (known, or opened through its client); undefined when none. */
   directChat(channel: string, userId: string): Promise<string | undefined>;
+  /** The chat platforms in the order a person is looked for on them (the platform table's, channels/platforms.ts). */
+  platforms: readonly string[];
   /** A line to a chat. Contract: never throws. */
   tell(origin: CallOrigin, text: string): Promise<void>;
 }
@@ -44,19 +44,31 @@ export async function askOwner(deps: OwnerAskDeps, request: ApprovalRequest, per
 
 /** Where the owner is asked on a chat, and how the member is told of it; undefined when no chat reaches them. */
 async function ownerPlace(deps: OwnerAskDeps, ids: Readonly<Record<string, unknown>>, origin: CallOrigin): Promise<{ origin: CallOrigin; where: string } | undefined> {
-  const idOn = (channel: string): string | undefined => {
-    const list = Object.hasOwn(ids, channel) ? ids[channel] : undefined;
-    return Array.isArray(list) && typeof list[0] === 'string' ? list[0] : undefined;
-  };
+  const idOn = (channel: string): string | undefined => firstId(ids, channel);
   const order = [origin.channel, ...(deps.reach?.platforms ?? []).filter((name) => name !== origin.channel)];
-  for (const channel of order) {
-    const userId = idOn(channel);
-    if (userId === undefined || !deps.approvals.handlerForChannel(channel)) continue;
-    const chatId = await deps.reach?.directChat(channel, userId);
-    if (chatId !== undefined) return { origin: { channel, chatId, userId }, where: `in a direct chat on ${channel}` };
-  }
+  const direct = await directChatWith(deps.reach, ids, order, (channel) => deps.approvals.handlerForChannel(channel) !== undefined);
+  if (direct) return { origin: direct, where: `in a direct chat on ${direct.channel}` };
   // No direct chat anywhere: the asking chat itself, when the owner is on its platform (only their press counts there).
   const here = idOn(origin.channel);
   if (here !== undefined && deps.approvals.handlerForChannel(origin.channel)) return { origin: { ...origin, userId: here }, where: `here, in this chat` };
   return undefined;
+}
+
+/**
+ * A direct chat with a person (their `ids` from `people:`): on the first platform in `order` that `usable` accepts where
+ * they have an id and the running channel has or opens one (docs/household.md). Undefined when none can be had.
+ */
+export async function directChatWith(reach: Pick<OwnerReach, 'directChat'> | undefined, ids: Readonly<Record<string, unknown>>, order: readonly string[], usable: (channel: string) => boolean = () => true): Promise<CallOrigin | undefined> {
+  for (const channel of order) {
+    const userId = firstId(ids, channel);
+    if (userId === undefined || !usable(channel)) continue;
+    const chatId = await reach?.directChat(channel, userId);
+    if (chatId !== undefined) return { channel, chatId, userId };
+  }
+  return undefined;
+}
+
+function firstId(ids: Readonly<Record<string, unknown>>, channel: string): string | undefined {
+  const list = Object.hasOwn(ids, channel) ? ids[channel] : undefined;
+  return Array.isArray(list) && typeof list[0] === 'string' ? list[0] : undefined;
 }

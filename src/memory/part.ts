@@ -6,6 +6,8 @@ import { currentTaint, withCallScope } from '../lib/call-scope.js';
 import type { Delivery, ButtonHandler } from '../delivery/types.js';
 import type { LlmClient } from '../llm/types.js';
 import { Consolidator, type ConsolidationSettings } from './consolidation/consolidator.js';
+import { HouseholdConsolidation } from './consolidation/household.js';
+import type { People } from '../config/people.js';
 import type { ProvenanceLabels } from '../gate/labels.js';
 import { createMemoryCommands } from './commands.js';
 import { MemoryHistory } from './history.js';
@@ -22,9 +24,18 @@ export interface MemoryPart {
   history: MemoryHistory;
   part: Part;
   /** Consolidation by the model, once the model and the delivery path exist; it runs only in the started daemon. */
-  attachConsolidation(deps: { llm: LlmClient; delivery: Delivery; settings: ConsolidationSettings }): Consolidator;
+  attachConsolidation(deps: ConsolidationWiring): Consolidator | HouseholdConsolidation;
   /** Apply and Discard under a consolidation proposal. */
   pressButton: ButtonHandler;
+}
+
+export interface ConsolidationWiring {
+  llm: LlmClient;
+  delivery: Delivery;
+  settings: ConsolidationSettings;
+  /** In a household: who is who, and the running channels' direct chats, where each person's proposal goes. */
+  people?: Pick<People, 'get' | 'forSender'>;
+  directChat?: ((name: string) => Promise<string | undefined>) | undefined;
 }
 
 /**
@@ -56,19 +67,21 @@ export function createMemoryPart(deps: {
     },
   });
   if (deps.household) tools.push(createMemoryShareTool());
-  let consolidator: Consolidator | undefined;
+  let consolidator: Consolidator | HouseholdConsolidation | undefined;
   let started = false;
-  store.onWrite(() => {
-    // Outside the writing call's scope: a consolidation is not made from what that call read. Not in a household yet:
-    // it reads the whole folder and would merge one person's facts into another's (docs/household.md).
-    if (deps.household) return;
-    if (started && consolidator) withCallScope({ taint: [] }, () => void consolidator?.maybeRun());
+  store.onWrite((event) => {
+    // Outside the writing call's scope: a consolidation is not made from what that call read. In a household each
+    // person's pass is their own, in their own folder (consolidation/household.ts).
+    if (!started || !consolidator) return;
+    const running = consolidator;
+    withCallScope({ taint: [] }, () => void (running instanceof HouseholdConsolidation ? running.afterWrite(event.path) : running.maybeRun()));
   });
   return {
     store,
     history,
-    attachConsolidation(more) {
-      consolidator = new Consolidator({ store, history, labels: deps.labels, db: deps.db, ...more, log: deps.log.child({ component: 'memory-consolidation' }) });
+    attachConsolidation({ people, directChat, ...more }) {
+      const shared = { store, history, labels: deps.labels, db: deps.db, ...more, log: deps.log.child({ component: 'memory-consolidation' }) };
+      consolidator = deps.household && people ? new HouseholdConsolidation({ ...shared, people, directChat }) : new Consolidator(shared);
       return consolidator;
     },
     pressButton: async (press) => consolidator?.press(press),

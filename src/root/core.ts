@@ -12,7 +12,8 @@ import { createDelivery } from '../delivery/delivery.js';
 import type { Delivery } from '../delivery/types.js';
 import { LeakBudget } from '../gate/budget.js';
 import { createGate } from '../gate/gate.js';
-import type { OwnerReach } from '../gate/owner-ask.js';
+import { directChatWith, type OwnerReach } from '../gate/owner-ask.js';
+import { formatTarget } from '../lib/target.js';
 import type { Logger } from '../log.js';
 import { ProvenanceLabels } from '../gate/labels.js';
 import { ZonedClock } from '../lib/clock.js';
@@ -106,7 +107,8 @@ export function makeCore(options: DaemonOptions): Core {
   // The checks between a valid call and its run (src/gate/gate.ts lists them in order).
   const budget = new LeakBudget(db, config, options.now ? () => options.now?.().getTime() ?? Date.now() : undefined);
   const hub = new ChannelHub();
-  tools.setGate(createGate({ config, secrets: loaded.secrets, approvals, tools, budget, reach: ownerReach(hub, log) }));
+  const reach = ownerReach(hub, log);
+  tools.setGate(createGate({ config, secrets: loaded.secrets, approvals, tools, budget, reach }));
   const lifecycle = { starting: false };
   const delivery = createDelivery({
     outbox: hub, defaultChat: () => config.scheduler.default_chat, log: log.child({ component: 'delivery' }),
@@ -114,7 +116,7 @@ export function makeCore(options: DaemonOptions): Core {
     // or a one-shot command, will bring none.
     waitMs: (channel) => (mode === 'daemon' && lifecycle.starting && channelConfigured(config, channel) ? CHANNEL_WAIT_MS : 0),
   });
-  memory.attachConsolidation({ llm, delivery, settings: config.memory });
+  memory.attachConsolidation({ llm, delivery, settings: config.memory, people, directChat: personChat(config, reach) });
   return {
     options, config, configDir: loaded.source === 'file' ? path.dirname(loaded.path) : process.cwd(), startedAt: Date.now(), builtins,
     db, clock, labels, memory, llm, llmReady: options.llm !== undefined || llmConfigured(config.llm), events, tools, conversations, usage,
@@ -130,6 +132,14 @@ function ownerReach(hub: ChannelHub, log: Logger): OwnerReach {
     tell: (origin, text) => hub.deliver({ channel: origin.channel, chatId: origin.chatId }, { text }).catch((error: unknown) => {
       log.warn({ err: error, channel: origin.channel }, 'could not tell the member where the owner was asked');
     }),
+  };
+}
+
+/** A person's direct chat (`telegram:123`) on the first platform that has one, where their memory proposals go. */
+function personChat(config: Config, reach: OwnerReach): (name: string) => Promise<string | undefined> {
+  return async (name) => {
+    const direct = await directChatWith(reach, config.people?.[name]?.ids ?? {}, reach.platforms);
+    return direct ? formatTarget(direct) : undefined;
   };
 }
 

@@ -5,11 +5,13 @@ import type { ButtonAnswer, ButtonPress, Delivery } from '../../delivery/types.j
 import { errorMessage } from '../../errors.js';
 import type { ProvenanceLabels } from '../../gate/labels.js';
 import { failure, succeed, type Result } from '../../lib/result.js';
+import { withPerson, type ActingPerson } from '../../lib/person-scope.js';
 import { formatTarget } from '../../lib/target.js';
 import type { LlmClient } from '../../llm/types.js';
 import type { Logger } from '../../log.js';
 import { lineDiff } from '../diff.js';
 import type { MemoryHistory } from '../history.js';
+import { SHARED_DIR, shownPath, storedPath } from '../person-view.js';
 import type { MemoryStore } from '../store.js';
 import { CONSOLIDATION_INSTRUCTIONS } from './instructions.js';
 import { validateProposal, type ProposedFile } from './validate.js';
@@ -31,9 +33,23 @@ export interface ConsolidatorDeps {
   /** Where a proposal goes (`scheduler.default_chat`); absent: the proposal is kept, not sent. */
   delivery?: Delivery | undefined;
   now?: () => number;
+  /** In a household: the one person whose folder this tidies (household.ts); absent: the whole folder, as before. */
+  household?: PersonConsolidation | undefined;
 }
 
-/** A proposal's files: what the model saw (`before`, null for a new file) and what it would write. */
+/** One person's consolidation in a household: everything runs as them, and their proposal is theirs alone. */
+export interface PersonConsolidation {
+  person: ActingPerson & { folder: string };
+  /** Where their proposal goes (their direct chat); undefined when they cannot be reached, and no pass is made. */
+  target(): Promise<string | undefined>;
+  /** The presser is this person (by the channel's sender id). */
+  pressedBy(press: ButtonPress): boolean;
+}
+
+/**
+ * A proposal's files: what the model saw (`before`, null for a new file) and what it would write. In the database a
+ * household's paths are stored (memory_dir-relative, `people/ben/log.md`), so a row names whose files it changes.
+ */
 interface StoredFile {
   path: string;
   before: string | null;
@@ -54,7 +70,7 @@ const ANSWER = z.object({
   files: z.array(z.object({ path: z.string().min(1).max(300), content: z.string().max(400_000) })).max(50),
 });
 /** Button data: `memcon:<token>:apply|discard`; the token is random, so a forged press names no proposal. */
-const BUTTON = /^memcon:([A-Za-z0-9_-]{16}):(apply|discard)$/;
+export const PROPOSAL_BUTTON = /^memcon:([A-Za-z0-9_-]{16}):(apply|discard)$/;
 /** Characters per token, for the budget (an estimate: no tokenizer for every model). */
 const CHARS_PER_TOKEN = 4;
 const DIFF_CHARS = 3000;
@@ -76,8 +92,14 @@ export class Consolidator {
 
   /** New writes (the assistant's or the operator's, not a consolidation's own) since the last consolidation. */
   newWrites(): number {
-    const through = Number(this.state('through') ?? 0);
-    return (this.deps.db.prepare("SELECT COUNT(*) AS n FROM memory_history WHERE id > ? AND kind = 'write' AND batch IS NULL").get(through) as { n: number }).n;
+    const through = Number(this.state(this.throughKey()) ?? 0);
+    const counted = "SELECT COUNT(*) AS n FROM memory_history WHERE id > ? AND kind = 'write' AND batch IS NULL";
+    // In a household only the writes to this person's folder count towards their pass.
+    const folder = this.deps.household?.person.folder;
+    const row = folder === undefined
+      ? this.deps.db.prepare(counted).get(through)
+      : this.deps.db.prepare(`${counted} AND substr(path, 1, ?) = ?`).get(through, folder.length + 1, `${folder}/`);
+    return (row as { n: number }).n;
   }
 
   /** Runs when enough was written since the last run. Contract: never throws; problems are logged. */
@@ -89,7 +111,7 @@ export class Consolidator {
 
   /** One consolidation now, as `memory.consolidate` says (or `mode`). One at a time. */
   async run(mode: 'propose' | 'apply' = this.deps.settings.consolidate === 'apply' ? 'apply' : 'propose'): Promise<Result<Consolidation>> {
-    this.running ??= this.consolidate(mode).finally(() => {
+    this.running ??= this.asPerson(() => this.consolidate(mode)).finally(() => {
       this.running = undefined;
     });
     return this.running;
@@ -98,7 +120,10 @@ export class Consolidator {
   private async consolidate(mode: 'propose' | 'apply'): Promise<Result<Consolidation>> {
     const { log } = this.deps;
     // Counted from here: a refused proposal waits for as many new writes again, instead of retrying on every one.
-    this.setState('through', String(this.lastHistoryId()));
+    this.setState(this.throughKey(), String(this.lastHistoryId()));
+    // A household's pass is made only when its proposal can reach the person: no tokens spent on one nobody sees.
+    const target = mode === 'propose' && this.deps.household ? await this.deps.household.target() : this.deps.delivery?.targetFor(undefined);
+    if (mode === 'propose' && this.deps.household && target === undefined) return failure(`${this.deps.household.person.name} has no direct chat to be asked in`);
     const before = this.gather();
     if (before.size === 0) return failure('no memory file of yours fits the budget');
     const proposed = await this.ask(before);
@@ -115,10 +140,10 @@ export class Consolidator {
       return succeed({ summary: proposed.value.summary, files: stored, batch: applied.value });
     }
     const token = randomBytes(12).toString('base64url');
-    const target = this.deps.delivery?.targetFor(undefined);
+    const kept = stored.map((file) => ({ ...file, path: this.stored(file.path) }));
     this.deps.db
       .prepare('INSERT INTO memory_proposals (token, created_at, summary, files, target) VALUES (?, ?, ?, ?, ?)')
-      .run(token, this.now(), proposed.value.summary, JSON.stringify(stored), target ?? null);
+      .run(token, this.now(), proposed.value.summary, JSON.stringify(kept), target ?? null);
     if (this.deps.delivery && target !== undefined) {
       const delivered = await this.deps.delivery.deliver(target, {
         text: describe(proposed.value.summary, stored),
@@ -133,19 +158,26 @@ export class Consolidator {
   /** The proposals still waiting for an answer, newest first. */
   open(): Array<Consolidation & { token: string; createdAt: number }> {
     const rows = this.deps.db.prepare("SELECT token, created_at AS createdAt, summary, files FROM memory_proposals WHERE status = 'open' ORDER BY created_at DESC").all() as Array<{ token: string; createdAt: number; summary: string; files: string }>;
-    return rows.map((row) => ({ token: row.token, createdAt: row.createdAt, summary: row.summary, files: JSON.parse(row.files) as StoredFile[] }));
+    return rows.flatMap((row) => {
+      const files = this.ownFiles(row.files);
+      return files ? [{ token: row.token, createdAt: row.createdAt, summary: row.summary, files }] : [];
+    });
   }
 
   /** Apply or Discard a proposal (its buttons). Answered once. */
   async decide(token: string, choice: 'apply' | 'discard'): Promise<Result<string>> {
+    return this.asPerson(() => this.answer(token, choice));
+  }
+
+  private async answer(token: string, choice: 'apply' | 'discard'): Promise<Result<string>> {
     const row = this.deps.db.prepare('SELECT files, status FROM memory_proposals WHERE token = ?').get(token) as { files: string; status: string } | undefined;
-    if (!row) return failure('No such memory proposal.');
+    const files = row ? this.ownFiles(row.files) : undefined;
+    if (!row || !files) return failure('No such memory proposal.');
     if (row.status !== 'open') return failure(`This proposal was already ${row.status}.`);
     // Claimed first, so a second press (or a press during the apply) does nothing.
     const claimed = this.deps.db.prepare("UPDATE memory_proposals SET status = ?, decided_at = ? WHERE token = ? AND status = 'open'").run(choice === 'apply' ? 'applying' : 'discarded', this.now(), token);
     if (claimed.changes === 0) return failure('This proposal was already answered.');
     if (choice === 'discard') return succeed('Discarded: memory stays as it is.');
-    const files = JSON.parse(row.files) as StoredFile[];
     // Checked again: a file labelled since the proposal was made is not written.
     for (const file of files) {
       const allowed = this.writable(file.path);
@@ -154,16 +186,17 @@ export class Consolidator {
     const applied = await this.apply(files);
     if (!applied.success) return this.close(token, 'refused', `Not applied: ${applied.error}`);
     this.deps.db.prepare("UPDATE memory_proposals SET status = 'applied', batch = ? WHERE token = ?").run(applied.value, token);
-    return succeed(`Applied to ${files.map((file) => file.path).join(', ')}; familiar memory log shows it, and it can be undone as one change.`);
+    const undo = this.deps.household ? `the owner can undo it as one change (familiar memory undo ${applied.value})` : 'familiar memory log shows it, and it can be undone as one change';
+    return succeed(`Applied to ${files.map((file) => file.path).join(', ')}; ${undo}.`);
   }
 
   /** A button under a proposal. Contract: never throws; undefined for another part's button. */
   async press(press: ButtonPress): Promise<ButtonAnswer | undefined> {
-    const match = BUTTON.exec(press.data);
+    const match = PROPOSAL_BUTTON.exec(press.data);
     if (!match?.[1]) return undefined;
     const row = this.deps.db.prepare('SELECT target FROM memory_proposals WHERE token = ?').get(match[1]) as { target: string | null } | undefined;
     if (!row) return { notice: 'This proposal is no longer open.' };
-    if (!press.allowed || row.target !== formatTarget(press)) return { notice: 'Not yours: only the chat that got this proposal can answer it.' };
+    if (!press.allowed || row.target !== formatTarget(press) || (this.deps.household && !this.deps.household.pressedBy(press))) return { notice: 'Not yours: only the chat that got this proposal can answer it.' };
     try {
       const decided = await this.decide(match[1], match[2] === 'apply' ? 'apply' : 'discard');
       return decided.success ? { notice: decided.value.slice(0, 190), outcome: decided.value } : { notice: decided.error.slice(0, 190) };
@@ -230,10 +263,40 @@ export class Consolidator {
   private writable(path: string): Result {
     const resolved = this.deps.store.resolve(path);
     if (!resolved.success) return failure(resolved.error);
-    if (resolved.value.relative !== path) return failure(`${path} is not a plain folder-relative path`);
+    const person = this.deps.household?.person;
+    if ((person ? shownPath(person, resolved.value.relative) : resolved.value.relative) !== path) return failure(`${path} is not a plain folder-relative path`);
+    // A household's pass keeps to the person's folder: not the household's shared/, nor a folder named like another's.
+    if (person && (path.startsWith(`${SHARED_DIR}/`) || path.startsWith('people/'))) return failure(`${path} is not in your own folder`);
     if (!/\.md$/i.test(path) || path === 'README.md') return failure(`${path} is not a memory note (.md)`);
-    if (this.deps.labels.get('memory', path) !== undefined) return failure(`${path} holds outside content; consolidation never touches it`);
+    if (this.deps.labels.get('memory', resolved.value.relative) !== undefined) return failure(`${path} holds outside content; consolidation never touches it`);
     return succeed(undefined);
+  }
+
+  /** How far the writes were counted: in a household each person's own mark. */
+  private throughKey(): string {
+    const person = this.deps.household?.person;
+    return person ? `through:${person.name}` : 'through';
+  }
+
+  /** Runs as the household's person (their view of the folder), else as is. */
+  private asPerson<T>(run: () => T): T {
+    const person = this.deps.household?.person;
+    return person ? withPerson(person, run) : run();
+  }
+
+  /** The path a proposal row keeps: in a household the stored one (`people/ben/log.md`). */
+  private stored(path: string): string {
+    const person = this.deps.household?.person;
+    return person ? storedPath(person, path) : path;
+  }
+
+  /** A row's files as this consolidator sees them; undefined when any is not its person's (another's proposal). */
+  private ownFiles(json: string): StoredFile[] | undefined {
+    const files = JSON.parse(json) as StoredFile[];
+    const person = this.deps.household?.person;
+    if (!person) return files;
+    const shown = files.map((file) => ({ ...file, path: file.path.startsWith(`${person.folder}/`) ? shownPath(person, file.path) : undefined }));
+    return shown.every((file): file is StoredFile => file.path !== undefined) ? shown : undefined;
   }
 
   private close(token: string, status: string, message: string): Result<string> {
