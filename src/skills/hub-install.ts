@@ -95,22 +95,9 @@ async function installOne(service: SkillService, hubDir: string, source: string,
   }
   const pinned = lockEntry(lock, entry.id);
   const target = path.join(store.dir, entry.id);
-  let verb = 'Installed';
-  if (existsSync(target)) {
-    // Updating is changing the skill: in a household, its maker's or the owner's to do.
-    const allowed = service.makers.mayChange(entry.id);
-    if (!allowed.success) return allowed;
-    if (!pinned) return { success: false, error: `A skill "${entry.id}" made here already exists (${target}); delete it first or install under another hub id.` };
-    const current = hashSkillFolder(target);
-    if (!current.success || current.value.sha256 !== pinned.sha256) {
-      return { success: false, error: `Refused to update "${entry.id}": the installed copy no longer matches its pinned hash in skills.lock (it was changed since install). Delete it (manage_skill delete) and install again.` };
-    }
-    if (hashed.value.sha256 === pinned.sha256) return { success: true, value: `Skill "${entry.id}" is already installed and up to date (version ${pinned.version}, sha256 ${pinned.sha256.slice(0, 12)}…).` };
-    if (version === pinned.version) {
-      return { success: false, error: `Refused to update "${entry.id}": the hub serves different files under the same version ${version} (sha256 ${hashed.value.sha256.slice(0, 12)}… ≠ pinned ${pinned.sha256.slice(0, 12)}…). A real update changes the version; this looks like tampering.` };
-    }
-    verb = `Updated (${pinned.version} → ${version})`;
-  }
+  const verb = existsSync(target) ? updateVerb(service, entry.id, target, pinned, hashed.value.sha256, version) : { success: true as const, value: 'Installed' };
+  if (!verb.success) return verb;
+  if (verb.value === UP_TO_DATE && pinned) return { success: true, value: `Skill "${entry.id}" is already installed and up to date (version ${pinned.version}, sha256 ${pinned.sha256.slice(0, 12)}…).` };
 
   // Copy next to the target, force draft, then swap in: a failed copy never leaves half a skill.
   mkdirSync(store.dir, { recursive: true });
@@ -141,11 +128,33 @@ async function installOne(service: SkillService, hubDir: string, source: string,
   return {
     success: true,
     value: [
-      `${verb} skill "${entry.id}" — ${parsed.value.name} (version ${version}) from ${source}, as a quarantined draft.`,
+      `${verb.value} skill "${entry.id}" — ${parsed.value.name} (version ${version}) from ${source}, as a quarantined draft.`,
       `Pinned in skills.lock: sha256 ${hashed.value.sha256}.`,
       'What it contains:',
       report,
       `Nothing from it has run. It runs only after the person reviews it (familiar skills show ${entry.id}) and activates it (manage_skill activate, or familiar skills activate ${entry.id}).`,
     ].join('\n'),
   };
+}
+
+const UP_TO_DATE = 'up to date';
+
+/**
+ * Whether an installed skill may be replaced by the hub's files, and the verb that says so (`Updated (1.0 → 1.1)`), or
+ * UP_TO_DATE: in a household only its maker or the owner updates it; only a pinned hub skill, unchanged since install,
+ * to a new version (the same version with other files looks like tampering).
+ */
+function updateVerb(service: SkillService, id: string, target: string, pinned: ReturnType<typeof lockEntry>, sha256: string, version: string): Result<string> {
+  const allowed = service.makers.mayChange(id);
+  if (!allowed.success) return allowed;
+  if (!pinned) return { success: false, error: `A skill "${id}" made here already exists (${target}); delete it first or install under another hub id.` };
+  const current = hashSkillFolder(target);
+  if (!current.success || current.value.sha256 !== pinned.sha256) {
+    return { success: false, error: `Refused to update "${id}": the installed copy no longer matches its pinned hash in skills.lock (it was changed since install). Delete it (manage_skill delete) and install again.` };
+  }
+  if (sha256 === pinned.sha256) return { success: true, value: UP_TO_DATE };
+  if (version === pinned.version) {
+    return { success: false, error: `Refused to update "${id}": the hub serves different files under the same version ${version} (sha256 ${sha256.slice(0, 12)}… ≠ pinned ${pinned.sha256.slice(0, 12)}…). A real update changes the version; this looks like tampering.` };
+  }
+  return { success: true, value: `Updated (${pinned.version} → ${version})` };
 }
