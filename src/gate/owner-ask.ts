@@ -1,7 +1,7 @@
 import type { Approvals } from '../approval/approvals.js';
 import type { Config } from '../config/schema.js';
 import type { ActingPerson } from '../lib/person-scope.js';
-import type { ApprovalDecision, ApprovalRequest } from '../tools/call.js';
+import type { ApprovalDecision, ApprovalHandler, ApprovalRequest } from '../tools/call.js';
 import type { CallOrigin } from '../tools/types.js';
 
 /** How the gate reaches the owner and the member who asked (the channel hub, wired by the root). */
@@ -32,7 +32,12 @@ export async function askOwner(deps: OwnerAskDeps, request: ApprovalRequest, per
   const owner = Object.entries(deps.config.people ?? {}).find(([, entry]) => entry.role === 'owner');
   const place = owner ? await ownerPlace(deps, owner[1].ids, request.origin) : undefined;
   const consoleOn = deps.config.http.listen !== undefined && deps.config.http.console;
-  const handler = place ? deps.approvals.handlerForChannel(place.origin.channel) : consoleOn ? deps.approvals.handlerForConsole() : undefined;
+  const inChat = place ? deps.approvals.handlerForChannel(place.origin.channel) : undefined;
+  const inConsole = consoleOn ? deps.approvals.handlerForConsole() : undefined;
+  // A chat that cannot show the question (a Telegram owner who never started the bot: 403) leaves the console.
+  const handler: ApprovalHandler | undefined = inChat && inConsole
+    ? async (asked) => inChat(asked).catch(() => inConsole({ ...asked, origin: request.origin }))
+    : inChat ?? inConsole;
   if (!owner || !handler) {
     return { approved: false, reason: `${request.tool} needs the owner's yes, and the owner cannot be asked: they have no id on a running chat platform and the console is off; the owner can link one (familiar people link OWNER --discord ID) or allow it in approval.auto_approve` };
   }

@@ -3,7 +3,7 @@
 // console alone. Only the owner's answer counts; the member is told where the owner was asked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { click, discordQuestion, lastToolMessage, sendCall, sendTool, type SentCall } from '../helpers/chat-approvals.js';
-import { FRIEND_TG, OWNER_DC, startChannelRig, type ChannelRig } from '../helpers/channels.js';
+import { FRIEND_TG, OWNER_DC, OWNER_TG, startChannelRig, type ChannelRig } from '../helpers/channels.js';
 import { freePort } from '../helpers/rig.js';
 
 const BEN_DC = '300000000000000002';
@@ -94,6 +94,43 @@ describe('the owner reachable nowhere but the console', () => {
     rig.app.approvals.questions.answer(question.id, 'deny', { by: 'the owner', surface: 'console' });
     await rig.telegram.waitFor(() => rig.telegram.messagesTo(FRIEND_TG).find((message) => message.text === 'Not sent.'));
     expect(lastToolMessage(rig.llm)).toMatch(/the owner said no in the console/);
+    expect(sent).toHaveLength(1);
+  });
+});
+
+describe('the owner whose chat cannot show the question', () => {
+  let rig: ChannelRig;
+  const sent: SentCall[] = [];
+
+  beforeAll(async () => {
+    rig = await startChannelRig({
+      which: ['telegram'],
+      overrides: {
+        people: {
+          ann: { role: 'owner', ids: { telegram: [OWNER_TG], console: true } },
+          ben: { role: 'member', ids: { telegram: [FRIEND_TG] } },
+        },
+        http: { listen: `127.0.0.1:${await freePort()}` },
+        approval: { timeout_s: 10 },
+      },
+    });
+    rig.app.tools.register(sendTool(sent));
+  });
+
+  afterAll(async () => {
+    await rig.close();
+  });
+
+  it('asks in the console when Telegram refuses the owner\'s chat (she never started the bot)', async () => {
+    rig.llm.script(sendCall(), { content: 'Sent it.' });
+    // The line telling Ben and the question to Ann: Telegram refuses both (403), as for a chat the bot may not write in.
+    rig.telegram.failNext('sendMessage', { error_code: 403, description: 'Forbidden: bot can\'t initiate conversation with a user' }, 2);
+    rig.telegram.sendUserMessage({ chatId: FRIEND_TG, userId: FRIEND_TG, text: 'tell Anna I will be late' });
+    const question = await rig.telegram.waitFor(() => rig.app.approvals.questions.list().find((open) => open.tool === 'send_message' && open.channel === 'console'));
+    expect(question.text).toContain('Asked by ben (member)');
+    expect(sent).toEqual([]);
+    rig.app.approvals.questions.answer(question.id, 'approve', { by: 'the owner', surface: 'console' });
+    await rig.telegram.waitFor(() => rig.telegram.messagesTo(FRIEND_TG).find((message) => message.text === 'Sent it.'));
     expect(sent).toHaveLength(1);
   });
 });
