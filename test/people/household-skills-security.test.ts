@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { captureIo } from '../helpers/io.js';
+import { baseOf, login } from '../helpers/console.js';
 import { press } from '../helpers/chat-approvals.js';
 import { FRIEND_TG, OWNER_TG, startChannelRig, type ChannelRig } from '../helpers/channels.js';
 import { skillMd, writeSkill } from '../skills/helpers.js';
@@ -36,6 +37,7 @@ describe('a household\'s skills: each is its maker\'s', () => {
         // The owner's chat is where the daemon's own results go.
         scheduler: { default_chat: `telegram:${OWNER_TG}` },
         approval: { timeout_s: 5 },
+        http: { listen: '127.0.0.1:0' },
       },
     });
     const memory = path.join(rig.t.dir, 'memory');
@@ -157,5 +159,12 @@ describe('a household\'s skills: each is its maker\'s', () => {
     expect(io.out()).toMatch(/^ben-digest — ben-digest \[paused\] by ben;/m);
     expect(io.out()).toMatch(/^ben-weekly — ben-weekly \[active\] by ben;/m);
     expect(io.out()).toMatch(/^cid-digest — cid-digest \[active\] by cid;/m);
+  });
+
+  it('shows each skill\'s maker on the console\'s Skills page', async () => {
+    const client = await login(rig.app, baseOf(rig.app));
+    const page = await client.text('/console/skills');
+    expect(page).toMatch(/ann-news<\/strong><\/a><br><small>Ann news<\/small><br><small class="muted">by ann<\/small>/);
+    expect(page).toMatch(/ben-weekly<\/strong><\/a>.*?<small class="muted">by ben<\/small>/s);
   });
 });

@@ -58,7 +58,7 @@ function listPage(app: ConsoleApp, context: RequestContext) {
 ${summaries.length === 0 ? emptyState('No skills yet.') : html`<div class="table-wrap"><table class="data">
 <thead><tr><th>Skill</th><th>Status</th><th>Trigger</th><th>Next run</th><th>Last run</th></tr></thead>
 <tbody>${summaries.map((summary) => html`<tr>
-  <td><a href="/console/skills/${summary.id}"><strong>${summary.id}</strong></a>${summary.name ? html`<br><small>${summary.name}</small>` : html``}</td>
+  <td><a href="/console/skills/${summary.id}"><strong>${summary.id}</strong></a>${summary.name ? html`<br><small>${summary.name}</small>` : html``}${summary.maker !== undefined ? html`<br><small class="muted">by ${summary.maker}</small>` : html``}</td>
   <td>${summary.ok ? html`<span class="chip ${summary.status === 'active' ? 'ok' : summary.status === 'paused' ? 'warn' : ''}">${summary.status ?? '?'}${summary.quarantined ? ', quarantined' : ''}</span>` : html`<span class="chip error">invalid</span>`}${summary.problem ? html`<br><small class="error">${truncate(app.redact(summary.problem), 160)}</small>` : html``}</td>
   <td>${summary.trigger ?? '—'}</td>
   <td>${summary.nextRunAt !== undefined ? app.formatTime(summary.nextRunAt) : '—'}</td>
