@@ -44,7 +44,7 @@ export interface PreparedMessage {
  * orders from the person). Only an allowed person's message gets here: access was checked before any download.
  */
 export async function prepareInbound(deps: InboundDeps, update: InboundUpdate, conversationId: string, workspaceId: string, signal: AbortSignal, commandTurn?: ChatCommandTurn['turn']): Promise<PreparedMessage> {
-  // Into the sender's own workspace (in a household's group, theirs: src/workspace/workspace-key.ts).
+  // Into the sender's own workspace (in a household, a member's own: src/workspace/workspace-key.ts).
   const stored = await storeAttachments({
     attachments: update.attachments, dataDir: deps.dataDir, conversationId: workspaceId, maxBytes: deps.maxAttachmentBytes, log: deps.log, workspaces: deps.workspaces,
   });

@@ -142,7 +142,7 @@ function agentInput(deps: TurnsDeps, request: TurnRequest, conversationId: strin
   const approve = unattended ? approveList(unattended) : request.approve;
   return applyAgent(config, {
     conversationId, text: person && request.source === 'chat' ? `[${person.name}] ${request.text}` : request.text, origin: request.origin, source: request.source,
-    // Run inside the person's scope (runTurn): a group's turn gets the person's own workspace.
+    // Run inside the person's scope (runTurn): a member's turn gets their own workspace (workspace-key.ts).
     ...(person ? { person: person.name, workspaceId: workspaceFor(conversationId), ...(person.timezone !== undefined ? { timezone: person.timezone } : {}) } : {}),
     ...(filter ? { filter } : {}),
     ...(approve ? { approve } : {}),
