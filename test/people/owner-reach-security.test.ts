@@ -8,28 +8,41 @@ import { freePort } from '../helpers/rig.js';
 
 const BEN_DC = '300000000000000002';
 
-describe('the owner asked in their Discord direct chat for a member on Telegram', () => {
-  let rig: ChannelRig;
+/**
+ * Ann the owner (with `ann`'s ids) and Ben a member, on the rig's chats, with the send tool registered; started and
+ * closed by the calling describe's hooks. `console`: the console on (http.listen), where the owner may be asked.
+ */
+function household(ann: Record<string, unknown>, ben: Record<string, unknown>, options: { which?: Array<'telegram' | 'discord'>; console?: boolean }): { rig: () => ChannelRig; sent: SentCall[] } {
+  let rig: ChannelRig | undefined;
   const sent: SentCall[] = [];
-
   beforeAll(async () => {
     rig = await startChannelRig({
+      ...(options.which ? { which: options.which } : {}),
       overrides: {
-        people: {
-          ann: { role: 'owner', ids: { discord: [OWNER_DC] } },
-          ben: { role: 'member', ids: { telegram: [FRIEND_TG], discord: [BEN_DC] } },
-        },
+        people: { ann: { role: 'owner', ids: ann }, ben: { role: 'member', ids: ben } },
+        ...(options.console ? { http: { listen: `127.0.0.1:${await freePort()}` } } : {}),
         approval: { timeout_s: 10 },
       },
     });
     rig.app.tools.register(sendTool(sent));
   });
-
   afterAll(async () => {
-    await rig.close();
+    await rig?.close();
   });
+  return {
+    rig: () => {
+      if (!rig) throw new Error('the rig has not started');
+      return rig;
+    },
+    sent,
+  };
+}
+
+describe('the owner asked in their Discord direct chat for a member on Telegram', () => {
+  const { rig: started, sent } = household({ discord: [OWNER_DC] }, { telegram: [FRIEND_TG], discord: [BEN_DC] }, {});
 
   it('asks the owner in her Discord DM, ignores the member\'s press there, and runs the call on her yes', async () => {
+    const rig = started();
     rig.llm.script(sendCall(), { content: 'Sent it.' });
     rig.telegram.sendUserMessage({ chatId: FRIEND_TG, userId: FRIEND_TG, text: 'tell Anna I will be late' });
     const question = await discordQuestion(rig.discord, rig.discord.dmChannelId(OWNER_DC));
@@ -49,29 +62,10 @@ describe('the owner asked in their Discord direct chat for a member on Telegram'
 });
 
 describe('the owner reachable nowhere but the console', () => {
-  let rig: ChannelRig;
-  const sent: SentCall[] = [];
-
-  beforeAll(async () => {
-    rig = await startChannelRig({
-      which: ['telegram'],
-      overrides: {
-        people: {
-          ann: { role: 'owner', ids: { console: true } },
-          ben: { role: 'member', ids: { telegram: [FRIEND_TG] } },
-        },
-        http: { listen: `127.0.0.1:${await freePort()}` },
-        approval: { timeout_s: 10 },
-      },
-    });
-    rig.app.tools.register(sendTool(sent));
-  });
-
-  afterAll(async () => {
-    await rig.close();
-  });
+  const { rig: started, sent } = household({ console: true }, { telegram: [FRIEND_TG] }, { which: ['telegram'], console: true });
 
   it('lists the question in the console as the console\'s own, and the owner\'s answer there decides', async () => {
+    const rig = started();
     rig.llm.script(sendCall(), { content: 'Sent it.' });
     rig.telegram.sendUserMessage({ chatId: FRIEND_TG, userId: FRIEND_TG, text: 'tell Anna I will be late' });
     const question = await rig.telegram.waitFor(() => rig.app.approvals.questions.list().find((open) => open.tool === 'send_message'));
@@ -88,6 +82,7 @@ describe('the owner reachable nowhere but the console', () => {
   });
 
   it('tells the model the owner said no in the console', async () => {
+    const rig = started();
     rig.llm.script(sendCall(), { content: 'Not sent.' });
     rig.telegram.sendUserMessage({ chatId: FRIEND_TG, userId: FRIEND_TG, text: 'tell Anna again' });
     const question = await rig.telegram.waitFor(() => rig.app.approvals.questions.list().find((open) => open.tool === 'send_message'));
@@ -99,29 +94,10 @@ describe('the owner reachable nowhere but the console', () => {
 });
 
 describe('the owner whose chat cannot show the question', () => {
-  let rig: ChannelRig;
-  const sent: SentCall[] = [];
-
-  beforeAll(async () => {
-    rig = await startChannelRig({
-      which: ['telegram'],
-      overrides: {
-        people: {
-          ann: { role: 'owner', ids: { telegram: [OWNER_TG], console: true } },
-          ben: { role: 'member', ids: { telegram: [FRIEND_TG] } },
-        },
-        http: { listen: `127.0.0.1:${await freePort()}` },
-        approval: { timeout_s: 10 },
-      },
-    });
-    rig.app.tools.register(sendTool(sent));
-  });
-
-  afterAll(async () => {
-    await rig.close();
-  });
+  const { rig: started, sent } = household({ telegram: [OWNER_TG], console: true }, { telegram: [FRIEND_TG] }, { which: ['telegram'], console: true });
 
   it('asks in the console when Telegram refuses the owner\'s chat (she never started the bot)', async () => {
+    const rig = started();
     rig.llm.script(sendCall(), { content: 'Sent it.' });
     // The line telling Ben and the question to Ann: Telegram refuses both (403), as for a chat the bot may not write in.
     rig.telegram.failNext('sendMessage', { error_code: 403, description: 'Forbidden: bot can\'t initiate conversation with a user' }, 2);
