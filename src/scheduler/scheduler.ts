@@ -9,7 +9,7 @@ import { nextOccurrence, resolveSchedule, type Schedule, type ScheduleInput } fr
 import { iso, processDue, type DueContext } from './due.js';
 import { dispatchTriggers, type TriggerContext } from './triggered.js';
 import type { CatchUp, Job, JobKind, JobRun, JobSource, JobTrigger, RunOutcome, RunTrigger, TriggerEvent, TriggerFeed } from './types.js';
-import { currentPerson } from '../lib/person-scope.js';
+import { currentPerson, currentZone } from '../lib/person-scope.js';
 import { jobZone, retimeJobs } from './zones.js';
 
 /** Runs one claimed run of a job (an agent turn or a reminder) and delivers it. Contract: never throws. */
@@ -402,8 +402,7 @@ export class Scheduler {
 
   /** The zone a time said now is read in: the acting person's (a chat's sender, the owner at the terminal). */
   currentZone(): string {
-    const person = currentPerson()?.name;
-    return person === undefined ? this.timeZone : this.zoneOf({ person, source: 'chat' });
+    return currentZone(this.timeZone);
   }
 
   /** Re-times recurring jobs whose zone changed (zones.ts), then re-arms the timer. */
