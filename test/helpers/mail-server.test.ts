@@ -24,6 +24,9 @@ async function findBySubject(client: ImapFlow, subject: string, timeoutMs = 5_00
   for (;;) {
     const lock = await client.getMailboxLock('INBOX');
     try {
+      // A mailbox still selected from the last round hears of new mail only when a command runs: one NOOP, as the
+      // daemon's own session does (a SEARCH alone may not sync it in).
+      await client.noop();
       const uids = await client.search({ subject }, { uid: true });
       if (uids && uids.length > 0) return uids[0];
     } finally {

@@ -93,6 +93,7 @@ export async function waitForMail(server: MailServer, who: 'me' | 'alice', subje
     for (;;) {
       const lock = await client.getMailboxLock('INBOX', { readOnly: true });
       try {
+        await client.noop(); // new mail reaches a selected mailbox only when a command runs (as in src/tools/email/imap.ts)
         const uids = (await client.search({ subject }, { uid: true })) || [];
         const uid = uids.at(-1);
         if (uid !== undefined) {
