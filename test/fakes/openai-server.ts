@@ -38,7 +38,8 @@ export interface ChatRequestBody {
   [key: string]: unknown;
 }
 
-export type ReplyHandler = (request: RecordedRequest) => ScriptedReply | undefined;
+/** A promised reply is held until it settles: a turn that waits on the model until the test lets it go. */
+export type ReplyHandler = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply> | undefined;
 
 /**
  * One answer of `POST /images/generations`, as the Images API sends it: each image as `b64_json` or as a `url` (served
@@ -172,7 +173,7 @@ export async function startOpenAiServer(options: { apiKey?: string; models?: str
       }
       const recorded: RecordedRequest = { path, headers: req.headers, body, at: Date.now() };
       requests.push(recorded);
-      const reply = queue.shift() ?? handler(recorded) ?? { content: 'ok' };
+      const reply = queue.shift() ?? (await handler(recorded)) ?? { content: 'ok' };
       if ('hang' in reply) {
         hanging.add(res);
         res.on('close', () => hanging.delete(res));

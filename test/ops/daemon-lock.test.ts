@@ -9,6 +9,7 @@ import { tempDir } from '../helpers/app.js';
 import { alive, waitUntil } from '../helpers/daemon.js';
 import { TEST_IMAGE, describeDocker } from '../helpers/docker.js';
 import { OWNER, useProcessRig } from '../helpers/rig.js';
+import type { ScriptedReply } from '../fakes/openai-server.js';
 
 let proxy: Server | undefined;
 // A folder with a config for the fake LLM and the fake Telegram (OWNER allowed), closed after each test.
@@ -72,11 +73,12 @@ describeDocker('one-shot commands beside a running daemon', () => {
       tools: { sandbox: { image: TEST_IMAGE, pool_size: 0, docker_host: `unix://${socket}` } },
       scheduler: { jobs: [{ id: 'daily', cron: '0 7 * * *', prompt: 'good morning' }] },
     });
-    let release = false;
+    let release = (): void => undefined;
+    const released = new Promise<ScriptedReply>((resolve) => (release = () => resolve({ content: 'done' })));
     // The turn calls a tool (so its row is written), then waits on the LLM until released.
     fake.handle((request) => {
       if (request.body.messages.at(-1)?.role !== 'tool') return { toolCalls: [{ name: 'memory_read', arguments: {} }] };
-      return release ? { content: 'done' } : { hang: true };
+      return released;
     });
     const running = daemon();
     await running.ready;
@@ -101,7 +103,7 @@ describeDocker('one-shot commands beside a running daemon', () => {
       db.close();
     }
     // The daemon's turn is still its own: it ends normally and is answered once.
-    release = true;
+    release();
     await waitUntil(() => tg.messagesTo(OWNER).length === 1, 30_000, 'the answer');
     expect(tg.messagesTo(OWNER).map((message) => message.text)).toEqual(['done']);
     expect(alive(running)).toBe(true);
@@ -110,12 +112,13 @@ describeDocker('one-shot commands beside a running daemon', () => {
 
   it('`ask` beside the daemon runs its own turn and leaves the daemon\'s running turn alone', async () => {
     const { dir, start: daemon, familiar, llm: fake, telegram } = await setUp();
-    let release = false;
-    // The daemon's turn calls a tool first (so its row exists), then waits on the LLM.
+    let release = (): void => undefined;
+    const released = new Promise<ScriptedReply>((resolve) => (release = () => resolve({ content: 'done' })));
+    // The daemon's turn calls a tool first (so its row exists), then waits on the LLM until released.
     fake.handle((request) => {
       const last = request.body.messages.at(-1);
       if (last?.role === 'user' && last.content === 'hello from the terminal') return { content: 'hi terminal' };
-      if (last?.role === 'tool') return release ? { content: 'done' } : { hang: true };
+      if (last?.role === 'tool') return released;
       return { toolCalls: [{ name: 'memory_read', arguments: {} }] };
     });
     const running = daemon();
@@ -134,7 +137,7 @@ describeDocker('one-shot commands beside a running daemon', () => {
     } finally {
       db.close();
     }
-    release = true;
+    release();
     await waitUntil(() => telegram.messagesTo(OWNER).length === 1, 30_000, 'the daemon\'s answer');
     expect(await running.term()).toBe(0);
   }, 120_000);
