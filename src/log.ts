@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import type { DestinationStream, Logger, LoggerOptions, pino as Pino } from 'pino';
 import { createRedactor, redactorFor } from './lib/redaction.js';
 import { AppError } from './errors.js';
 
@@ -35,6 +35,7 @@ export const REDACT_PATHS = [
 
 /** The one root logger; components take child loggers (`{component}`, `{conversation, turn}`, `{tool, callId}`). */
 export function createLogger(options: CreateLoggerOptions): Logger {
+  const pino = loadPino();
   const redactor = createRedactor(options.secrets);
   const pinoOptions: LoggerOptions = {
     level: options.level,
@@ -74,6 +75,12 @@ export function createLogger(options: CreateLoggerOptions): Logger {
 }
 
 const require = createRequire(import.meta.url);
+let pinoLoaded: typeof Pino | undefined;
+
+/** pino (and its ~20 files), loaded with the first logger: a command that never logs (`audit`, `usage`) skips it. */
+function loadPino(): typeof Pino {
+  return (pinoLoaded ??= (require('pino') as { pino: typeof Pino }).pino);
+}
 
 /**
  * The rotating file under the daemon's log (rotating-file-stream, loaded only for the daemon). A file that cannot
@@ -149,7 +156,7 @@ export function isOperationalError(error: unknown): boolean {
 function errorSerializer(keepStacks: boolean): (error: unknown) => unknown {
   return (error) => {
     if (!(error instanceof Error)) return error;
-    const serialized = pino.stdSerializers.err(error) as { stack?: string };
+    const serialized = loadPino().stdSerializers.err(error) as { stack?: string };
     if (!keepStacks && isOperationalError(error)) delete serialized.stack;
     return serialized;
   };
