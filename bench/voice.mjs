@@ -48,11 +48,11 @@ function voiceNote(seconds) {
   return { ogg, wav16 };
 }
 
-function make(voice) {
+async function make(voice) {
   const data = tempDir('familiar-bench-voice-data-');
   const config = configSchema.parse({ timezone: 'UTC', data_dir: data, voice: { daily_minutes: 0, ...voice } });
   const db = openDatabase(data);
-  const { service } = createVoicePart({ config, db, log });
+  const { service } = await createVoicePart({ config, db, log });
   return { service, db };
 }
 
@@ -70,8 +70,8 @@ const report = { repeats: REPEATS, stt: [], tts: [] };
 const { startSpeechServer } = await importFake('speech-server');
 const fake = await startSpeechServer();
 fake.transcribeWith(() => 'ok');
-const endpoint = make({ stt: { base_url: fake.baseUrl, api_key: fake.apiKey, max_retries: 0 }, tts: { base_url: fake.baseUrl, api_key: fake.apiKey, format: 'wav', max_retries: 0, max_chars: 100_000 } });
-const local = make({ stt: { command: ['pocketsphinx_continuous', '-infile', '{input}', '-logfn', '/dev/null'], timeout_s: 600 }, tts: { command: ['espeak-ng', '-v', 'en-us', '--stdout'], max_chars: 100_000 } });
+const endpoint = await make({ stt: { base_url: fake.baseUrl, api_key: fake.apiKey, max_retries: 0 }, tts: { base_url: fake.baseUrl, api_key: fake.apiKey, format: 'wav', max_retries: 0, max_chars: 100_000 } });
+const local = await make({ stt: { command: ['pocketsphinx_continuous', '-infile', '{input}', '-logfn', '/dev/null'], timeout_s: 600 }, tts: { command: ['espeak-ng', '-v', 'en-us', '--stdout'], max_chars: 100_000 } });
 
 for (const seconds of LENGTHS) {
   const note = voiceNote(seconds);

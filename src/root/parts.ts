@@ -28,7 +28,7 @@ export interface Made {
   skills: ReturnType<typeof createSkillsPart>;
   mcp: McpPart | { part: undefined; manager: undefined; prompts: undefined };
   notes: NotesPart;
-  voice: ReturnType<typeof createVoicePart>;
+  voice: Awaited<ReturnType<typeof createVoicePart>>;
   heartbeat: ReturnType<typeof createHeartbeatPart>;
   triggers: TriggersPart;
 }
@@ -73,7 +73,7 @@ export async function makeParts(core: Core): Promise<Made> {
   });
   const notes = makeNotes(core, scheduler, 'recent' in email ? email.recent : undefined);
   // Voice notes heard and answers spoken, for the channels (and the console): engines are only run on use.
-  const voice = createVoicePart({ config, db, log, ...(options.now ? { now: options.now } : {}) });
+  const voice = await createVoicePart({ config, db, log, ...(options.now ? { now: options.now } : {}) });
   const heartbeat = makeHeartbeat(core, scheduler, notes, 'unseen' in email ? email.unseen : undefined, triggers, calendar.calendars);
   return { scheduler, sandbox, web, images, email, calendar, skills, mcp, notes, voice, heartbeat, triggers };
 }

@@ -10,7 +10,7 @@ import type { SttEngine, TtsEngine } from './engines.js';
 import type { Ffmpeg } from './ffmpeg.js';
 import { pieceBounds, secondsOf, wavFile } from './pcm.js';
 import type { AudioFile, SpeakOptions, SpokenAudio, Transcript, TranscribeOptions, VoiceService } from './types.js';
-import type { VoiceUsage } from './usage.js';
+import { formatSeconds, type VoiceUsage } from './usage.js';
 
 export interface VoiceServiceDeps {
   voice: Config['voice'];
@@ -160,10 +160,4 @@ async function speak(deps: VoiceServiceDeps, markdown: string, options: SpeakOpt
 function extensionOf(name: string): string {
   const match = /\.([A-Za-z0-9]{1,5})$/.exec(name);
   return match ? `.${(match[1] ?? '').toLowerCase()}` : '';
-}
-
-export function formatSeconds(seconds: number): string {
-  if (seconds < 90) return `${Math.round(seconds)} s`;
-  const minutes = seconds / 60;
-  return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)} min`;
 }

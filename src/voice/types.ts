@@ -2,7 +2,10 @@
  * The voice part's service, as the channels and the console use it: `transcribe` turns audio into the words spoken,
  * `speak` turns an answer into a voice message the platform plays inline. Both never throw.
  */
+import type { Config } from '../config/schema.js';
+import type { Database } from '../db/database.js';
 import type { Result } from '../lib/result.js';
+import type { Logger } from '../log.js';
 
 /** An audio file as it arrived (a voice note, an audio file, a video note, an upload in the console). */
 export interface AudioFile {
@@ -64,4 +67,14 @@ export interface VoiceService {
    * tool called in that turn (with its own text, or the answer). Forgets the turn's request.
    */
   speechFor(input: { channel: string; chatId: string; turnId: string; heardVoice: boolean }): { text?: string } | undefined;
+}
+
+/** What `createVoicePart` is given (part.ts), and the engines with it when a voice section is set (engines-part.ts). */
+export interface VoicePartDeps {
+  config: Pick<Config, 'voice' | 'llm' | 'timezone'>;
+  db: Database;
+  log: Logger;
+  now?: () => Date;
+  /** Where private job folders go (tests); default the system's temporary folder. */
+  tempRoot?: string;
 }

@@ -74,3 +74,10 @@ export function startOfLocalDay(timeZone: string, date: Date): number {
   const wall = wallClockAt(date.getTime(), timeZone);
   return instantOfWallClock({ ...wall, hour: 0, minute: 0, second: 0 }, timeZone);
 }
+
+/** "45 s", "2 min", "1.5 min": audio lengths as the chat and the errors say them. */
+export function formatSeconds(seconds: number): string {
+  if (seconds < 90) return `${Math.round(seconds)} s`;
+  const minutes = seconds / 60;
+  return `${Number.isInteger(minutes) ? minutes : minutes.toFixed(1)} min`;
+}
