@@ -7,7 +7,8 @@ import type { DoctorLine, Part } from '../part.js';
 import type { SandboxAccess, SandboxRun } from '../tools/context.js';
 import { createDockerClient, describeDocker } from './docker-client.js';
 import type { ContainerPool, SandboxConfig } from './pool.js';
-import { parseSandboxUser, type Workspaces } from '../workspace/workspace.js';
+import { parseSandboxUser } from '../workspace/sandbox-user.js';
+import type { Workspaces } from '../workspace/workspace.js';
 
 const PING_TIMEOUT_MS = 3000;
 

@@ -9,20 +9,10 @@ import type { Result } from '../lib/result.js';
 import { PinnedDir, pinningAvailable, using, type Ownership } from './pinned-dir.js';
 import { copyTree, removeTree } from './tree.js';
 import { createImage, growImage, isMountPoint, mountImage, mountsUnder, moveMount, probeVolumes, unmount, type VolumeSupport } from './volumes.js';
+import { parseSandboxUser, type SandboxOwner } from './sandbox-user.js';
 import { WorkspaceFiles, type Usage } from './workspace-files.js';
 
-/** The uid/gid the sandbox runs as, when `tools.sandbox.user` is numeric ("1000" or "1000:1000"). */
-export interface SandboxOwner {
-  uid: number;
-  gid: number;
-}
-
-export function parseSandboxUser(user: string): SandboxOwner | undefined {
-  const match = /^(\d+)(?::(\d+))?$/.exec(user.trim());
-  if (!match) return undefined;
-  const uid = Number(match[1]);
-  return { uid, gid: match[2] === undefined ? uid : Number(match[2]) };
-}
+export { parseSandboxUser, type SandboxOwner } from './sandbox-user.js';
 
 /** A conversation's id, then a person's name in a household's shared conversation (workspace-key.ts); no `@` in the id. */
 const WORKSPACE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}(?:@[a-z][a-z0-9_-]{0,31})?$/;
