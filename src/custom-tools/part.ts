@@ -6,10 +6,10 @@
  * there changes; a config reload can call it too): changed modules are imported anew, removed ones unregistered, and a
  * module that no longer loads keeps its previous version running while the problem is said.
  */
-import { mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import type { DoctorLine, Part } from '../part.js';
-import { ToolFolder, type CustomToolsReport, type ToolFolderDeps } from './tool-folder.js';
+import type { CustomToolsReport, ToolFolder, ToolFolderDeps } from './tool-folder.js';
 
 export type { CustomToolsReport, LoadedFile, ToolHost } from './tool-folder.js';
 
@@ -36,9 +36,18 @@ export async function createCustomToolsPart(deps: CustomToolsDeps): Promise<Cust
   } catch (error) {
     log.warn({ err: error }, `custom tools: cannot make ${dir}`);
   }
-  const folder = new ToolFolder({ ...deps, dir, log });
-  const reload = () => folder.reload();
-  const report = () => folder.report();
+  // The folder's code (importing modules, script tools and their checks) loads once a file is in it: most daemons
+  // have none, and their start does not pay for it. A file that appears later is found by the watcher or a reload.
+  let folder: ToolFolder | undefined;
+  const reload = async (): Promise<CustomToolsReport> => {
+    if (!folder) {
+      if (isEmpty(dir)) return { dir, files: [], problems: [] };
+      const { ToolFolder: Folder } = await import('./tool-folder.js');
+      folder ??= new Folder({ ...deps, dir, log });
+    }
+    return folder.reload();
+  };
+  const report = (): CustomToolsReport => folder?.report() ?? { dir, files: [], problems: [] };
   await reload();
   let watcher: FSWatcher | undefined;
   let debounce: NodeJS.Timeout | undefined;
@@ -70,6 +79,18 @@ export async function createCustomToolsPart(deps: CustomToolsDeps): Promise<Cust
     },
   };
   return { part, reload, report };
+}
+
+/**
+ * Nothing in the folder (or no folder): nothing to load. A folder every user may write is not taken as empty, so the
+ * folder's check says so at start and in the doctor, as it did before anything was put there.
+ */
+function isEmpty(dir: string): boolean {
+  try {
+    return readdirSync(dir).length === 0 && (statSync(dir).mode & 0o002) === 0;
+  } catch {
+    return true;
+  }
 }
 
 function doctorLines(report: CustomToolsReport, config: Config): DoctorLine[] {

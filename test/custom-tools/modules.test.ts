@@ -204,6 +204,17 @@ describe('reloading', () => {
     expect((await harness.call('other', { text: 'b' })).result.output).toBe('echo: b');
   });
 
+  it('starts with an empty folder, then a module put there is found by a reload and by the watch', async () => {
+    harness = await makeHarness({}, {}, { mode: 'daemon' });
+    expect(harness.custom.report()).toEqual({ dir: harness.toolsDir, files: [], problems: [] });
+    writeTools(harness.toolsDir, { 'echo.mjs': echo('echo') });
+    await harness.custom.reload();
+    expect((await harness.call('echo', { text: 'a' })).result.output).toBe('echo: a');
+    await harness.custom.part.start?.();
+    writeTools(harness.toolsDir, { 'other.mjs': echo('other', 'watched') });
+    await waitUntil(async () => (await harness?.call('other', { text: 'b' }))?.result.output === 'watched: b', 5000, 'the new module to be picked up');
+  });
+
   it('does nothing when nothing changed', async () => {
     harness = await makeHarness({ 'echo.mjs': echo('echo') });
     const before = harness.custom.report().files[0]?.loadedAt;
