@@ -1,6 +1,6 @@
 import type { Logger } from '../log.js';
 import type { DoctorLine } from '../part.js';
-import type { NativeTool } from '../tools/types.js';
+import type { AnyTool, NativeTool } from '../tools/types.js';
 import type { VoiceChats } from './chats.js';
 import { voiceDoctor } from './doctor.js';
 import { resolveEngines, type SttEngine, type TtsEngine } from './engines.js';
@@ -17,7 +17,7 @@ import type { VoiceUsage } from './usage.js';
  * service the channels call, the `voice_reply` tool when speech is on, and the doctor's checks.
  */
 export function makeVoiceEngines(deps: VoicePartDeps, log: Logger, usage: VoiceUsage, chats: VoiceChats): {
-  tools: NativeTool[];
+  tools: readonly AnyTool[];
   stt: SttEngine | undefined;
   tts: TtsEngine | undefined;
   service: VoiceService | undefined;
@@ -37,7 +37,7 @@ export function makeVoiceEngines(deps: VoicePartDeps, log: Logger, usage: VoiceU
   const requests = new SpeechRequests();
   const service = stt || tts ? createVoiceService({ voice: config.voice, log, ffmpeg, stt, tts, usage, chats, ...(deps.tempRoot !== undefined ? { tempRoot: deps.tempRoot } : {}) }, requests) : undefined;
   return {
-    tools: tts ? [voiceReplyTool(requests) as NativeTool] : [],
+    tools: tts ? [voiceReplyTool(requests)] : [],
     stt,
     tts,
     service,
