@@ -34,6 +34,13 @@ describe('memory consolidation in a household', () => {
   const answer = (files: Array<{ path: string; content: string }>) => ({ content: JSON.stringify({ summary: 'Moved a dated fact to log.md.', files }) });
   const bensLog = { path: 'log.md', content: '# Log\n\n- 2026-10-02: chess club moved to Thursday.\n' };
   const bensInbox = { path: 'inbox.md', content: '# Inbox\n\n- Likes green tea.\n' };
+  /** Ben's pass proposes moving his dated fact to log.md; the data of its Apply button. */
+  const proposeBensTidyUp = async (): Promise<string> => {
+    fake.script(answer([bensLog, bensInbox]));
+    const result = await household.run('ben', 'propose');
+    if (!result?.success) throw new Error(result?.error);
+    return sent[0]?.reply.buttons?.find((button) => button.label === 'Apply')?.data ?? '';
+  };
 
   beforeAll(async () => {
     fake = await startOpenAiServer();
@@ -109,11 +116,8 @@ describe('memory consolidation in a household', () => {
   });
 
   it('asks the person in their direct chat, and a press by anyone else there or in the console does nothing', async () => {
-    fake.script(answer([bensLog, bensInbox]));
-    const result = await household.run('ben', 'propose');
-    if (!result?.success) throw new Error(result?.error);
+    const apply = await proposeBensTidyUp();
     expect(sent.map((delivered) => delivered.target)).toEqual([`telegram:${BEN_TG}`]);
-    const apply = sent[0]?.reply.buttons?.find((button) => button.label === 'Apply')?.data ?? '';
     for (const press of [
       { channel: 'telegram', chatId: BEN_TG, userId: ANN_TG },
       { channel: 'telegram', chatId: ANN_TG, userId: ANN_TG },
@@ -126,10 +130,7 @@ describe('memory consolidation in a household', () => {
   });
 
   it('applies on the person\'s own press only to their files, and one undo puts them back', async () => {
-    fake.script(answer([bensLog, bensInbox]));
-    const result = await household.run('ben', 'propose');
-    if (!result?.success) throw new Error(result?.error);
-    const apply = sent[0]?.reply.buttons?.find((button) => button.label === 'Apply')?.data ?? '';
+    const apply = await proposeBensTidyUp();
     const pressed = await memory.pressButton({ channel: 'telegram', chatId: BEN_TG, userId: BEN_TG, data: apply, allowed: true });
     expect(pressed?.outcome).toContain('Applied to log.md, inbox.md');
     expect(file('people/ben/log.md')).toContain('chess club');
