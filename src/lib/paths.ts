@@ -19,7 +19,8 @@ export function resolveInside(root: string, requested: string): ResolvedPath {
   if (segments.length === 0) return { success: false, error: 'the path names the folder itself, not a file' };
   let realRoot: string;
   try {
-    realRoot = realpathSync(root);
+    // libc's realpath: the same answer as Node's walk, at half the cost (this runs on every file tool call).
+    realRoot = realpathSync.native(root);
   } catch {
     return { success: false, error: 'the folder does not exist' };
   }
@@ -37,7 +38,7 @@ export function resolveInside(root: string, requested: string): ResolvedPath {
     if (isLink) {
       let target: string;
       try {
-        target = realpathSync(current);
+        target = realpathSync.native(current);
       } catch {
         return { success: false, error: `"${requested}" is a broken link and is refused` };
       }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Database } from '../db/database.js';
 import { StaleWriteError } from '../errors.js';
 import { writeFileAtomic, KeyedMutex } from '../lib/atomic-write.js';
-import { resolveInside } from '../lib/paths.js';
+import { resolveInside, type ResolvedPath } from '../lib/paths.js';
 import type { ActingPerson } from '../lib/person-scope.js';
 import { compareCodePoints } from '../lib/compare.js';
 import type { MemoryAccess } from '../tools/context.js';
@@ -96,6 +96,8 @@ export class MemoryStore implements MemoryAccess {
   private readonly outsideLabelers: Array<(path: string, content: string) => string | undefined> = [];
   /** Set in a household: each call sees the folder as the person in scope does (person-view.ts). */
   private household: HouseholdView | undefined;
+  /** The last path resolved, until the synchronous job that resolved it ends (see `resolve`). */
+  private recent: { person: ActingPerson | undefined; requested: string; resolved: ResolvedPath } | undefined;
 
   constructor(root: string, db: Database) {
     this.root = root;
@@ -181,9 +183,16 @@ export class MemoryStore implements MemoryAccess {
   }
 
   /** Where a requested path is; `relative` is the stored path (relative to the folder's root). */
-  resolve(requested: string) {
+  resolve(requested: string): ResolvedPath {
     const person = this.viewer();
-    return person ? resolveForPerson(this.root, person, requested, this.household?.made) : resolveInside(this.root, requested);
+    // A read resolves its path three times in one synchronous job (the read, its outside label, its history note):
+    // the answer is kept until the job ends, when anything this process does to the folder could change it.
+    const recent = this.recent;
+    if (recent && recent.requested === requested && recent.person === person) return recent.resolved;
+    const resolved = person ? resolveForPerson(this.root, person, requested, this.household?.made) : resolveInside(this.root, requested);
+    if (!recent) queueMicrotask(() => (this.recent = undefined));
+    this.recent = { person, requested, resolved };
+    return resolved;
   }
 
   /** A stored path (history, labels), refused when the person in scope may not see it. */

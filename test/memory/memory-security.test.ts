@@ -49,6 +49,15 @@ describe('memory paths stay inside memory_dir', () => {
     expect(result.result.output).not.toContain('root:');
   });
 
+  it('checks a path again on the next call: a link put where a read found nothing is refused', async () => {
+    const first = await call('memory_read', { path: 'later.md' });
+    expect(first.result.output).toMatch(/does not exist/);
+    symlinkSync(path.join(outside, 'secret.md'), path.join(app.config.memory_dir, 'later.md'));
+    const second = await call('memory_read', { path: 'later.md' });
+    expect(second.result.success).toBe(false);
+    expect(second.result.output).not.toContain('top secret');
+  });
+
   it('does not list or search files behind a link that leads out', async () => {
     const listing = await call('memory_read', {});
     expect(listing.result.output).not.toContain('secret.md');
