@@ -51,6 +51,11 @@ export interface ToolDefinition<P = Record<string, unknown>> {
   effects?: readonly Effect[] | ((params: P) => readonly Effect[]);
   /** Results carry outside content (a web page, someone else's text): the turn is then treated as tainted. */
   external?: boolean;
+  /**
+   * A call changes nothing anywhere (it only looks something up): a step of only such calls is stored with the turn's
+   * next step, one write fewer. Leave it out for anything that switches, sends, writes or starts. Default false.
+   */
+  readOnly?: boolean;
   /** Deadline of one call (default `tools.timeout_s`; `tools.timeouts.<name>` overrides both). */
   timeoutMs?: number;
   /** For agents' tool patterns such as `home.*` (default: the name up to its first `_`). */

@@ -76,6 +76,21 @@ const REPEAT_LIMIT = 3;
 /** What one tool call adds to the turn's signal at most: its own cancellation, the deadline race, a hook's bound. */
 const LISTENERS_PER_CALL = 3;
 
+/** Messages waiting for a commit, each with its outside sources and what it vouches for. */
+interface Staged {
+  messages: ChatMessage[];
+  sources: Array<string[] | undefined>;
+  vouched: Array<Vouched | undefined>;
+}
+
+/** What one call of a step gives the turn; `readOnly`: its tool declares it changes nothing. */
+interface StepOutcome {
+  content: string;
+  artifacts: Artifact[];
+  vouched?: Vouched;
+  readOnly?: boolean;
+}
+
 /**
  * The function-calling loop. Contract: `runTurn` never throws for provider or tool failures; the result
  * always carries text for the person, and history stays valid (every tool call has its result).
@@ -116,15 +131,15 @@ class Turn {
   private readonly audit: AuditRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
   private timedOut = false;
-  private questionSaved = false;
+  /** Made and not stored yet: the question until the first commit, a step of read-only calls until the next. */
+  private readonly staged: Staged = { messages: [], sources: [], vouched: [] };
+  private questionStaged = false;
   private models: readonly string[];
   private closing: ChatMessage[] = [];
   /** Every outside source in play: the history window's, the run's own, and what this turn reads. */
   private readonly taint: string[] = [];
   /** What third parties' words read in this turn vouch for, for the provenance of later calls. */
   private readonly vouchedRead: Vouched[] = [];
-  /** Per tool message of the step being committed: what it vouches for (kept with the message). */
-  private stepVouched: Array<Vouched | undefined> = [];
   private history: History | undefined;
   private readonly provenance: Provenance;
   /** What the turn's tools share (`ctx.state`), dropped with the turn. */
@@ -193,7 +208,8 @@ class Turn {
     } finally {
       clearTimeout(this.timer);
       unlink();
-      this.commit(this.closing, true);
+      this.stage(this.closing);
+      this.commit(true);
     }
     if (this.agent.deps.log.isLevelEnabled('debug')) this.log().debug({ status: this.result.status, toolCalls: this.result.toolCalls, ms: Date.now() - this.startedAt }, 'turn done');
     return this.result;
@@ -288,7 +304,7 @@ class Turn {
     // parallel calls is not a leak, and Node's warning would be printed on the person's terminal.
     setMaxListeners(Math.max(defaultMaxListeners, response.toolCalls.length * LISTENERS_PER_CALL + defaultMaxListeners), this.signal);
     const outcomes = await Promise.all(
-      response.toolCalls.map(async (call): Promise<{ content: string; artifacts: Artifact[]; vouched?: Vouched }> => {
+      response.toolCalls.map(async (call): Promise<StepOutcome> => {
         if (this.countRepeat(call) >= REPEAT_LIMIT) {
           repeated = call.name;
           return { content: `Not run: ${call.name} was called with the same arguments ${REPEAT_LIMIT} times in this turn.`, artifacts: [] };
@@ -302,9 +318,8 @@ class Turn {
     }));
     for (const outcome of outcomes) this.result.artifacts.push(...outcome.artifacts);
     // A call and its results are stored together, so history never holds a call without a result.
-    this.stepVouched = [undefined, ...outcomes.map((outcome) => outcome.vouched)];
-    this.commit([assistant, ...toolMessages], false);
-    this.stepVouched = [];
+    this.stage([assistant, ...toolMessages], [undefined, ...outcomes.map((outcome) => outcome.vouched)]);
+    if (!outcomes.every((outcome) => outcome.readOnly)) this.commit(false);
     messages.push(assistant, ...toolMessages);
     return repeated;
   }
@@ -316,7 +331,7 @@ class Turn {
     return count;
   }
 
-  private async runToolCall(call: ToolCallRequest): Promise<{ content: string; artifacts: Artifact[]; vouched?: Vouched }> {
+  private async runToolCall(call: ToolCallRequest): Promise<StepOutcome> {
     const { input, result } = this;
     input.onEvent?.({ type: 'tool_start', tool: call.name, arguments: call.arguments, callId: call.id });
     const outcome = await this.agent.deps.tools.execute({
@@ -351,6 +366,7 @@ class Turn {
     return {
       content: outcome.result.success ? outcome.result.output : `ERROR: ${outcome.result.output}`, artifacts: outcome.result.artifacts ?? [],
       ...(outcome.vouched ? { vouched: outcome.vouched } : {}),
+      readOnly: outcome.tool !== undefined && this.agent.deps.tools.get(outcome.tool)?.tool.readOnly === true,
     };
   }
 
@@ -379,27 +395,44 @@ class Turn {
   }
 
   /**
-   * One commit per step: the question is stored with the first step's calls and results (or with the answer, for a
-   * turn without tools), each with the turn row and its usage so far. A turn cut by a crash before its first commit
-   * leaves nothing behind, so a replayed message is not stored twice.
+   * Keeps messages for the next commit, each labelled with the outside sources in play when it was made (the
+   * question with the run's own) and with what its third-party text vouches for.
    */
-  private commit(messages: ChatMessage[], ended: boolean): void {
-    const { input, result, agent } = this;
-    const { conversations, tools } = agent.deps;
-    // Each message is labelled with the outside sources in play when it was made; the question with the run's own.
+  private stage(messages: readonly ChatMessage[], vouched: ReadonlyArray<Vouched | undefined> = []): void {
+    const { staged, input } = this;
+    if (!this.questionStaged) {
+      staged.messages.push(this.userMessage);
+      staged.sources.push(input.taint && input.taint.length > 0 ? [...input.taint] : undefined);
+      staged.vouched.push(undefined);
+      this.questionStaged = true;
+    }
     const inPlay = this.taint.length > 0 ? [...this.taint] : undefined;
-    const labels = this.questionSaved ? messages.map(() => inPlay) : [input.taint && input.taint.length > 0 ? [...input.taint] : undefined, ...messages.map(() => inPlay)];
-    const vouched = this.questionSaved ? this.stepVouched : [undefined, ...this.stepVouched];
-    conversations.append(input.conversationId, this.turnId, this.questionSaved ? messages : [this.userMessage, ...messages], {
+    messages.forEach((message, index) => {
+      staged.messages.push(message);
+      staged.sources.push(inPlay);
+      staged.vouched.push(vouched[index]);
+    });
+  }
+
+  /**
+   * One commit per step that may have changed something: what is staged (the question with the first such step, or
+   * with the answer), the turn row with its usage so far, the calls' audit rows. A step of read-only calls waits for
+   * the next commit: a crash before it leaves the turn as if the step had not run, and running it again changes
+   * nothing. A turn cut by a crash before its first commit leaves nothing behind, so a replayed message is not
+   * stored twice.
+   */
+  private commit(ended: boolean): void {
+    const { input, result, agent, staged } = this;
+    const { conversations, tools } = agent.deps;
+    conversations.append(input.conversationId, this.turnId, staged.messages.splice(0), {
       within: () => {
         agent.saveTurn.run(this.turnId, input.conversationId, input.source, this.startedAt, ended ? Date.now() : null, ended ? result.status : 'running',
           result.model ?? null, result.usage.llmCalls, result.usage.promptTokens, result.usage.completionTokens, result.error ?? null, agent.runner, input.person ?? null);
         tools.writeAudit(this.audit.splice(0));
       },
-      sources: labels,
-      vouched,
+      sources: staged.sources.splice(0),
+      vouched: staged.vouched.splice(0),
     });
-    this.questionSaved = true;
   }
 }
 

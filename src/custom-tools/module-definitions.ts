@@ -72,6 +72,7 @@ async function checkTool(given: Record<PropertyKey, unknown>): Promise<Result<An
     ?? checkTimeout(record.timeoutMs)
     ?? (typeof record.execute !== 'function' ? 'execute must be a function (params, ctx) => result' : undefined)
     ?? (record.external !== undefined && typeof record.external !== 'boolean' ? 'external must be true or false' : undefined)
+    ?? (record.readOnly !== undefined && typeof record.readOnly !== 'boolean' ? 'readOnly must be true or false' : undefined)
     ?? (record.group !== undefined && (typeof record.group !== 'string' || record.group === '') ? 'group must be a non-empty text' : undefined)
     ?? (record.aliases !== undefined && (!Array.isArray(record.aliases) || record.aliases.some((alias) => typeof alias !== 'string' || checkName(alias) !== undefined)) ? 'aliases must be a list of names (letters, digits, _ or -)' : undefined)
     ?? (record.permissions !== undefined && (!Array.isArray(record.permissions) || record.permissions.some((permission) => typeof permission !== 'string' || !PERMISSION_NAME.test(permission))) ? 'permissions must be a list of names such as "home.lights" (letters, digits, ".", ":", "_" or "-")' : undefined)
@@ -88,6 +89,7 @@ async function checkTool(given: Record<PropertyKey, unknown>): Promise<Result<An
     ...(record.risk !== undefined ? { risk: record.risk as NonNullable<AnyTool['risk']> } : {}),
     ...(record.effects !== undefined ? { effects: record.effects as NonNullable<AnyTool['effects']> } : {}),
     ...(record.external !== undefined ? { external: record.external as boolean } : {}),
+    ...(record.readOnly !== undefined ? { readOnly: record.readOnly as boolean } : {}),
     ...(record.timeoutMs !== undefined ? { timeoutMs: record.timeoutMs as number } : {}),
     ...(record.group !== undefined ? { group: record.group as string } : {}),
     ...(record.aliases !== undefined ? { aliases: record.aliases as string[] } : {}),

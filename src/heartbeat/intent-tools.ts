@@ -38,6 +38,7 @@ export function createIntentTools(intents: Intents, timeZone: string): NativeToo
   };
   const list: NativeTool<Record<string, never>> = {
     name: 'intent_list',
+    readOnly: true,
     description: 'List the person\'s standing intents in this chat (id, what is watched for, the reminder, fires left, expiry).',
     parameters: { type: 'object', properties: {}, additionalProperties: false },
     effects: [],

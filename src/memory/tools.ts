@@ -21,6 +21,7 @@ export function createMemoryTools(options: MemoryToolOptions = {}): AnyTool[] {
 function memoryReadTool(options: MemoryToolOptions): AnyTool {
   return {
     name: 'memory_read',
+    readOnly: true,
     group: 'memory',
     effects: [],
     description:
@@ -93,6 +94,7 @@ function memoryWriteTool(): AnyTool {
 function memorySearchTool(): AnyTool {
   return {
     name: 'memory_search',
+    readOnly: true,
     group: 'memory',
     effects: [],
     description:

@@ -61,6 +61,7 @@ function noteCreateTool(services: NotesServices): AnyTool {
 function noteReadTool({ notes }: NotesServices): AnyTool {
   return {
     name: 'note_read',
+    readOnly: true,
     effects: [],
     aliases: ['noteRead'],
     description: 'Read a whole note (front matter and body). Notes saved from web pages come back marked as outside content.',
@@ -147,6 +148,7 @@ function noteDeleteTool({ notes }: NotesServices): AnyTool {
 function noteSearchTool({ index }: NotesServices): AnyTool {
   return {
     name: 'note_search',
+    readOnly: true,
     effects: [],
     aliases: ['noteSearch'],
     description:

@@ -110,6 +110,7 @@ function taskCompleteTool({ tasks }: NotesServices): AnyTool {
 function taskSearchTool({ tasks }: NotesServices): AnyTool {
   return {
     name: 'task_search',
+    readOnly: true,
     effects: [],
     aliases: ['taskSearch'],
     description:

@@ -49,6 +49,7 @@ function createTool(service: SkillService, turnTimeoutMs: number): NativeTool<Cr
 function listTool(service: SkillService): NativeTool<Record<string, never>> {
   return {
     name: 'list_skills',
+    readOnly: true,
     group: 'skills',
     description: 'List the skills: id, name, status (active, paused, draft), trigger with the next run time for cron skills, last run and its outcome; invalid skills with the reason.',
     parameters: { type: 'object', properties: {}, additionalProperties: false },

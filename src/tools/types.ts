@@ -142,6 +142,13 @@ export interface NativeTool<P = Record<string, unknown>> {
    * declares nothing is treated as able to send data anywhere.
    */
   effects?: readonly Effect[] | ((params: P) => readonly Effect[]);
+  /**
+   * A call changes nothing anywhere (it reads memory, notes, a list): running it twice is the same as once. A step of
+   * only such calls is stored with the turn's next step instead of in a commit of its own (src/agent/agent.ts). Not
+   * the same as declaring no `effects`: a call that changes the daemon's own state (cancels an intent, runs a skill)
+   * declares no effect and is not read-only. Default: false.
+   */
+  readOnly?: boolean;
   /** Lines the approval question adds about what the call would do (e.g. the tools and approve list a skill gets). */
   explain?: (params: P) => string[];
   /** Deadline for one call, overriding `tools.timeout_s` (itself overridden by `tools.timeouts.<name>`). */

@@ -228,6 +228,36 @@ describe('agent loop', () => {
     expect(stored()).toEqual({ messages: ['user', 'assistant', 'tool', 'assistant'], turns: [{ status: 'ok', llmCalls: 2 }], audit: ['echo'] });
   });
 
+  it('stores a step of read-only calls with the next step: one commit for a turn that only read', async () => {
+    writeFileSync(path.join(app.config.memory_dir, 'profile.md'), '- likes tea\n');
+    const seen: unknown[] = [];
+    const stored = () => ({
+      messages: (app.db.prepare('SELECT role FROM messages ORDER BY id').all() as Array<{ role: string }>).map((row) => row.role),
+      turns: app.db.prepare('SELECT status, llm_calls AS llmCalls FROM turns').all(),
+      audit: (app.db.prepare('SELECT tool FROM audit').all() as Array<{ tool: string }>).map((row) => row.tool),
+    });
+    fake.handle((request) => {
+      seen.push(stored());
+      const read = request.body.messages.some((message) => message.role === 'tool');
+      return read ? { content: 'you like tea' } : { toolCalls: [{ name: 'memory_read', arguments: { path: 'profile.md' } }, { name: 'memory_search', arguments: { query: 'tea' } }] };
+    });
+    await turn('what do I like?');
+    // Nothing changed by the reads: a kill before the answer leaves the turn as if it had not started.
+    expect(seen).toEqual([{ messages: [], turns: [], audit: [] }, { messages: [], turns: [], audit: [] }]);
+    expect(stored()).toEqual({ messages: ['user', 'assistant', 'tool', 'tool', 'assistant'], turns: [{ status: 'ok', llmCalls: 2 }], audit: ['memory_read', 'memory_search'] });
+  });
+
+  it('commits a step at once when one of its calls is not read-only', async () => {
+    const seen: unknown[] = [];
+    fake.handle((request) => {
+      seen.push((app.db.prepare('SELECT role FROM messages ORDER BY id').all() as Array<{ role: string }>).map((row) => row.role));
+      const done = request.body.messages.some((message) => message.role === 'tool');
+      return done ? { content: 'noted' } : { toolCalls: [{ name: 'memory_read', arguments: { path: 'todo.md' } }, { name: 'memory_write', arguments: { path: 'todo.md', content: '- tea\n' } }] };
+    });
+    await turn('note tea');
+    expect(seen).toEqual([[], ['user', 'assistant', 'tool', 'tool']]);
+  });
+
   it('records a turn that threw (not a provider or tool failure) as an error, with the question kept, and rethrows', async () => {
     fake.script({ toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] });
     const thrown = app.turns.start({

@@ -98,7 +98,7 @@ const base = { description: 'x', parameters: { type: 'object', properties: { to:
 export default [
   defineTool({ ...base, name: 'unlock_door', risk: (p) => (p.to === 'front' ? 'high' : 'low'), effects: [{ kind: 'egress', what: 'the door lock' }], execute: () => 'unlocked' }),
   defineTool({ ...base, name: 'hangs', timeoutMs: 300, execute: (_p, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve('stopped'))) }),
-  defineTool({ ...base, name: 'chatty', execute: () => 'x'.repeat(40_000) }),
+  defineTool({ ...base, name: 'chatty', readOnly: true, execute: () => 'x'.repeat(40_000) }),
 ];`,
     });
     const asked: string[] = [];
@@ -107,6 +107,7 @@ export default [
     expect(denied.result.output).toMatch(/was not approved: not now/);
     expect((await harness.call('unlock_door', { to: 'shed' }, { approve: async () => ({ approved: false, reason: 'never asked' }) })).result.output).toBe('unlocked');
     expect(harness.registry.get('unlock_door')?.tool.effects).toEqual([{ kind: 'egress', what: 'the door lock' }]);
+    expect([harness.registry.get('chatty')?.tool.readOnly, harness.registry.get('unlock_door')?.tool.readOnly]).toEqual([true, undefined]);
     expect((await harness.call('hangs')).result.output).toMatch(/^hangs did not finish within 0\.3 s and was stopped/);
     expect((await harness.call('chatty')).result.output).toMatch(/output truncated: 24000 more characters/);
   });
@@ -136,6 +137,7 @@ describe('bad modules', () => {
       'not_an_object_schema.mjs': `import { defineTool } from 'familiar';\nexport default defineTool({ name: 'flat', description: 'x', parameters: { type: 'string' }, execute: () => 'x' });\n`,
       'no_default.mjs': `export const tool = 1;\n`,
       'bad_name.mjs': `import { defineTool } from 'familiar';\nexport default defineTool({ name: 'has spaces', description: 'x', parameters: { type: 'object' }, execute: () => 'x' });\n`,
+      'bad_read_only.mjs': `import { defineTool } from 'familiar';\nexport default defineTool({ name: 'lookup', description: 'x', parameters: { type: 'object' }, readOnly: 'yes', execute: () => 'x' });\n`,
       'dup_builtin.mjs': echo('memory_read'),
       'dup_custom.mjs': echo('good'),
       'missing_import.mjs': `import { helper } from './nowhere.mjs';\nexport default helper;\n`,
@@ -148,6 +150,7 @@ describe('bad modules', () => {
       'not_an_object_schema.mjs': expect.stringMatching(/parameters must describe an object/),
       'no_default.mjs': expect.stringMatching(/no default export/),
       'bad_name.mjs': expect.stringMatching(/name must be 1-64 letters/),
+      'bad_read_only.mjs': 'the default export (lookup): readOnly must be true or false',
       'dup_builtin.mjs': 'duplicate name: "memory_read" is a built-in tool (or an MCP tool\'s); pick another name',
       'dup_custom.mjs': 'duplicate name: "good" is already defined by a_good.mjs; rename one of them',
       'missing_import.mjs': expect.stringMatching(/^an import is missing: Cannot find module '.*nowhere\.mjs' imported from .*missing_import\.mjs$/),
