@@ -34,10 +34,13 @@ export class FolderIndex {
   private readonly watchers = new Map<string, FSWatcher>();
   /** Folder-relative paths reported changed and not yet looked at ('' is the root folder). */
   private readonly dirty = new Set<string>();
-  private sorted: readonly IndexedFile[] | undefined;
+  /** Every file by path, and newest first; made by a sort after a walk, then kept in order change by change. */
+  private byPath: readonly IndexedFile[] | undefined;
+  private byTime: readonly IndexedFile[] | undefined;
+  /** Inside a walk or a folder's removal: many changes at once, the orders are sorted again on next use. */
+  private bulk = 0;
   private failed = false;
-  /** Moves whenever a file is added, removed or changed: what callers key their caches on. */
-  version = 0;
+  private changes = 0;
 
   constructor(root: string) {
     this.root = root;
@@ -49,6 +52,12 @@ export class FolderIndex {
     this.scanFolder('');
     if (this.failed) this.close();
     return !this.failed;
+  }
+
+  /** Moves whenever a file is added, removed or changed (changes reported are looked at first): a key for caches. */
+  get version(): number {
+    this.settle();
+    return this.changes;
   }
 
   get healthy(): boolean {
@@ -69,8 +78,15 @@ export class FolderIndex {
   /** Every file, sorted by path; the same array while nothing changed. */
   list(): readonly IndexedFile[] {
     this.settle();
-    this.sorted ??= [...this.files.values()].sort((a, b) => compareCodePoints(a.path, b.path));
-    return this.sorted;
+    this.byPath ??= [...this.files.values()].sort(byPathOrder);
+    return this.byPath;
+  }
+
+  /** Every file, the newest first (the same time: by path); the same array while nothing changed. */
+  newest(): readonly IndexedFile[] {
+    this.settle();
+    this.byTime ??= [...this.files.values()].sort(newestFirst);
+    return this.byTime;
   }
 
   close(): void {
@@ -78,7 +94,8 @@ export class FolderIndex {
     this.watchers.clear();
     this.files.clear();
     this.dirty.clear();
-    this.sorted = undefined;
+    this.byPath = undefined;
+    this.byTime = undefined;
   }
 
   /** Looks again at the paths reported changed: as many system calls as changes, not as files. */
@@ -122,6 +139,15 @@ export class FolderIndex {
 
   /** Reads one folder (and the folders below it) again: entries gone are dropped, new ones added, all watched. */
   private scanFolder(relative: string): void {
+    this.bulk += 1;
+    try {
+      this.scanEntries(relative);
+    } finally {
+      this.bulk -= 1;
+    }
+  }
+
+  private scanEntries(relative: string): void {
     const absolute = path.join(this.root, relative);
     let entries;
     try {
@@ -177,7 +203,7 @@ export class FolderIndex {
     const known = this.files.get(file.path);
     if (known && known.size === file.size && known.mtimeMs === file.mtimeMs) return;
     this.files.set(file.path, file);
-    this.changed();
+    this.changed(known, file);
   }
 
   private forget(relative: string): void {
@@ -186,12 +212,22 @@ export class FolderIndex {
   }
 
   private forgetFile(relative: string): void {
-    if (this.files.delete(relative)) this.changed();
+    const known = this.files.get(relative);
+    if (known && this.files.delete(relative)) this.changed(known, undefined);
   }
 
   /** A folder removed or renamed: its watch and everything below it. */
   private forgetFolder(relative: string): void {
     if (relative === '') return;
+    this.bulk += 1;
+    try {
+      this.forgetBelow(relative);
+    } finally {
+      this.bulk -= 1;
+    }
+  }
+
+  private forgetBelow(relative: string): void {
     const below = `${relative}/`;
     for (const [folder, watcher] of [...this.watchers]) {
       if (folder === relative || folder.startsWith(below)) {
@@ -202,10 +238,46 @@ export class FolderIndex {
     for (const file of [...this.files.keys()]) if (file.startsWith(below)) this.forgetFile(file);
   }
 
-  private changed(): void {
-    this.version += 1;
-    this.sorted = undefined;
+  /** One file added, changed or removed: the orders are mended in place of a sort (a search and a copy each). */
+  private changed(before: IndexedFile | undefined, after: IndexedFile | undefined): void {
+    this.changes += 1;
+    if (this.bulk > 0) {
+      this.byPath = undefined;
+      this.byTime = undefined;
+      return;
+    }
+    if (this.byPath) this.byPath = mended(this.byPath, before, after, byPathOrder);
+    if (this.byTime) this.byTime = mended(this.byTime, before, after, newestFirst);
   }
+}
+
+const byPathOrder = (a: IndexedFile, b: IndexedFile): number => compareCodePoints(a.path, b.path);
+const newestFirst = (a: IndexedFile, b: IndexedFile): number => b.mtimeMs - a.mtimeMs || compareCodePoints(a.path, b.path);
+
+/**
+ * A sorted list with `before` taken out and `after` put in its place in the order, as a new array: a caller may be
+ * holding the old one. `compare` orders distinct paths strictly, so each file has one place.
+ */
+function mended(list: readonly IndexedFile[], before: IndexedFile | undefined, after: IndexedFile | undefined, compare: (a: IndexedFile, b: IndexedFile) => number): readonly IndexedFile[] {
+  const copy = list.slice();
+  if (before) {
+    const at = firstNotBefore(copy, before, compare);
+    if (copy[at] === before) copy.splice(at, 1);
+  }
+  if (after) copy.splice(firstNotBefore(copy, after, compare), 0, after);
+  return copy;
+}
+
+/** The first index whose entry does not sort before `file` (a binary search). */
+function firstNotBefore(list: readonly IndexedFile[], file: IndexedFile, compare: (a: IndexedFile, b: IndexedFile) => number): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compare(list[middle] as IndexedFile, file) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 function parentOf(relative: string): string {

@@ -90,8 +90,6 @@ export class MemoryStore implements MemoryAccess {
   private readonly promptFilters: PromptFilter[] = [];
   private folder: FolderIndex | undefined;
   private hybrid: HybridSearch | undefined;
-  /** The files in prompt order, for the folder's version they were sorted at. */
-  private promptOrder: { version: number; files: readonly MemoryFile[] } | undefined;
   private promptCache: { key: readonly unknown[]; value: { persona: string | undefined; snapshot: MemorySnapshot } } | undefined;
   private readonly outsideLabelers: Array<(path: string, content: string) => string | undefined> = [];
   /** Set in a household: each call sees the folder as the person in scope does (person-view.ts). */
@@ -383,10 +381,11 @@ export class MemoryStore implements MemoryAccess {
    * The memory section of the system prompt, within `budget` characters: profile.md and persona.md first, then the
    * rest newest first (`snapshot.ts` says what is left out and how).
    */
-  snapshot(budget: number, exclude: ReadonlySet<string> = new Set(), listed?: readonly MemoryFile[]): MemorySnapshot {
-    const ordered = (listed ? promptOrder(listed) : this.orderedForPrompt()).filter((file) => !NOT_IN_PROMPT.has(file.path) && !exclude.has(file.path));
+  snapshot(budget: number, exclude: ReadonlySet<string> = new Set(), ordered: Iterable<MemoryFile> = this.orderedForPrompt()): MemorySnapshot {
     return buildSnapshot({
       ordered,
+      ...(Array.isArray(ordered) ? {} : { total: this.watched()?.newest().length }),
+      skip: (file) => NOT_IN_PROMPT.has(file) || exclude.has(file),
       budget,
       // The listing's stats serve as the freshness check: no second stat per file.
       read: (file) => this.readShown(file),
@@ -403,7 +402,7 @@ export class MemoryStore implements MemoryAccess {
     const folder = this.watched();
     const person = this.viewer();
     if (!folder) return this.buildForPrompt(budget, withPersona, visibleTo(person, this.walk()));
-    const ordered = person ? this.household?.ordered(person, folder.version, () => promptOrder(visibleTo(person, [...folder.list()]))) ?? [] : this.orderedForPrompt();
+    const ordered = person ? this.household?.ordered(person, folder.version, () => promptOrder(visibleTo(person, [...folder.newest()]))) ?? [] : this.orderedForPrompt();
     const key = [folder.version, budget, withPersona, person?.name, ...this.promptFilters.map((filter) => filter.dependsOn?.())];
     const cached = this.promptCache;
     if (cached && cached.key.length === key.length && cached.key.every((value, index) => value === key[index])) return cached.value;
@@ -412,10 +411,10 @@ export class MemoryStore implements MemoryAccess {
     return value;
   }
 
-  private buildForPrompt(budget: number, withPersona: boolean, files: readonly MemoryFile[]): { persona: string | undefined; snapshot: MemorySnapshot } {
+  private buildForPrompt(budget: number, withPersona: boolean, files: Iterable<MemoryFile>): { persona: string | undefined; snapshot: MemorySnapshot } {
     let persona: string | undefined;
     // In a household a person's own persona.md, else the household's shared/persona.md.
-    const personaFile = withPersona ? (files.find((file) => file.path === 'persona.md') ?? (this.viewer() ? files.find((file) => file.path === 'shared/persona.md') : undefined)) : undefined;
+    const personaFile = withPersona ? (this.listed('persona.md', files) ?? (this.viewer() ? this.listed('shared/persona.md', files) : undefined)) : undefined;
     if (personaFile) {
       try {
         persona = this.readShown(personaFile).trim() || undefined;
@@ -432,13 +431,30 @@ export class MemoryStore implements MemoryAccess {
     return this.readAbsolute(path.join(this.root, stored), stored, file);
   }
 
-  /** The watched folder's files in prompt order, sorted again only when a file changed. */
-  private orderedForPrompt(): readonly MemoryFile[] {
+  /** A file of the listing by the path the caller sees (the watched folder's by its index: no walk of the list). */
+  private listed(shown: string, files: Iterable<MemoryFile>): MemoryFile | undefined {
+    const folder = this.watched();
+    if (folder && !this.viewer()) return folder.get(shown);
+    for (const file of files) if (file.path === shown) return file;
+    return undefined;
+  }
+
+  /**
+   * The files in prompt order. The watched folder's are read from its newest-first order as the prompt's walk goes,
+   * so a walk that stops when the budget is spent costs what it looked at, however many files there are.
+   */
+  private orderedForPrompt(): Iterable<MemoryFile> {
     const folder = this.watched();
     if (!folder) return promptOrder(this.walk());
-    const files = folder.list();
-    if (this.promptOrder?.version !== folder.version) this.promptOrder = { version: folder.version, files: promptOrder(files) };
-    return this.promptOrder.files;
+    return {
+      *[Symbol.iterator]() {
+        for (const name of FIRST_IN_PROMPT) {
+          const first = folder.get(name);
+          if (first) yield first;
+        }
+        for (const file of folder.newest()) if (!FIRST_IN_PROMPT.includes(file.path)) yield file;
+      },
+    };
   }
 }
 
@@ -446,7 +462,7 @@ export class MemoryStore implements MemoryAccess {
 function promptOrder(files: readonly MemoryFile[]): MemoryFile[] {
   return [
     ...FIRST_IN_PROMPT.flatMap((name) => files.filter((file) => file.path === name)),
-    ...files.filter((file) => !FIRST_IN_PROMPT.includes(file.path)).sort((a, b) => b.mtimeMs - a.mtimeMs),
+    ...files.filter((file) => !FIRST_IN_PROMPT.includes(file.path)).sort((a, b) => b.mtimeMs - a.mtimeMs || compareCodePoints(a.path, b.path)),
   ];
 }
 

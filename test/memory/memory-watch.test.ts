@@ -48,6 +48,32 @@ describe('the watched memory folder', () => {
     expect(promptText()).toContain('Basil by the door.');
   });
 
+  it('keeps the prompt\'s newest-first order through writes, hand edits, removals and a removed folder', async () => {
+    const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 0, minutes));
+    for (let index = 0; index < 30; index += 1) {
+      const file = path.join(root, index % 3 === 0 ? 'notes' : '', `n${index}.md`);
+      writeFileSync(file, `note ${index}`);
+      utimesSync(file, at(index), at(index));
+    }
+    expect(memory.watch()).toBe(true);
+    const shown = () => memory.forPrompt(100_000, true).snapshot.included;
+    const expected = () => memory.list().slice().sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1)).map((file) => file.path);
+    expect(shown()).toEqual(expected());
+    await memory.write('n4.md', 'written again');
+    await memory.write('notes/new.md', 'a new note');
+    writeFileSync(path.join(root, 'n7.md'), 'edited by hand');
+    const later = new Date(Date.now() + 3_600_000);
+    utimesSync(path.join(root, 'n7.md'), later, later);
+    rmSync(path.join(root, 'n8.md'));
+    await nextMessage();
+    expect(shown()).toEqual(expected());
+    expect(shown().slice(0, 1)).toEqual(['n7.md']);
+    rmSync(path.join(root, 'notes'), { recursive: true });
+    await nextMessage();
+    expect(shown()).toEqual(expected());
+    expect(shown().some((file) => file.startsWith('notes/'))).toBe(false);
+  });
+
   it('sees a new subfolder and its file, a removed file and a renamed folder, at the next message', async () => {
     writeFileSync(path.join(root, 'notes', 'old.md'), 'old note');
     memory.watch();

@@ -19,7 +19,36 @@ describe('the memory section of the prompt', () => {
     });
     expect(snapshot.included).toHaveLength(3);
     expect(read.length).toBeLessThan(10);
-    expect(snapshot.omitted).toHaveLength(4997);
+    expect(snapshot.omitted).toHaveLength(50);
+    expect(snapshot.text).toContain(`${files[52]?.path}, and 4947 more)`);
+  });
+
+  it('stops after 50 files it read that did not fit in what is left, and counts the rest', () => {
+    // Each would fit an empty budget; after the first few none fits what is left.
+    const files = Array.from({ length: 5000 }, (_, index) => note(index, 'z'.repeat(300)));
+    const read: string[] = [];
+    const snapshot = buildSnapshot({
+      ordered: files, budget: 1100, keep: () => true,
+      read: (file) => (read.push(file.path), (file as IndexedFile & { text: string }).text),
+    });
+    expect(snapshot.included).toHaveLength(3);
+    expect(read).toHaveLength(53);
+    expect(snapshot.text).toContain(`${files[52]?.path}, and 4947 more)`);
+  });
+
+  it('takes no more from a lazy list than it looks at, and counts the rest from the total it is given', () => {
+    const files = Array.from({ length: 5000 }, (_, index) => note(index));
+    let taken = 0;
+    const lazy = { *[Symbol.iterator]() {
+      for (const file of files) {
+        taken += 1;
+        yield file;
+      }
+    } };
+    const snapshot = buildSnapshot({ ordered: lazy, total: files.length, budget: 300, keep: () => true, read: (file) => (file as IndexedFile & { text: string }).text });
+    expect(taken).toBeLessThan(120);
+    const named = snapshot.omitted.length;
+    expect(snapshot.text).toContain(`and ${files.length - snapshot.included.length - named} more)`);
   });
 
   it('names at most 50 files it left out, then counts the rest', () => {

@@ -65,7 +65,8 @@ export interface Consolidation {
   batch?: string;
 }
 
-const ANSWER = z.object({
+/** Built when an answer is checked (zod keeps methods bound to every schema object: not held while idle). */
+const answerSchema = () => z.object({
   summary: z.string().max(2000),
   files: z.array(z.object({ path: z.string().min(1).max(300), content: z.string().max(400_000) })).max(50),
 });
@@ -221,10 +222,11 @@ export class Consolidator {
   /** The person's own Markdown files, newest first, within half the budget (the other half is the answer's). */
   private gather(): Map<string, string> {
     let room = (this.deps.settings.consolidate_tokens * CHARS_PER_TOKEN) / 2;
-    const files = [...this.deps.store.list()].filter((file) => /\.md$/i.test(file.path) && file.path !== 'README.md' && this.writable(file.path).success).sort((a, b) => b.mtimeMs - a.mtimeMs);
+    const files = [...this.deps.store.list()].sort((a, b) => b.mtimeMs - a.mtimeMs);
     const chosen = new Map<string, string>();
     for (const file of files) {
-      if (file.size > room) continue;
+      // Checked in this order, so a file is looked up (a path resolved, its labels read) only when it would fit.
+      if (file.size > room || !/\.md$/i.test(file.path) || file.path === 'README.md' || !this.writable(file.path).success) continue;
       try {
         const content = this.deps.store.read(file.path);
         chosen.set(file.path, content);
@@ -254,7 +256,7 @@ export class Consolidator {
     } catch {
       return failure('the model did not answer with JSON');
     }
-    const answer = ANSWER.safeParse(parsed);
+    const answer = answerSchema().safeParse(parsed);
     if (!answer.success) return failure(`the model's answer has the wrong shape: ${answer.error.issues[0]?.message ?? 'invalid'}`);
     return succeed(answer.data);
   }
