@@ -50,7 +50,7 @@ function voiceNote(seconds) {
 
 async function make(voice) {
   const data = tempDir('familiar-bench-voice-data-');
-  const config = configSchema.parse({ timezone: 'UTC', data_dir: data, voice: { daily_minutes: 0, ...voice } });
+  const config = configSchema().parse({ timezone: 'UTC', data_dir: data, voice: { daily_minutes: 0, ...voice } });
   const db = openDatabase(data);
   const { service } = await createVoicePart({ config, db, log });
   return { service, db };

@@ -196,11 +196,12 @@ function splitKey(key: string): string[] {
 
 /** A key the schema does not have, with the did-you-mean the config loader gives. */
 function unknownKey(keys: readonly string[]): ConfigProblem | undefined {
+  const schema = configSchema();
   for (let index = 0; index < keys.length; index += 1) {
     const parent = keys.slice(0, index);
-    const known = knownKeysAt(configSchema, parent.map((part) => (/^\d+$/.test(part) ? Number(part) : part)));
+    const known = knownKeysAt(schema, parent.map((part) => (/^\d+$/.test(part) ? Number(part) : part)));
     const key = keys[index] ?? '';
-    if (known !== undefined && !known.includes(key)) return { keyPath: keys.slice(0, index + 1).join('.'), reason: unknownKeyReason(configSchema, parent, key) };
+    if (known !== undefined && !known.includes(key)) return { keyPath: keys.slice(0, index + 1).join('.'), reason: unknownKeyReason(schema, parent, key) };
   }
   return undefined;
 }

@@ -2,9 +2,9 @@ import { z } from 'zod/v3';
 
 /** Part of the configuration contract (schema.ts): `tools.calendar`, the person's CalDAV calendars and ICS feeds. */
 
-const secret = z.string().default('');
+const secret = () => z.string().default('');
 
-export const calendarSchema = z
+export const calendarSchema = () => z
   .strictObject({
     accounts: z
       .array(
@@ -13,7 +13,7 @@ export const calendarSchema = z
           name: z.string().regex(/^[\w.-]{1,40}$/, 'letters, digits, dot, dash or underscore').default('calendar'),
           url: z.string().url(),
           user: z.string().default(''),
-          password: secret,
+          password: secret(),
           /** Calendars to use, by display name or URL; empty: every calendar the account has. */
           calendars: z.array(z.string().min(1)).default([]),
           /** Where new events go (display name or URL); default: the first calendar used. */

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
-import type { ZodError } from 'zod/v3';
+import type { ZodError, ZodTypeAny } from 'zod/v3';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { readEnvFile } from './env-file.js';
 import { resolveFolders, type Relocation } from './folders.js';
@@ -139,18 +139,20 @@ export interface ValidateOptions {
 
 /** Validates an already-parsed and interpolated object; throws ConfigError naming every bad key. */
 export function validateConfig(raw: unknown, options: ValidateOptions = {}): Config {
-  const result = configSchema.safeParse(raw);
-  if (!result.success) throw ConfigError.of(zodProblems(result.error, raw, options), { cause: result.error });
+  // Built for this call and let go with it: the daemon holds no schema between loads (see schema.ts).
+  const schema = configSchema();
+  const result = schema.safeParse(raw);
+  if (!result.success) throw ConfigError.of(zodProblems(schema, result.error, raw, options), { cause: result.error });
   return result.data;
 }
 
-function zodProblems(error: ZodError, raw: unknown, options: ValidateOptions): ConfigProblem[] {
+function zodProblems(schema: ZodTypeAny, error: ZodError, raw: unknown, options: ValidateOptions): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   for (const issue of error.issues) {
     const keyPath = issue.path.map(String).join('.');
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
-        problems.push({ keyPath: keyPath ? `${keyPath}.${key}` : key, reason: unknownKeyReason(configSchema, issue.path, key) });
+        problems.push({ keyPath: keyPath ? `${keyPath}.${key}` : key, reason: unknownKeyReason(schema, issue.path, key) });
       }
       continue;
     }

@@ -5,9 +5,9 @@ import { z } from 'zod/v3';
 /** A Matrix user id: `@localpart:server` (the server part may carry a port). */
 export const MATRIX_USER_ID = /^@[^:\s]+:[^\s]+$/;
 
-const matrixUserId = z.string().regex(MATRIX_USER_ID, 'a Matrix user id such as @alice:example.org');
+const matrixUserId = () => z.string().regex(MATRIX_USER_ID, 'a Matrix user id such as @alice:example.org');
 
-export const matrixSchema = z.strictObject({
+export const matrixSchema = () => z.strictObject({
   /** The client-server API base of the bot's homeserver (what Element shows as the homeserver). */
   homeserver_url: z.string().url(),
   /** The bot account; empty: the one the access token belongs to (`/account/whoami`). */
@@ -15,5 +15,5 @@ export const matrixSchema = z.strictObject({
   access_token: z.string().default(''),
   /** The device the access token was issued for; empty: the one whoami reports. */
   device_id: z.string().default(''),
-  allowed_users: z.array(matrixUserId).default([]),
+  allowed_users: z.array(matrixUserId()).default([]),
 });

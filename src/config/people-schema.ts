@@ -3,32 +3,32 @@ import { isValidTimeZone } from './timezone.js';
 
 /** Part of the configuration contract (schema.ts): `people:`, a household on one daemon (docs/household.md). */
 
-const userId = z.union([z.string(), z.number()]).transform(String);
+const userId = () => z.union([z.string(), z.number()]).transform(String);
 
 /** A grant (src/tools/permissions.ts): a name of letters, digits, `.`, `:`, `_` or `-`, a prefix ending in `*`, or `*`. */
-export const permissionGrant = z.string().regex(/^!?(?:\*|[a-z0-9][a-z0-9_.:-]*(?:[.:]\*)?)$/i, 'a permission (email.send), a prefix with * (email.*), * or !name');
+export const permissionGrant = () => z.string().regex(/^!?(?:\*|[a-z0-9][a-z0-9_.:-]*(?:[.:]\*)?)$/i, 'a permission (email.send), a prefix with * (email.*), * or !name');
 
 /** A person's name is their folder's (`memory_dir/people/<name>/`): lower case, so it means one folder everywhere. */
-const personName = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a name of lower-case letters, digits, _ or - (it is their folder\'s name)');
+const personName = () => z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a name of lower-case letters, digits, _ or - (it is their folder\'s name)');
 
-const personSchema = z.strictObject({
+const personSchema = () => z.strictObject({
   role: z.enum(['owner', 'member', 'child']).default('member'),
   /** Sender ids per channel (`telegram: [123]`, `discord: ["456"]`); `console: true` marks the console's login (the owner's). */
-  ids: z.record(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a channel name'), z.union([z.literal(true), z.array(userId)])).default({}),
+  ids: z.record(z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'a channel name'), z.union([z.literal(true), z.array(userId())])).default({}),
   /** Their dates and times; default: the daemon's `timezone`. */
   timezone: z.string().refine(isValidTimeZone, { message: 'not an IANA time zone (e.g. Europe/Paris)' }).optional(),
   budget: z.strictObject({ daily_tokens: z.number().int().min(0).optional() }).default({}),
   /** The tools they are offered, as named permissions (tools/permissions.ts); a child without it gets the safe default. */
-  tools: z.array(permissionGrant).optional(),
+  tools: z.array(permissionGrant()).optional(),
 });
 
-export type PersonConfig = z.output<typeof personSchema>;
+export type PersonConfig = z.output<ReturnType<typeof personSchema>>;
 
 /**
  * `people:`: exactly one owner; an id on a channel belongs to one person; the console and the terminal are the
  * owner's. Absent (or empty): one person, as before.
  */
-export const peopleSchema = z.record(personName, personSchema).superRefine((people, context) => {
+export const peopleSchema = () => z.record(personName(), personSchema()).superRefine((people, context) => {
   const names = Object.keys(people);
   if (names.length === 0) return;
   if (names.includes('guest')) context.addIssue({ code: 'custom', path: ['guest'], message: '"guest" is the name of senders who are in no person\'s ids; choose another name' });

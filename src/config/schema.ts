@@ -13,28 +13,30 @@ import { isValidTimeZone, systemTimeZone } from './timezone.js';
 /**
  * The configuration contract. Key names are relied on by operators and other parts: extend, never rename.
  * Every key is documented in config.example.yaml. Objects are strict so a misspelt key is reported, not ignored.
+ * Every part is a function, so a load or reload builds the schema, validates and lets it go: zod v3 binds ~23 methods
+ * to each instance, and as module constants the ~760 instances held ~840 KiB for the daemon's life.
  */
 
-const secret = z.string().default('');
-const userId = z.union([z.string(), z.number()]).transform(String);
+const secret = () => z.string().default('');
+const userId = () => z.union([z.string(), z.number()]).transform(String);
 
-const telegramSchema = z.strictObject({
-  token: secret,
+const telegramSchema = () => z.strictObject({
+  token: secret(),
   api_root: z.string().url().default('https://api.telegram.org'),
-  allowed_users: z.array(userId).default([]),
+  allowed_users: z.array(userId()).default([]),
   /** Answer in groups only when mentioned or replied to (always true today; kept for clarity). */
   group_mention_only: z.boolean().default(true),
 });
 
-const discordSchema = z.strictObject({
-  token: secret,
+const discordSchema = () => z.strictObject({
+  token: secret(),
   api_url: z.string().url().default('https://discord.com/api'),
-  allowed_users: z.array(userId).default([]),
+  allowed_users: z.array(userId()).default([]),
 });
 
-const llmSchema = z.strictObject({
+const llmSchema = () => z.strictObject({
   base_url: z.string().url().default('https://api.openai.com/v1'),
-  api_key: secret,
+  api_key: secret(),
   model: z.string().min(1).default('gpt-4o-mini'),
   fallback_models: z.array(z.string().min(1)).default([]),
   max_loops: z.number().int().min(1).max(100).default(10),
@@ -50,7 +52,7 @@ const llmSchema = z.strictObject({
     .default({}),
 });
 
-const agentSchema = z.strictObject({
+const agentSchema = () => z.strictObject({
   persona: z.string().optional(),
   history_tokens: z.number().int().min(256).default(8000),
   history_messages: z.number().int().min(2).max(2000).default(100),
@@ -60,16 +62,16 @@ const agentSchema = z.strictObject({
 });
 
 /** An OpenAI-compatible `/embeddings` endpoint (hosted, or a local server that speaks it). */
-const embeddingEndpoint = z.strictObject({
+const embeddingEndpoint = () => z.strictObject({
   base_url: z.string().url(),
-  api_key: secret,
+  api_key: secret(),
   model: z.string().min(1),
 });
 
-const memorySchema = z.strictObject({
+const memorySchema = () => z.strictObject({
   prompt_chars: z.number().int().min(0).default(12000),
   /** Search by meaning too: an endpoint, `local` (the offline engine, an optional package), or `off` (words only). */
-  embeddings: z.union([z.enum(['off', 'local']), embeddingEndpoint]).default('off'),
+  embeddings: z.union([z.enum(['off', 'local']), embeddingEndpoint()]).default('off'),
   /** Tidying memory by the model: `propose` sends the diff to the person with Apply/Discard; `apply` applies it (undoable). */
   consolidate: z.enum(['off', 'propose', 'apply']).default('propose'),
   /** A consolidation is considered after this many new memory writes since the last one (volume, not the clock). */
@@ -78,13 +80,13 @@ const memorySchema = z.strictObject({
   consolidate_tokens: z.number().int().min(500).default(6000),
 });
 
-const httpPresetSchema = z.strictObject({
+const httpPresetSchema = () => z.strictObject({
   base_url: z.string().url(),
   headers: z.record(z.string(), z.string()).default({}),
   description: z.string().optional(),
 });
 
-const mcpServerSchema = z.strictObject({
+const mcpServerSchema = () => z.strictObject({
   command: z.string().optional(),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
@@ -103,14 +105,104 @@ const mcpServerSchema = z.strictObject({
 });
 
 /** A script tool's own settings (`tools.scripts.<name>`): only here can it be let out of the sandbox. */
-const scriptToolSchema = z.strictObject({
+const scriptToolSchema = () => z.strictObject({
   /** Run on the host, with the daemon's rights, instead of in the sandbox. Never set by the tool's own YAML. */
   host: z.boolean().default(false),
   /** Environment variables for this script alone (a host script gets nothing else; values are secrets). */
   env: z.record(z.string(), z.string()).default({}),
 });
 
-const toolsSchema = z.strictObject({
+const webSearchSchema = () => z.strictObject({
+  provider: z.enum(['tavily', 'exa', 'searxng']).default('tavily'),
+  api_key: secret(),
+  base_url: z.string().url().optional(),
+  max_results: z.number().int().min(1).max(20).default(5),
+  timeout_s: z.number().positive().default(20),
+});
+
+const httpToolSchema = () => z.strictObject({
+  presets: z.record(z.string(), httpPresetSchema()).default({}),
+  allow_hosts: z.array(z.string()).default([]),
+  allow_private: z.boolean().default(false),
+  timeout_s: z.number().positive().default(20),
+  max_bytes: z.number().int().positive().default(2_000_000),
+  max_redirects: z.number().int().min(0).max(20).default(5),
+});
+
+const sandboxSchema = () => z
+  .strictObject({
+    image: z.string().default('familiar-sandbox:latest'),
+    docker_host: z.string().optional(),
+    pool_size: z.number().int().min(0).max(32).default(2),
+    idle_s: z.number().positive().default(600),
+    memory_mb: z.number().int().min(16).default(512),
+    cpus: z.number().positive().default(1),
+    pids_limit: z.number().int().min(8).default(128),
+    tmpfs_mb: z.number().int().min(1).default(64),
+    user: z.string().default('1000'),
+    /**
+     * Who commands run as in a turn that holds outside content: a second user that cannot change or delete the
+     * files the workspace already had (src/sandbox/guest.ts). Numeric, and not the uid or gid of `user`.
+     */
+    guest_user: z.string().regex(/^\d+:\d+$/, 'a numeric uid:gid, e.g. "2000:2000"').default('2000:2000'),
+    read_only_root: z.boolean().default(true),
+    network: z.enum(['none', 'bridge']).default('none'),
+    allow_network: z.boolean().default(false),
+    timeout_s: z.number().positive().default(60),
+    output_bytes: z.number().int().min(1024).default(65536),
+    write_max_bytes: z.number().int().min(1024).default(5_000_000),
+    /** Each conversation's workspace size limit in MB (its own loop-mounted filesystem); 0 = no limit. */
+    workspace_mb: z.number().int().refine((mb) => mb === 0 || mb >= 32, 'use 0 (no limit) or at least 32 (MB)').default(1024),
+    /** The longest `timeout_s` one sandbox_exec call may ask for. */
+    max_timeout_s: z.number().positive().default(600),
+    /** Extra labels on every container (all carry familiar.sandbox and an owner label anyway). */
+    labels: z.record(z.string(), z.string()).default({}),
+    code_agent: z
+      .strictObject({
+        command: z.string().min(1),
+        image: z.string().optional(),
+        env: z.record(z.string(), z.string()).default({}),
+        timeout_s: z.number().positive().default(600),
+        /** A real coding agent calls its model's API, so its one-off container gets a bridge network by default. */
+        network: z.enum(['none', 'bridge']).default('bridge'),
+        /** How the command takes the tool's `agent` argument (`opencode run --agent plan …`). */
+        agent_flag: z.string().default('--agent'),
+      })
+      .optional(),
+  })
+  .superRefine((sandbox, context) => {
+    const [guestUid, guestGid] = sandbox.guest_user.split(':');
+    const owner = /^(\d+)(?::(\d+))?$/.exec(sandbox.user.trim());
+    if (!owner) return;
+    if (owner[1] === guestUid || (owner[2] ?? owner[1]) === guestGid) {
+      context.addIssue({ code: 'custom', path: ['guest_user'], message: `must differ in both uid and gid from tools.sandbox.user (${sandbox.user}): the guest must not own, or share a group with, the person's files` });
+    }
+  });
+
+const imagesSchema = () => z.strictObject({
+  /** Default: llm.base_url (and then llm.api_key, which never goes to another host). */
+  base_url: z.string().url().optional(),
+  api_key: secret(),
+  model: z.string().min(1),
+  /** The size asked for when a call gives none (`1024x1024`, `auto`); absent: the endpoint's default. */
+  size: z.string().regex(/^(auto|\d{2,5}x\d{2,5})$/, 'WIDTHxHEIGHT such as 1024x1024, or auto').optional(),
+  timeout_s: z.number().positive().default(120),
+  /**
+   * What one image counts in llm.daily_token_budget when the endpoint reports no token use (DALL·E does not;
+   * gpt-image-1 does, and then that is counted). 1056 is gpt-image-1's output for a medium 1024x1024 image.
+   */
+  tokens_per_image: z.number().int().min(0).default(1056),
+  /** The largest image accepted from the endpoint. */
+  max_bytes: z.number().int().positive().default(20_000_000),
+});
+
+const mcpToolSchema = () => z.strictObject({
+  servers: z.record(z.string(), mcpServerSchema()).default({}),
+  /** The largest resource (text or binary) `mcp_resources` passes on; larger ones are refused with their size. */
+  max_resource_bytes: z.number().int().positive().default(5 * 1024 * 1024),
+});
+
+const toolsSchema = () => z.strictObject({
   /**
    * Which built-in tools exist: names, groups (`memory.*`), `*`, and `!name` to leave one out. Absent: all of them.
    * Checked against the catalogue (src/tools/builtins.ts) when the daemon is made. Custom tools and MCP tools are not
@@ -119,115 +211,26 @@ const toolsSchema = z.strictObject({
   enabled: z.array(z.string().min(1)).optional(),
   /** Reload the custom tools in `tools_dir` when a file there changes (the running daemon only). */
   watch: z.boolean().default(true),
-  scripts: z.record(z.string(), scriptToolSchema).default({}),
+  scripts: z.record(z.string(), scriptToolSchema()).default({}),
   /** Per custom tool, free-form: what its module reads as `ctx.settings` (a URL, a device id, `${TOKEN}`). */
   settings: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
   timeout_s: z.number().positive().default(30),
   timeouts: z.record(z.string(), z.number().positive()).default({}),
   output_chars: z.number().int().min(500).default(16000),
-  web_search: z
-    .strictObject({
-      provider: z.enum(['tavily', 'exa', 'searxng']).default('tavily'),
-      api_key: secret,
-      base_url: z.string().url().optional(),
-      max_results: z.number().int().min(1).max(20).default(5),
-      timeout_s: z.number().positive().default(20),
-    })
-    .optional(),
-  http: z
-    .strictObject({
-      presets: z.record(z.string(), httpPresetSchema).default({}),
-      allow_hosts: z.array(z.string()).default([]),
-      allow_private: z.boolean().default(false),
-      timeout_s: z.number().positive().default(20),
-      max_bytes: z.number().int().positive().default(2_000_000),
-      max_redirects: z.number().int().min(0).max(20).default(5),
-    })
-    .default({}),
-  email: emailSchema.optional(),
+  web_search: webSearchSchema().optional(),
+  http: httpToolSchema().default({}),
+  email: emailSchema().optional(),
   /** The `calendar` tool: the person's CalDAV calendars (the server is the source of truth) and read-only ICS feeds. */
-  calendar: calendarSchema.optional(),
-  sandbox: z
-    .strictObject({
-      image: z.string().default('familiar-sandbox:latest'),
-      docker_host: z.string().optional(),
-      pool_size: z.number().int().min(0).max(32).default(2),
-      idle_s: z.number().positive().default(600),
-      memory_mb: z.number().int().min(16).default(512),
-      cpus: z.number().positive().default(1),
-      pids_limit: z.number().int().min(8).default(128),
-      tmpfs_mb: z.number().int().min(1).default(64),
-      user: z.string().default('1000'),
-      /**
-       * Who commands run as in a turn that holds outside content: a second user that cannot change or delete the
-       * files the workspace already had (src/sandbox/guest.ts). Numeric, and not the uid or gid of `user`.
-       */
-      guest_user: z.string().regex(/^\d+:\d+$/, 'a numeric uid:gid, e.g. "2000:2000"').default('2000:2000'),
-      read_only_root: z.boolean().default(true),
-      network: z.enum(['none', 'bridge']).default('none'),
-      allow_network: z.boolean().default(false),
-      timeout_s: z.number().positive().default(60),
-      output_bytes: z.number().int().min(1024).default(65536),
-      write_max_bytes: z.number().int().min(1024).default(5_000_000),
-      /** Each conversation's workspace size limit in MB (its own loop-mounted filesystem); 0 = no limit. */
-      workspace_mb: z.number().int().refine((mb) => mb === 0 || mb >= 32, 'use 0 (no limit) or at least 32 (MB)').default(1024),
-      /** The longest `timeout_s` one sandbox_exec call may ask for. */
-      max_timeout_s: z.number().positive().default(600),
-      /** Extra labels on every container (all carry familiar.sandbox and an owner label anyway). */
-      labels: z.record(z.string(), z.string()).default({}),
-      code_agent: z
-        .strictObject({
-          command: z.string().min(1),
-          image: z.string().optional(),
-          env: z.record(z.string(), z.string()).default({}),
-          timeout_s: z.number().positive().default(600),
-          /** A real coding agent calls its model's API, so its one-off container gets a bridge network by default. */
-          network: z.enum(['none', 'bridge']).default('bridge'),
-          /** How the command takes the tool's `agent` argument (`opencode run --agent plan …`). */
-          agent_flag: z.string().default('--agent'),
-        })
-        .optional(),
-    })
-    .superRefine((sandbox, context) => {
-      const [guestUid, guestGid] = sandbox.guest_user.split(':');
-      const owner = /^(\d+)(?::(\d+))?$/.exec(sandbox.user.trim());
-      if (!owner) return;
-      if (owner[1] === guestUid || (owner[2] ?? owner[1]) === guestGid) {
-        context.addIssue({ code: 'custom', path: ['guest_user'], message: `must differ in both uid and gid from tools.sandbox.user (${sandbox.user}): the guest must not own, or share a group with, the person's files` });
-      }
-    })
-    .optional(),
+  calendar: calendarSchema().optional(),
+  sandbox: sandboxSchema().optional(),
   skills: z.strictObject({ hub: z.string().optional() }).default({}),
   /** image_generate: an OpenAI-compatible `/images/generations` endpoint. */
-  images: z
-    .strictObject({
-      /** Default: llm.base_url (and then llm.api_key, which never goes to another host). */
-      base_url: z.string().url().optional(),
-      api_key: secret,
-      model: z.string().min(1),
-      /** The size asked for when a call gives none (`1024x1024`, `auto`); absent: the endpoint's default. */
-      size: z.string().regex(/^(auto|\d{2,5}x\d{2,5})$/, 'WIDTHxHEIGHT such as 1024x1024, or auto').optional(),
-      timeout_s: z.number().positive().default(120),
-      /**
-       * What one image counts in llm.daily_token_budget when the endpoint reports no token use (DALL·E does not;
-       * gpt-image-1 does, and then that is counted). 1056 is gpt-image-1's output for a medium 1024x1024 image.
-       */
-      tokens_per_image: z.number().int().min(0).default(1056),
-      /** The largest image accepted from the endpoint. */
-      max_bytes: z.number().int().positive().default(20_000_000),
-    })
-    .optional(),
-  mcp: z
-    .strictObject({
-      servers: z.record(z.string(), mcpServerSchema).default({}),
-      /** The largest resource (text or binary) `mcp_resources` passes on; larger ones are refused with their size. */
-      max_resource_bytes: z.number().int().positive().default(5 * 1024 * 1024),
-    })
-    .default({}),
+  images: imagesSchema().optional(),
+  mcp: mcpToolSchema().default({}),
 });
 
 /** A local engine's command: a list of words, or one line split like a shell would (but never run by one). */
-const engineCommand = z
+const engineCommand = () => z
   .union([z.string(), z.array(z.string()).min(1)])
   .superRefine((value, context) => {
     const parsed = parseCommandLine(value);
@@ -241,16 +244,16 @@ const oneEngine = (value: { command?: unknown; base_url?: string | undefined }, 
   }
 };
 
-const sttSchema = z
+const sttSchema = () => z
   .strictObject({
     /** Default: llm.base_url (and then llm.api_key, which never goes to another host). */
     base_url: z.string().url().optional(),
-    api_key: secret,
+    api_key: secret(),
     model: z.string().min(1).default('whisper-1'),
     /** ISO-639-1 hint (`en`, `fr`); absent = the engine detects it. */
     language: z.string().regex(/^[a-z]{2,3}(-[A-Za-z]{2,4})?$/, 'an ISO-639-1 code such as en or fr').optional(),
     /** Instead of an endpoint: a local recogniser, given a 16 kHz mono WAV file (`{input}`, else the last argument), printing the text. */
-    command: engineCommand.optional(),
+    command: engineCommand().optional(),
     /** How a piece is uploaded to the endpoint; wav is read by every server (whisper.cpp's only reads WAV). */
     format: z.enum(['wav', 'flac', 'mp3', 'ogg']).default('wav'),
     /** Audio is cut into pieces at most this long (at a quiet moment near the limit), each transcribed on its own. */
@@ -262,16 +265,16 @@ const sttSchema = z
   })
   .superRefine(oneEngine);
 
-const ttsSchema = z
+const ttsSchema = () => z
   .strictObject({
     base_url: z.string().url().optional(),
-    api_key: secret,
+    api_key: secret(),
     model: z.string().min(1).default('tts-1'),
     voice: z.string().min(1).default('alloy'),
     /** What the endpoint is asked to return (it is converted for each platform anyway). */
     format: z.enum(['mp3', 'wav', 'opus', 'flac', 'aac']).default('mp3'),
     /** Instead of an endpoint: a local synthesiser reading the text on stdin and writing audio to `{output}` (else to stdout). */
-    command: engineCommand.optional(),
+    command: engineCommand().optional(),
     /** The longest text spoken (OpenAI's limit is 4096); a longer answer is spoken up to there, then "the rest is in the text". */
     max_chars: z.number().int().min(50).max(100_000).default(4000),
     timeout_s: z.number().positive().default(60),
@@ -281,9 +284,9 @@ const ttsSchema = z
   })
   .superRefine(oneEngine);
 
-const voiceSchema = z.strictObject({
-  stt: sttSchema.optional(),
-  tts: ttsSchema.optional(),
+const voiceSchema = () => z.strictObject({
+  stt: sttSchema().optional(),
+  tts: ttsSchema().optional(),
   /** ffmpeg decodes what arrives and encodes what is sent (OGG/Opus voice notes, MP3). */
   ffmpeg: z.string().min(1).default('ffmpeg'),
   /** Audio minutes a day, heard and spoken together, in `timezone`; 0 = no cap. */
@@ -294,7 +297,7 @@ const voiceSchema = z.strictObject({
   max_file_mb: z.number().positive().default(20),
 });
 
-const jobSchema = z.strictObject({
+const jobSchema = () => z.strictObject({
   id: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'use letters, digits, - and _'),
   cron: z.string().optional(),
   run_at: z.string().optional(),
@@ -313,19 +316,19 @@ const jobSchema = z.strictObject({
     .optional(),
 });
 
-const schedulerSchema = z.strictObject({
+const schedulerSchema = () => z.strictObject({
   default_chat: z.string().optional(),
   catch_up_window: duration().default(86400),
   unattended_tools: z.array(z.string()).optional(),
   run_timeout_s: z.number().positive().default(600),
-  jobs: z.array(jobSchema).default([]),
+  jobs: z.array(jobSchema()).default([]),
 });
 
 /** "08:00-22:00" (may wrap past midnight, "22:00-07:00"), in `timezone`. */
 const HOURS_RANGE = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$/;
 
 /** The heartbeat (docs/heartbeat.md): off while the section is absent. Probes first; the model only on a change. */
-const heartbeatSchema = z.strictObject({
+const heartbeatSchema = () => z.strictObject({
   every: duration().default(1800).refine((seconds) => seconds >= 60, 'beat at most once a minute (e.g. "30m")'),
   active_hours: z.string().regex(HOURS_RANGE, 'write it as "08:00-22:00"').optional(),
   quiet_hours: z.string().regex(HOURS_RANGE, 'write it as "22:00-07:00"').optional(),
@@ -336,7 +339,7 @@ const heartbeatSchema = z.strictObject({
   pause_after_days: z.number().min(0).default(3),
 });
 
-const approvalSchema = z.strictObject({
+const approvalSchema = () => z.strictObject({
   timeout_s: z.number().positive().default(300),
   auto_approve: z.array(z.string()).default([]),
 });
@@ -347,7 +350,7 @@ const approvalSchema = z.strictObject({
  * how many it could have chosen among. Past a budget a chat asks and an unattended run is refused. 0 = nothing goes
  * unasked.
  */
-const leakBudgetSchema = z.strictObject({
+const leakBudgetSchema = () => z.strictObject({
   /** One chat turn (the person's message and everything the model does for it). */
   turn_bits: z.number().min(0).max(4096).default(32),
   /** One unattended run (a job or skill run). */
@@ -358,24 +361,24 @@ const leakBudgetSchema = z.strictObject({
   day_bits: z.number().min(0).max(65536).default(64),
 });
 
-const trustSchema = z.strictObject({
-  leak_budget: leakBudgetSchema.default({}),
+const trustSchema = () => z.strictObject({
+  leak_budget: leakBudgetSchema().default({}),
 });
 
-const agentProfileSchema = z.strictObject({
+const agentProfileSchema = () => z.strictObject({
   persona: z.string().optional(),
   model: z.string().optional(),
   tools: z.array(z.string()).default(['*']),
-  permissions: z.array(permissionGrant).optional(),
+  permissions: z.array(permissionGrant()).optional(),
 });
 
-const routeSchema = z.strictObject({
+const routeSchema = () => z.strictObject({
   channel: z.enum(['telegram', 'discord', 'signal', 'slack', 'matrix', 'cli', 'console', 'scheduler']),
-  chat_id: userId.optional(),
+  chat_id: userId().optional(),
   agent: z.string(),
 });
 
-const logSchema = z.strictObject({
+const logSchema = () => z.strictObject({
   level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   format: z.enum(['auto', 'json', 'pretty']).default('auto'),
   /** The daemon's log file (JSON lines): empty = `<data_dir>/logs/familiar.log`, `off` = none. */
@@ -385,9 +388,9 @@ const logSchema = z.strictObject({
   file_count: z.number().int().min(1).max(100).default(5),
 });
 
-const httpServerSchema = z.strictObject({
+const httpServerSchema = () => z.strictObject({
   listen: z.string().optional(),
-  token: secret,
+  token: secret(),
   /** The web console on the same address (only when `listen` is set): login with `familiar console`. */
   console: z.boolean().default(true),
   /**
@@ -399,7 +402,8 @@ const httpServerSchema = z.strictObject({
   public_url: z.string().url().optional(),
 });
 
-export const configSchema = z.strictObject({
+/** The whole schema, built on each call (not kept: see above). */
+export const configSchema = () => z.strictObject({
   timezone: z
     .string()
     .default(() => systemTimeZone())
@@ -411,32 +415,32 @@ export const configSchema = z.strictObject({
   skills_dir: z.string().default(''),
   /** Your own tools (modules and script tools), run with the daemon's rights. Empty = `<data_dir>/tools`. */
   tools_dir: z.string().default(''),
-  log: logSchema.default({}),
-  llm: llmSchema.default({}),
-  agent: agentSchema.default({}),
-  memory: memorySchema.default({}),
+  log: logSchema().default({}),
+  llm: llmSchema().default({}),
+  agent: agentSchema().default({}),
+  memory: memorySchema().default({}),
   channels: z
     .strictObject({
-      telegram: telegramSchema.optional(), discord: discordSchema.optional(),
-      signal: signalSchema.optional(), slack: slackSchema.optional(), matrix: matrixSchema.optional(),
+      telegram: telegramSchema().optional(), discord: discordSchema().optional(),
+      signal: signalSchema().optional(), slack: slackSchema().optional(), matrix: matrixSchema().optional(),
     })
     .default({}),
-  tools: toolsSchema.default({}),
-  scheduler: schedulerSchema.default({}),
-  approval: approvalSchema.default({}),
-  trust: trustSchema.default({}),
-  agents: z.record(z.string(), agentProfileSchema).default({}),
-  routes: z.array(routeSchema).default([]),
-  http: httpServerSchema.default({}),
-  voice: voiceSchema.default({}),
-  heartbeat: heartbeatSchema.optional(),
-  triggers: triggersSchema.default({}),
-  intents: intentsSchema.default({}),
+  tools: toolsSchema().default({}),
+  scheduler: schedulerSchema().default({}),
+  approval: approvalSchema().default({}),
+  trust: trustSchema().default({}),
+  agents: z.record(z.string(), agentProfileSchema()).default({}),
+  routes: z.array(routeSchema()).default([]),
+  http: httpServerSchema().default({}),
+  voice: voiceSchema().default({}),
+  heartbeat: heartbeatSchema().optional(),
+  triggers: triggersSchema().default({}),
+  intents: intentsSchema().default({}),
   /** A household (docs/household.md): each person their own memory, jobs, approvals and budget. Absent: one person. */
-  people: peopleSchema.optional(),
+  people: peopleSchema().optional(),
 });
 
-export type Config = z.output<typeof configSchema>;
+export type Config = z.output<ReturnType<typeof configSchema>>;
 export type LlmConfig = Config['llm'];
 export type ToolsConfig = Config['tools'];
 export type VoiceConfig = Config['voice'];

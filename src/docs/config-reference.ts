@@ -16,7 +16,7 @@ export interface KeyRow {
  * `<name>` for their keys, lists of objects `[]` for their items. Read from zod's own description of each type
  * (`_def`), so the page cannot drift from what the daemon accepts.
  */
-export function schemaKeys(schema: ZodTypeAny = configSchema): KeyRow[] {
+export function schemaKeys(schema: ZodTypeAny = configSchema()): KeyRow[] {
   const rows: KeyRow[] = [];
   const visit = (type: ZodTypeAny, path: string, fallback: string): void => {
     const { inner, defaultText } = unwrap(type, fallback);
@@ -40,7 +40,7 @@ export function schemaKeys(schema: ZodTypeAny = configSchema): KeyRow[] {
 }
 
 /** docs/reference/config.md: a table per section, each key with its type, default and what it is for. */
-export function renderConfigReference(schema: ZodTypeAny = configSchema): string {
+export function renderConfigReference(schema: ZodTypeAny = configSchema()): string {
   const rows = schemaKeys(schema);
   const text = (path: string): string => {
     const doc = KEY_DOCS[path];
@@ -73,7 +73,7 @@ export function renderConfigReference(schema: ZodTypeAny = configSchema): string
 }
 
 /** Paths the schema has but KEY_DOCS does not, and the other way round. */
-export function undocumentedKeys(schema: ZodTypeAny = configSchema): { missing: string[]; unknown: string[] } {
+export function undocumentedKeys(schema: ZodTypeAny = configSchema()): { missing: string[]; unknown: string[] } {
   const paths = new Set(schemaKeys(schema).map((row) => row.path));
   return {
     missing: [...paths].filter((path) => !Object.hasOwn(KEY_DOCS, path)),

@@ -13,7 +13,8 @@ export interface NewItem extends ProbeItem {
  */
 export type BeatAnswer = { report: string } | { nothing: true };
 
-const answerSchema = z.union([
+/** Built per answer, not kept: zod binds its methods to every instance (see config/schema.ts). */
+const answerSchema = () => z.union([
   z.strictObject({ nothing_to_report: z.literal(true), report: z.undefined().optional() }),
   z.strictObject({ report: z.string().trim().min(1), nothing_to_report: z.literal(false).optional() }),
 ]);
@@ -49,7 +50,7 @@ export function parseBeatAnswer(text: string): BeatAnswer {
   } catch {
     return { report: trimmed };
   }
-  const answer = answerSchema.safeParse(parsed);
+  const answer = answerSchema().safeParse(parsed);
   if (!answer.success) return { report: trimmed };
   return answer.data.nothing_to_report === true ? { nothing: true } : { report: answer.data.report ?? trimmed };
 }

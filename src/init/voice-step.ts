@@ -131,7 +131,7 @@ async function check(ui: SetupUi, choice: { stt?: EngineChoice; tts?: EngineChoi
     if (engine.kind === 'command') return { command: engine.command };
     return { base_url: engine.baseUrl, model: engine.model, api_key: env[variable] ?? '', ...(engine.voice !== undefined ? { voice: engine.voice } : {}) };
   };
-  const parsed = configSchema.safeParse({
+  const parsed = configSchema().safeParse({
     llm: { base_url: context.llmBaseUrl, api_key: context.llmKey },
     voice: { ...(choice.stt ? { stt: section(choice.stt, 'STT_API_KEY') } : {}), ...(choice.tts ? { tts: section(choice.tts, 'TTS_API_KEY') } : {}) },
   });

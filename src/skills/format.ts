@@ -14,9 +14,10 @@ export type SkillStatus = 'active' | 'paused' | 'draft';
 /** Tools a skill may never list: a skill must not create, install or (re)activate skills. */
 export const SKILL_TOOL_NAMES: readonly string[] = ['create_skill', 'list_skills', 'run_skill', 'manage_skill', 'install_skill'];
 
-const toolName = z.string().min(1).max(100).regex(/^!?[A-Za-z0-9_:.*-]+$/, 'a tool name or pattern (memory_read, memory.*, !email)');
+const toolName = () => z.string().min(1).max(100).regex(/^!?[A-Za-z0-9_:.*-]+$/, 'a tool name or pattern (memory_read, memory.*, !email)');
 
-const frontmatterSchema = z.strictObject({
+/** Built per parse, not kept: zod binds its methods to every instance (see config/schema.ts). */
+const frontmatterSchema = () => z.strictObject({
   name: z.string().min(1).max(100),
   description: z.string().min(1).max(1000),
   version: z.union([z.string().min(1).max(40), z.number()]).transform(String).default('0.1.0'),
@@ -28,7 +29,7 @@ const frontmatterSchema = z.strictObject({
       timezone: z.string().optional(),
     })
     .default({ type: 'manual' }),
-  tools: z.array(toolName).max(50).default([]),
+  tools: z.array(toolName()).max(50).default([]),
   deliver_to: z.string().regex(/^[a-z]+:.+$/, 'a chat as channel:chat_id, e.g. telegram:123456789').optional(),
   /** A shell command run in the sandbox (in /workspace, scripts at /workspace/scripts); exit 0 = passed. */
   test: z.string().min(1).max(1000).optional(),
@@ -87,7 +88,7 @@ export function parseSkill(id: string, text: string, timeZone: string, schedules
     return { success: false, error: `the frontmatter is not valid YAML: ${firstLine(errorMessage(error))}` };
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { success: false, error: 'the frontmatter must be a YAML mapping (name: …, description: …)' };
-  const result = frontmatterSchema.safeParse(raw);
+  const result = frontmatterSchema().safeParse(raw);
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue?.path.join('.') || '(frontmatter)';

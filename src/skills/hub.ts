@@ -14,7 +14,8 @@ export interface FetchedHub {
 }
 
 
-const indexSchema = z.object({
+/** Built per read, not kept: zod binds its methods to every instance (see config/schema.ts). */
+const indexSchema = () => z.object({
   skills: z
     .array(
       z.object({
@@ -28,7 +29,7 @@ const indexSchema = z.object({
     .max(1000),
 });
 
-export type HubIndexEntry = z.output<typeof indexSchema>['skills'][number];
+export type HubIndexEntry = z.output<ReturnType<typeof indexSchema>>['skills'][number];
 
 const GIT_TIMEOUT_MS = 120_000;
 const MAX_ARCHIVE_BYTES = 50_000_000;
@@ -114,7 +115,7 @@ export function readIndex(hubDir: string): Result<HubIndexEntry[]> {
   } catch (error) {
     return { success: false, error: `the hub has no readable index.json (${errorMessage(error)})` };
   }
-  const parsed = indexSchema.safeParse(raw);
+  const parsed = indexSchema().safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return { success: false, error: `index.json: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}` };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyChanges, changedKeys, classifyChanges } from '../../src/config/live.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
 
-const make = (raw: Record<string, unknown> = {}): Config => configSchema.parse({ timezone: 'UTC', ...raw });
+const make = (raw: Record<string, unknown> = {}): Config => configSchema().parse({ timezone: 'UTC', ...raw });
 
 describe('what a config reload applies live', () => {
   it('finds the deepest changed keys, a list being one value', () => {

@@ -40,7 +40,7 @@ function makeVoicePart(voice: Record<string, unknown> | undefined): Made {
     const { createVoicePart } = await import('${dist}/voice/part.js');
     const db = openDatabase(${JSON.stringify(dir)});
     const log = createLogger({ level: 'error', format: 'json', secrets: [] });
-    const { part, service } = await createVoicePart({ config: configSchema.parse(${JSON.stringify(config)}), db, log });
+    const { part, service } = await createVoicePart({ config: configSchema().parse(${JSON.stringify(config)}), db, log });
     const made = { tools: part.tools.map((tool) => tool.name), commands: [...part.commands.keys()], service: service !== undefined };
     process.stdout.write(JSON.stringify(made));
     db.close();

@@ -87,7 +87,7 @@ describeVoice('voice security', () => {
 });
 
 it('the LLM key goes only to the LLM host: a voice endpoint with its own base_url gets only its own key', () => {
-  const config = configSchema.parse({
+  const config = configSchema().parse({
     llm: { base_url: 'https://api.openai.com/v1', api_key: 'sk-llm-secret-0123' },
     voice: { stt: { base_url: 'https://evil.example/v1' }, tts: { base_url: 'http://127.0.0.1:8880/v1', api_key: 'local-key' } },
   });

@@ -21,7 +21,7 @@ const opened: Database[] = [];
 
 async function make(voice: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<Made> {
   const dir = tempDir('familiar-voice-');
-  const config: Config = configSchema.parse({ timezone: 'Europe/Paris', data_dir: dir, voice, ...extra });
+  const config: Config = configSchema().parse({ timezone: 'Europe/Paris', data_dir: dir, voice, ...extra });
   const db = openDatabase(dir);
   opened.push(db);
   const logs: string[] = [];
@@ -296,7 +296,7 @@ describeVoice('the OpenAI-compatible endpoints (the fake audio API through the r
 describe('which engines the config turns on', () => {
   it('an endpoint without base_url is the LLM server with the LLM key; with its own base_url it never gets the LLM key', async () => {
     const { resolveEngines } = await import('../../src/voice/engines.js');
-    const config = configSchema.parse({ llm: { base_url: 'https://llm.example/v1', api_key: 'sk-llm-secret' }, voice: { stt: {}, tts: { base_url: 'http://127.0.0.1:8880/v1' } } });
+    const config = configSchema().parse({ llm: { base_url: 'https://llm.example/v1', api_key: 'sk-llm-secret' }, voice: { stt: {}, tts: { base_url: 'http://127.0.0.1:8880/v1' } } });
     const engines = resolveEngines(config);
     expect(engines.stt.settings).toMatchObject({ kind: 'endpoint', baseUrl: 'https://llm.example/v1', apiKey: 'sk-llm-secret' });
     expect(engines.tts.settings).toMatchObject({ kind: 'endpoint', baseUrl: 'http://127.0.0.1:8880/v1', apiKey: '' });
@@ -304,19 +304,19 @@ describe('which engines the config turns on', () => {
 
   it('OpenAI without a key is off, with the reason', async () => {
     const { resolveEngines } = await import('../../src/voice/engines.js');
-    const engines = resolveEngines(configSchema.parse({ voice: { stt: {} } }));
+    const engines = resolveEngines(configSchema().parse({ voice: { stt: {} } }));
     expect(engines.stt.off).toBe('voice.stt is off: https://api.openai.com/v1 needs an API key (set voice.stt.api_key, or llm.api_key when voice.stt.base_url is not set)');
   });
 
   it('refuses a command that needs a shell, and both a command and a base_url', () => {
-    const bad = configSchema.safeParse({ voice: { stt: { command: 'whisper-cli -f {input} | tr a-z A-Z' }, tts: { command: 'espeak-ng --stdout', base_url: 'http://x/v1' } } });
+    const bad = configSchema().safeParse({ voice: { stt: { command: 'whisper-cli -f {input} | tr a-z A-Z' }, tts: { command: 'espeak-ng --stdout', base_url: 'http://x/v1' } } });
     expect(bad.success).toBe(false);
     const messages = bad.success ? [] : bad.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     expect(messages).toEqual([
       'voice.stt.command: "|": the command runs without a shell, so pipes, redirections and ; are not available; put them in a script and name the script',
       'voice.tts.command: give either command (a local engine) or base_url (an endpoint), not both',
     ]);
-    const variable = configSchema.safeParse({ voice: { stt: { command: 'whisper-cli -m $HOME/model.bin' } } });
+    const variable = configSchema().safeParse({ voice: { stt: { command: 'whisper-cli -m $HOME/model.bin' } } });
     expect(variable.success ? '' : variable.error.issues[0]?.message).toMatch(/^\$HOME: variables are not expanded/);
   });
 });
