@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import type OpenAI from 'openai';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
 import { LlmError, errorMessage } from '../errors.js';
 import { linkAbort } from '../lib/abort.js';
-import { compareCodePoints } from '../lib/compare.js';
 import { ZonedClock } from '../lib/clock.js';
 import type { ChatMessage, LlmClient, LlmResponse, LlmTextEvent, ToolCallRequest } from '../llm/types.js';
 import type { Logger } from '../log.js';
@@ -16,7 +14,9 @@ import type { Artifact, CallOrigin } from '../tools/types.js';
 import type { LlmGate, TurnEvent, TurnResult, TurnSource } from './types.js';
 import type { ConversationStore, History } from './conversations.js';
 import type { Provenance, Vouched } from '../tools/effects.js';
-import { buildSystemPrompt, type PromptMemory } from './prompt.js';
+import { attachImages, buildSystemPrompt, type PromptMemory } from './prompt.js';
+import { callKey } from './call-key.js';
+import { newTurnId } from './turn-id.js';
 
 export interface TurnInput {
   conversationId: string;
@@ -325,7 +325,7 @@ class Turn {
   }
 
   private countRepeat(call: ToolCallRequest): number {
-    const key = `${call.name}\u0000${normalizeArguments(call.arguments)}`;
+    const key = callKey(call.name, call.arguments);
     const count = (this.repeats.get(key) ?? 0) + 1;
     this.repeats.set(key, count);
     return count;
@@ -434,44 +434,4 @@ class Turn {
       vouched: staged.vouched.splice(0),
     });
   }
-}
-
-/**
- * A UUID (version 7 layout) that starts with the time: turns are written in id order, so the primary-key index
- * grows at its end instead of touching a random page on every insert.
- */
-function newTurnId(): string {
-  const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx, from a cached entropy pool
-  const time = Date.now().toString(16).padStart(12, '0');
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
-}
-
-/** Key order and spacing do not make a call different. */
-function normalizeArguments(text: string): string {
-  try {
-    return JSON.stringify(sortKeys(JSON.parse(text)));
-  } catch {
-    return text.trim();
-  }
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => compareCodePoints(a, b)).map(([k, v]) => [k, sortKeys(v)]));
-  }
-  return value;
-}
-
-function attachImages(messages: ChatMessage[], text: string, images: ReadonlyArray<{ mimeType: string; data: Buffer }>): void {
-  const last = messages.at(-1);
-  if (!last || last.role !== 'user') return;
-  // A new object: history messages are shared with the conversation cache and must not change.
-  messages[messages.length - 1] = {
-    role: 'user',
-    content: [
-      { type: 'text', text },
-      ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data.toString('base64')}` } })),
-    ],
-  };
 }

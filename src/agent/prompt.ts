@@ -1,4 +1,5 @@
 import type { ZonedClock } from '../lib/clock.js';
+import type { ChatMessage } from '../llm/types.js';
 
 export const DEFAULT_PERSONA =
   'You are Familiar, a personal assistant running on your person\'s own machine. Be brief, warm and concrete. ' +
@@ -40,4 +41,18 @@ export function buildSystemPrompt(input: PromptInput): string {
   sections.push(`## How to work\n- ${TOOL_GUIDANCE}`);
   if (input.extra) sections.push(input.extra);
   return sections.join('\n\n');
+}
+
+/** The question with its images, as the model takes them (when `llm.vision` is on); history keeps only the text. */
+export function attachImages(messages: ChatMessage[], text: string, images: ReadonlyArray<{ mimeType: string; data: Buffer }>): void {
+  const last = messages.at(-1);
+  if (!last || last.role !== 'user') return;
+  // A new object: history messages are shared with the conversation cache and must not change.
+  messages[messages.length - 1] = {
+    role: 'user',
+    content: [
+      { type: 'text', text },
+      ...images.map((image) => ({ type: 'image_url' as const, image_url: { url: `data:${image.mimeType};base64,${image.data.toString('base64')}` } })),
+    ],
+  };
 }

@@ -402,8 +402,8 @@ const httpServerSchema = () => z.strictObject({
   public_url: z.string().url().optional(),
 });
 
-/** The whole schema, built on each call (not kept: see above). */
-export const configSchema = () => z.strictObject({
+/** The whole schema, built on each call (not kept: see above); `configSchema.parse(value)` still works, as before. */
+const buildConfigSchema = () => z.strictObject({
   timezone: z
     .string()
     .default(() => systemTimeZone())
@@ -440,7 +440,8 @@ export const configSchema = () => z.strictObject({
   people: peopleSchema().optional(),
 });
 
-export type Config = z.output<ReturnType<typeof configSchema>>;
+export const configSchema = Object.assign(buildConfigSchema, { parse: (value: unknown) => buildConfigSchema().parse(value), safeParse: (value: unknown) => buildConfigSchema().safeParse(value) });
+export type Config = z.output<ReturnType<typeof buildConfigSchema>>;
 export type LlmConfig = Config['llm'];
 export type ToolsConfig = Config['tools'];
 export type VoiceConfig = Config['voice'];

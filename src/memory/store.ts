@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Database } from '../db/database.js';
@@ -8,7 +8,8 @@ import { resolveInside, type ResolvedPath } from '../lib/paths.js';
 import type { ActingPerson } from '../lib/person-scope.js';
 import { compareCodePoints } from '../lib/compare.js';
 import type { MemoryAccess } from '../tools/context.js';
-import { FolderIndex, TEXT_FILE } from './folder-index.js';
+import { FolderIndex } from './folder-index.js';
+import { FolderWalk } from './folder-walk.js';
 import type { HybridSearch } from './search/hybrid-search.js';
 import { MemorySearchIndex, type SearchHit } from './search/search-index.js';
 import { buildSnapshot, type MemorySnapshot } from './snapshot.js';
@@ -57,15 +58,6 @@ export interface WriteGuardEvent {
 /** Files that explain the folder to the person; readable by tools but kept out of the prompt. */
 const NOT_IN_PROMPT = new Set(['README.md']);
 const FIRST_IN_PROMPT = ['profile.md', 'persona.md'];
-/** A folder listing is trusted only when taken this long after the folder last changed. */
-const RACY_MS = 2000;
-
-interface DirectoryListing {
-  mtimeMs: number;
-  listedAt: number;
-  entries: Array<{ name: string; directory: boolean }>;
-}
-
 /** A prompt filter, and what it depends on besides the folder (the same value while its answers stay the same). */
 interface PromptFilter {
   keep: (path: string, content: string) => boolean;
@@ -84,7 +76,8 @@ export class MemoryStore implements MemoryAccess {
   readonly searchIndex: MemorySearchIndex;
   private readonly mutex = new KeyedMutex();
   private readonly cache = new Map<string, { mtimeMs: number; size: number; content: string }>();
-  private listings = new Map<string, DirectoryListing>();
+  /** The folder read on each use, while it is not watched (a one-shot command, or a watch that failed). */
+  private readonly walker: FolderWalk;
   private readonly listeners: Array<(event: WriteEvent) => void | Promise<void>> = [];
   private readonly guards: Array<(event: WriteGuardEvent) => string | undefined> = [];
   private readonly promptFilters: PromptFilter[] = [];
@@ -100,6 +93,7 @@ export class MemoryStore implements MemoryAccess {
   constructor(root: string, db: Database) {
     this.root = root;
     this.searchIndex = new MemorySearchIndex(db);
+    this.walker = new FolderWalk(root);
   }
 
   /** A household (`people:`): from now on a call made as a person sees their folder and shared/ (person-view.ts). */
@@ -140,7 +134,7 @@ export class MemoryStore implements MemoryAccess {
     const folder = new FolderIndex(this.root);
     if (!folder.start()) return false;
     this.folder = folder;
-    this.listings.clear();
+    this.walker.clear();
     return true;
   }
 
@@ -205,65 +199,7 @@ export class MemoryStore implements MemoryAccess {
   /** Every file of the folder by its stored path, whoever asks (the search index covers them all). */
   private allFiles(): MemoryFile[] {
     const folder = this.watched();
-    return folder ? [...folder.list()] : this.walk();
-  }
-
-  /** Reads the folder: its folders' listings reused while their mtimes say nothing was added or removed, each file stat'ed. */
-  private walk(): MemoryFile[] {
-    const files: MemoryFile[] = [];
-    const listings = new Map<string, DirectoryListing>();
-    const walk = (dir: string, prefix: string) => {
-      const entries = this.entriesOf(dir, listings);
-      for (const entry of entries) {
-        const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
-        const absolute = path.join(dir, entry.name);
-        // Links are skipped in listings: a link leading out must not be followed by a walk.
-        if (entry.directory) walk(absolute, relative);
-        else {
-          try {
-            const stats = statSync(absolute);
-            files.push({ path: relative, size: stats.size, mtimeMs: stats.mtimeMs });
-          } catch {
-            // removed between readdir and stat
-          }
-        }
-      }
-    };
-    walk(this.root, '');
-    this.listings = listings;
-    return files.sort((a, b) => compareCodePoints(a.path, b.path));
-  }
-
-  /**
-   * A folder's text files and subfolders. The last listing is reused while the folder's mtime is unchanged
-   * (adding, removing or renaming an entry changes it), unless that mtime was close to the listing's time: a
-   * change in the same clock tick would not show, so such a listing is never trusted (as git does with racy
-   * entries). Files are still stat'ed on every use, so edits inside them show at once.
-   */
-  private entriesOf(dir: string, listings: Map<string, DirectoryListing>): DirectoryListing['entries'] {
-    let mtimeMs: number;
-    try {
-      mtimeMs = statSync(dir).mtimeMs;
-    } catch {
-      return [];
-    }
-    const previous = this.listings.get(dir);
-    if (previous && previous.mtimeMs === mtimeMs && previous.listedAt - mtimeMs > RACY_MS) {
-      listings.set(dir, previous);
-      return previous.entries;
-    }
-    const listedAt = Date.now();
-    let dirents;
-    try {
-      dirents = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return [];
-    }
-    const entries = dirents
-      .filter((entry) => !entry.name.startsWith('.') && (entry.isDirectory() || (entry.isFile() && TEXT_FILE.test(entry.name))))
-      .map((entry) => ({ name: entry.name, directory: entry.isDirectory() }));
-    listings.set(dir, { mtimeMs, listedAt, entries });
-    return entries;
+    return folder ? [...folder.list()] : this.walker.walk();
   }
 
   /** Reads a file fresh (cached only while mtime and size are unchanged). Throws on a refused path. */
@@ -401,7 +337,7 @@ export class MemoryStore implements MemoryAccess {
   forPrompt(budget: number, withPersona: boolean): { persona: string | undefined; snapshot: MemorySnapshot } {
     const folder = this.watched();
     const person = this.viewer();
-    if (!folder) return this.buildForPrompt(budget, withPersona, visibleTo(person, this.walk()));
+    if (!folder) return this.buildForPrompt(budget, withPersona, visibleTo(person, this.walker.walk()));
     const ordered = person ? this.household?.ordered(person, folder.version, () => promptOrder(visibleTo(person, [...folder.newest()]))) ?? [] : this.orderedForPrompt();
     const key = [folder.version, budget, withPersona, person?.name, ...this.promptFilters.map((filter) => filter.dependsOn?.())];
     const cached = this.promptCache;
@@ -445,7 +381,7 @@ export class MemoryStore implements MemoryAccess {
    */
   private orderedForPrompt(): Iterable<MemoryFile> {
     const folder = this.watched();
-    if (!folder) return promptOrder(this.walk());
+    if (!folder) return promptOrder(this.walker.walk());
     return {
       *[Symbol.iterator]() {
         for (const name of FIRST_IN_PROMPT) {
