@@ -1,4 +1,5 @@
-// Per-turn overhead of the agent loop against an in-process instant LLM, throughput across 64 concurrent
+// Per-turn overhead of the agent loop against an in-process instant LLM (a text turn, one memory_read, one memory_write),
+// throughput across 64 concurrent
 // conversations, RSS over 10 000 turns, and cold start / idle RSS of `familiar start` with no channels.
 // Usage: npm run build && node --expose-gc bench/turn-overhead.mjs [--json] [--log-level debug] [--memory-files N]
 //   [--turns N] [--starts N] [--household]
@@ -31,6 +32,9 @@ function instantLlm() {
     async complete(request) {
       const last = request.messages.at(-1);
       const wantsTool = typeof last.content === 'string' && last.content.startsWith('tool:');
+      if (typeof last.content === 'string' && last.content.startsWith('write:') && last.role === 'user') {
+        return { content: '', toolCalls: [{ id: 'c1', name: 'memory_write', arguments: JSON.stringify({ path: 'notes/log.md', content: `- ${last.content}\n`, mode: 'append' }) }], usage, model: 'instant', finishReason: 'tool_calls' };
+      }
       if (wantsTool && last.role === 'user') {
         return { content: '', toolCalls: [{ id: 'c1', name: 'memory_read', arguments: '{"path":"profile.md"}' }], usage, model: 'instant', finishReason: 'tool_calls' };
       }
@@ -83,6 +87,8 @@ await app.start(); // as `familiar start` does: the parts' watches and timers ru
 await timeTurns(app, Math.min(500, turns), 'warm up', 'warm'); // JIT warm-up
 const text = await timeTurns(app, turns, 'hello', 'text');
 const tool = await timeTurns(app, turns, 'tool: read my profile', 'tool');
+// A write changes the folder: the prompt's memory section is made again on the next turn.
+const write = await timeTurns(app, Math.max(1, Math.round(turns / 4)), 'write: a line for the log', 'write');
 
 // Throughput: 64 conversations, 50 turns each, concurrently.
 const started = performance.now();
@@ -118,6 +124,7 @@ const results = {
   memory_files: memoryFiles, turns, rss_turns: rounds * 100,
   text_turn_p50_ms: percentile(text, 50), text_turn_p95_ms: percentile(text, 95),
   tool_turn_p50_ms: percentile(tool, 50), tool_turn_p95_ms: percentile(tool, 95),
+  write_turn_p50_ms: percentile(write, 50), write_turn_p95_ms: percentile(write, 95),
   turns_per_second_64_conversations: turnsPerSecond,
   rss_growth_10k_turns_mib: mib(rssAfter - rssBefore), rss_before_mib: mib(rssBefore), rss_after_mib: mib(rssAfter),
   cold_start_to_ready_ms_median: percentile(starts, 50), idle_rss_mib: mib(idleRss),
@@ -128,6 +135,7 @@ else {
     ['measure', 'value', 'target'],
     [`turn overhead, text (p50 / p95), ${memoryFiles} more files in memory_dir`, `${results.text_turn_p50_ms.toFixed(3)} / ${results.text_turn_p95_ms.toFixed(3)} ms`, '≤ 0.15 ms p50'],
     ['turn overhead, one memory_read (p50 / p95)', `${results.tool_turn_p50_ms.toFixed(3)} / ${results.tool_turn_p95_ms.toFixed(3)} ms`, '≤ 0.3 ms p50'],
+    ['turn overhead, one memory_write (p50 / p95; a quarter as many)', `${results.write_turn_p50_ms.toFixed(3)} / ${results.write_turn_p95_ms.toFixed(3)} ms`, 'flat in the folder\'s size'],
     ['throughput, 64 conversations', `${Math.round(turnsPerSecond)} turns/s`, '≥ 3000'],
     [`RSS growth over ${results.rss_turns} turns`, `${results.rss_growth_10k_turns_mib.toFixed(1)} MiB (${results.rss_before_mib.toFixed(0)} → ${results.rss_after_mib.toFixed(0)})`, '≤ 10 MiB'],
     [`cold start to ready (median of ${coldStarts})`, `${results.cold_start_to_ready_ms_median.toFixed(0)} ms`, '≤ 120 ms'],

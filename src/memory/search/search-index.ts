@@ -140,13 +140,39 @@ export class MemorySearchIndex {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM memory_chunks WHERE message_id IS NULL').get() as { n: number }).n;
   }
 
+  /**
+   * One file's entries brought to `content`: an entry whose heading and text are unchanged keeps its row (its lines
+   * moved if they did), only entries new or changed are written to the full-text index, and those gone are dropped.
+   * An append to a long file costs the new entries, not the file.
+   */
   private put(path: string, content: string, stats: { mtimeMs: number; size: number }): void {
-    this.remove(path);
+    const old = this.db.prepare('SELECT id, start_line AS startLine, end_line AS endLine, heading, text FROM memory_chunks WHERE path = ? AND message_id IS NULL ORDER BY id').all(path) as Array<{ id: number; startLine: number; endLine: number; heading: string; text: string }>;
+    const unmatched = new Map<string, typeof old>();
+    for (const row of old) {
+      const key = `${row.heading}\u0000${row.text}`;
+      const same = unmatched.get(key);
+      if (same) same.push(row);
+      else unmatched.set(key, [row]);
+    }
     const insertChunk = this.db.prepare('INSERT INTO memory_chunks (path, start_line, end_line, heading, text, hash) VALUES (?, ?, ?, ?, ?, ?)');
     const insertText = this.db.prepare('INSERT INTO memory_fts (rowid, heading, text) VALUES (?, ?, ?)');
+    const moveChunk = this.db.prepare('UPDATE memory_chunks SET start_line = ?, end_line = ? WHERE id = ?');
     for (const chunk of chunkMarkdown(content)) {
+      const kept = unmatched.get(`${chunk.heading}\u0000${chunk.text}`)?.shift();
+      if (kept) {
+        if (kept.startLine !== chunk.startLine || kept.endLine !== chunk.endLine) moveChunk.run(chunk.startLine, chunk.endLine, kept.id);
+        continue;
+      }
       const info = insertChunk.run(path, chunk.startLine, chunk.endLine, chunk.heading, chunk.text, hashOf(embeddingText(chunk)));
       insertText.run(info.lastInsertRowid, chunk.heading, chunk.text);
+    }
+    const deleteText = this.db.prepare('DELETE FROM memory_fts WHERE rowid = ?');
+    const deleteChunk = this.db.prepare('DELETE FROM memory_chunks WHERE id = ?');
+    for (const rows of unmatched.values()) {
+      for (const row of rows) {
+        deleteText.run(row.id);
+        deleteChunk.run(row.id);
+      }
     }
     this.db
       .prepare('INSERT INTO memory_files (path, mtime_ms, size) VALUES (?, ?, ?) ON CONFLICT(path) DO UPDATE SET mtime_ms = excluded.mtime_ms, size = excluded.size')
