@@ -9,6 +9,7 @@
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -38,12 +39,19 @@ await build({ ...options, entryPoints: { main: path.join(dist, 'main-start.js') 
 renameSync(path.join(dist, 'main.js'), path.join(dist, 'cli-main.js'));
 await build({ ...options, entryPoints: { main: path.join(dist, 'cli-main.js') }, outdir: path.join(dist, 'bundle') });
 rmSync(path.join(dist, 'cli-main.js'));
+// The CommonJS packages the daemon requires on first use (src/lib/folded.ts), each folded into one file: pino's ~20
+// files loaded one by one cost a start twice as much. pino's worker transports (thread-stream) are not used: streams
+// are passed to it directly.
+rmSync(path.join(dist, 'vendor'), { recursive: true, force: true });
+for (const name of ['pino', 'rotating-file-stream']) {
+  await build({ entryPoints: [createRequire(path.join(root, 'package.json')).resolve(name)], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: path.join(dist, 'vendor', `${name}.cjs`), logLevel: 'warning' });
+}
 // V8 keeps each module's source text for its life, as one byte a character only when every character is Latin-1: one
 // "—" in a comment doubles the whole chunk's (the daemon's chunk and openai's, 1 MB of the start's 1.3 MB, held 2 MB).
 // esbuild escapes strings and identifiers (its charset is ASCII) but leaves comments and regular expression literals as
 // written, so what is left is written as \u escapes here: the same characters in a regular expression (a surrogate pair
 // for one outside the BMP, which means the same with or without the u flag), mere text in a comment.
-for (const folder of ['bundle', 'bundle-start']) {
+for (const folder of ['bundle', 'bundle-start', 'vendor']) {
   for (const name of readdirSync(path.join(dist, folder))) {
     const file = path.join(dist, folder, name);
     const text = readFileSync(file, 'utf8');

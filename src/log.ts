@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { DestinationStream, Logger, LoggerOptions, pino as Pino } from 'pino';
+import { requireFolded } from './lib/folded.js';
 import { createRedactor, redactorFor } from './lib/redaction.js';
 import { AppError } from './errors.js';
 
@@ -79,7 +80,7 @@ let pinoLoaded: typeof Pino | undefined;
 
 /** pino (and its ~20 files), loaded with the first logger: a command that never logs (`audit`, `usage`) skips it. */
 function loadPino(): typeof Pino {
-  return (pinoLoaded ??= (require('pino') as { pino: typeof Pino }).pino);
+  return (pinoLoaded ??= (requireFolded('pino') as { pino: typeof Pino }).pino);
 }
 
 /**
@@ -87,7 +88,7 @@ function loadPino(): typeof Pino {
  * be opened or written is said once on stderr; the daemon goes on logging to stderr.
  */
 function openLogFile(file: NonNullable<CreateLoggerOptions['file']>): DestinationStream | undefined {
-  const { createStream } = require('rotating-file-stream') as typeof import('rotating-file-stream');
+  const { createStream } = requireFolded('rotating-file-stream') as typeof import('rotating-file-stream');
   const dir = path.dirname(file.path);
   const base = path.basename(file.path);
   try {

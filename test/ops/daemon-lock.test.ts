@@ -75,9 +75,10 @@ describeDocker('one-shot commands beside a running daemon', () => {
     });
     let release = (): void => undefined;
     const released = new Promise<ScriptedReply>((resolve) => (release = () => resolve({ content: 'done' })));
-    // The turn calls a tool (so its row is written), then waits on the LLM until released.
+    // The turn calls a tool that changes something (so its step and row are written: a read-only step would wait for
+    // the next), then waits on the LLM until released.
     fake.handle((request) => {
-      if (request.body.messages.at(-1)?.role !== 'tool') return { toolCalls: [{ name: 'memory_read', arguments: {} }] };
+      if (request.body.messages.at(-1)?.role !== 'tool') return { toolCalls: [{ name: 'memory_write', arguments: { path: 'notes/slow.md', content: 'taking my time' } }] };
       return released;
     });
     const running = daemon();
@@ -114,16 +115,16 @@ describeDocker('one-shot commands beside a running daemon', () => {
     const { dir, start: daemon, familiar, llm: fake, telegram } = await setUp();
     let release = (): void => undefined;
     const released = new Promise<ScriptedReply>((resolve) => (release = () => resolve({ content: 'done' })));
-    // The daemon's turn calls a tool first (so its row exists), then waits on the LLM until released.
+    // The daemon's turn calls a tool that changes something first (so its row exists), then waits on the LLM.
     fake.handle((request) => {
       const last = request.body.messages.at(-1);
       if (last?.role === 'user' && last.content === 'hello from the terminal') return { content: 'hi terminal' };
       if (last?.role === 'tool') return released;
-      return { toolCalls: [{ name: 'memory_read', arguments: {} }] };
+      return { toolCalls: [{ name: 'memory_write', arguments: { path: 'notes/slow.md', content: 'taking my time' } }] };
     });
     const running = daemon();
     await running.ready;
-    telegram.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'read my memory' });
+    telegram.sendUserMessage({ chatId: OWNER, userId: OWNER, text: 'note that I am slow' });
     await waitUntil(() => fake.requests.length === 2, 15_000, 'the daemon\'s turn after its tool call');
     const db = new Sqlite(path.join(dir, 'data', 'familiar.db'), { readonly: true });
     try {
