@@ -139,12 +139,7 @@ export class FolderIndex {
 
   /** Reads one folder (and the folders below it) again: entries gone are dropped, new ones added, all watched. */
   private scanFolder(relative: string): void {
-    this.bulk += 1;
-    try {
-      this.scanEntries(relative);
-    } finally {
-      this.bulk -= 1;
-    }
+    this.inBulk(() => this.scanEntries(relative));
   }
 
   private scanEntries(relative: string): void {
@@ -219,12 +214,7 @@ export class FolderIndex {
   /** A folder removed or renamed: its watch and everything below it. */
   private forgetFolder(relative: string): void {
     if (relative === '') return;
-    this.bulk += 1;
-    try {
-      this.forgetBelow(relative);
-    } finally {
-      this.bulk -= 1;
-    }
+    this.inBulk(() => this.forgetBelow(relative));
   }
 
   private forgetBelow(relative: string): void {
@@ -236,6 +226,16 @@ export class FolderIndex {
       }
     }
     for (const file of [...this.files.keys()]) if (file.startsWith(below)) this.forgetFile(file);
+  }
+
+  /** Many changes at once (a walk, a folder's removal): the orders are sorted again on next use, not mended each time. */
+  private inBulk(run: () => void): void {
+    this.bulk += 1;
+    try {
+      run();
+    } finally {
+      this.bulk -= 1;
+    }
   }
 
   /** One file added, changed or removed: the orders are mended in place of a sort (a search and a copy each). */

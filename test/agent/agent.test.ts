@@ -206,13 +206,15 @@ describe('agent loop', () => {
     expect(row).toEqual({ prompt_tokens: 120, completion_tokens: 12, llm_calls: 2, status: 'ok' });
   });
 
+  /** What the database holds of the turns: messages' roles, turn rows, audited tools. */
+  const stored = () => ({
+    messages: (app.db.prepare('SELECT role FROM messages ORDER BY id').all() as Array<{ role: string }>).map((row) => row.role),
+    turns: app.db.prepare('SELECT status, llm_calls AS llmCalls FROM turns').all(),
+    audit: (app.db.prepare('SELECT tool FROM audit').all() as Array<{ tool: string }>).map((row) => row.tool),
+  });
+
   it('stores nothing before the first answer or tool step, then the question, the step and the turn row together', async () => {
     const seen: unknown[] = [];
-    const stored = () => ({
-      messages: (app.db.prepare('SELECT role FROM messages ORDER BY id').all() as Array<{ role: string }>).map((row) => row.role),
-      turns: app.db.prepare('SELECT status, llm_calls AS llmCalls FROM turns').all(),
-      audit: (app.db.prepare('SELECT tool FROM audit').all() as Array<{ tool: string }>).map((row) => row.tool),
-    });
     fake.handle((request) => {
       // The fake runs in this process: what the database holds while each LLM request is pending.
       seen.push(stored());
@@ -231,11 +233,6 @@ describe('agent loop', () => {
   it('stores a step of read-only calls with the next step: one commit for a turn that only read', async () => {
     writeFileSync(path.join(app.config.memory_dir, 'profile.md'), '- likes tea\n');
     const seen: unknown[] = [];
-    const stored = () => ({
-      messages: (app.db.prepare('SELECT role FROM messages ORDER BY id').all() as Array<{ role: string }>).map((row) => row.role),
-      turns: app.db.prepare('SELECT status, llm_calls AS llmCalls FROM turns').all(),
-      audit: (app.db.prepare('SELECT tool FROM audit').all() as Array<{ tool: string }>).map((row) => row.tool),
-    });
     fake.handle((request) => {
       seen.push(stored());
       const read = request.body.messages.some((message) => message.role === 'tool');
@@ -250,7 +247,7 @@ describe('agent loop', () => {
   it('commits a step at once when one of its calls is not read-only', async () => {
     const seen: unknown[] = [];
     fake.handle((request) => {
-      seen.push((app.db.prepare('SELECT role FROM messages ORDER BY id').all() as Array<{ role: string }>).map((row) => row.role));
+      seen.push(stored().messages);
       const done = request.body.messages.some((message) => message.role === 'tool');
       return done ? { content: 'noted' } : { toolCalls: [{ name: 'memory_read', arguments: { path: 'todo.md' } }, { name: 'memory_write', arguments: { path: 'todo.md', content: '- tea\n' } }] };
     });
