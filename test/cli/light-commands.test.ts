@@ -2,35 +2,21 @@
 // config's YAML and schema, SQLite, the logger): those are most of a one-shot command's start. Checked on the built
 // modules (`npm run build` first) in a child process whose module resolutions are recorded.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
+import { runRecordingResolutions } from '../helpers/resolutions.js';
 
 const CONTEXT_MODULES = ['/dist/cli/context.js', '/dist/config/load.js', '/dist/db/database.js', '/dist/log.js', 'better-sqlite3'];
 
 /** Runs the command line on `words` from the built modules; what it printed, its exit code and the modules it resolved. */
 function runRecorded(words: string[]): { stdout: string; code: number; loaded: string[] } {
   const dir = tempDir('familiar-light-');
-  const hooks = path.join(dir, 'hooks.mjs');
-  writeFileSync(hooks, [
-    "import { writeSync } from 'node:fs';",
-    'export async function resolve(specifier, context, next) {',
-    '  const resolved = await next(specifier, context);',
-    "  writeSync(2, 'LOADED ' + resolved.url + '\\n');",
-    '  return resolved;',
-    '}',
-  ].join('\n'));
-  const register = path.join(dir, 'register.mjs');
-  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
   const run = pathToFileURL(path.resolve('dist/cli/run.js')).href;
   const script = `const { runCli } = await import('${run}'); process.exitCode = await runCli(${JSON.stringify(words)});`;
-  const child = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, '--input-type=module', '-e', script], {
-    cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, encoding: 'utf8',
-  });
-  const loaded = child.stderr.split('\n').filter((line) => line.startsWith('LOADED ')).map((line) => line.slice('LOADED '.length));
-  return { stdout: child.stdout, code: child.status ?? -1, loaded };
+  const child = runRecordingResolutions(script, { cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir } });
+  return { stdout: child.stdout, code: child.status, loaded: child.resolved };
 }
 
 const opened = (loaded: string[]) => CONTEXT_MODULES.filter((name) => loaded.some((url) => url.includes(name)));

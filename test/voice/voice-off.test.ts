@@ -1,12 +1,11 @@
 // Without a voice section the daemon offers /voice (saying how to turn it on) and loads none of the engines' code:
 // ffmpeg's wrapper, the recogniser, the synthesiser and the service stay unread until a config asks for them. Checked
 // on the built modules (`npm run build` first) in a child process whose module resolutions are recorded.
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
+import { runRecordingResolutions } from '../helpers/resolutions.js';
 
 const ENGINE_MODULES = ['engines-part.js', 'service.js', 'stt.js', 'tts.js', 'ffmpeg.js', 'doctor.js'];
 
@@ -20,17 +19,6 @@ interface Made {
 /** Makes the voice part from the built modules for this voice section, recording which dist/voice/ files resolve. */
 function makeVoicePart(voice: Record<string, unknown> | undefined): Made {
   const dir = tempDir('familiar-voice-off-');
-  const hooks = path.join(dir, 'hooks.mjs');
-  writeFileSync(hooks, [
-    "import { writeSync } from 'node:fs';",
-    'export async function resolve(specifier, context, next) {',
-    '  const resolved = await next(specifier, context);',
-    "  if (resolved.url.includes('/dist/voice/')) writeSync(2, 'LOADED ' + resolved.url.slice(resolved.url.lastIndexOf('/') + 1) + '\\n');",
-    '  return resolved;',
-    '}',
-  ].join('\n'));
-  const register = path.join(dir, 'register.mjs');
-  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
   const dist = pathToFileURL(path.resolve('dist')).href;
   const config = { timezone: 'UTC', data_dir: dir, ...(voice ? { voice } : {}) };
   const script = `
@@ -45,11 +33,9 @@ function makeVoicePart(voice: Record<string, unknown> | undefined): Made {
     process.stdout.write(JSON.stringify(made));
     db.close();
   `;
-  const run = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, '--input-type=module', '-e', script], {
-    env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8',
-  });
+  const run = runRecordingResolutions(script);
   if (run.status !== 0) throw new Error(`the child exited ${run.status}: ${run.stderr}`);
-  const loaded = run.stderr.split('\n').filter((line) => line.startsWith('LOADED ')).map((line) => line.slice('LOADED '.length));
+  const loaded = run.resolved.filter((url) => url.includes('/dist/voice/')).map((url) => url.slice(url.lastIndexOf('/') + 1));
   return { loaded, ...(JSON.parse(run.stdout) as Omit<Made, 'loaded'>) };
 }
 
