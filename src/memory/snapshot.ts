@@ -8,8 +8,6 @@ export interface MemorySnapshot {
 
 /** Files named in the prompt's "not shown" notes, each list at most: past that a count, so a large folder costs no more. */
 const NAMED_AT_MOST = 50;
-/** Room under which no file is worth reading: the walk only names what it passes, then stops. */
-const LEAST_ROOM = 40;
 /** Text in a UTF-8 file is at least a third as long as the file: one UTF-16 unit per 3 bytes at worst. */
 const MIN_CHARS_PER_BYTE = 1 / 3;
 
@@ -50,10 +48,6 @@ export function buildSnapshot(input: SnapshotInput): MemorySnapshot {
     if (omitted.length >= NAMED_AT_MOST || outside.length >= NAMED_AT_MOST) {
       cut = true;
       break;
-    }
-    if (remaining < LEAST_ROOM) {
-      omitted.push(file.path);
-      continue;
     }
     const header = `### ${file.path}\n`;
     // Leading and trailing blank space aside (a file almost all blank is rare), a file this large cannot fit.
