@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SentMessage as TelegramMessage } from '../fakes/telegram-server.js';
 import { OWNER_DC, OWNER_TG, sleep, startChannelRig, type ChannelRig } from '../helpers/channels.js';
-import { callbackAnswer, click, pendingReminders, discordButtons, press, telegramButtons } from '../helpers/chat-approvals.js';
+import { callbackAnswer, click, pendingReminders, discordButtons, press, telegramButtons, UNTIL } from '../helpers/chat-approvals.js';
 
 /** A reminder made by the model in a chat (the tool call scripted), due at once. */
 function scriptReminder(rig: ChannelRig, args: Record<string, unknown>): void {
@@ -46,9 +46,9 @@ describe('delivered reminders on Telegram carry Snooze and Done buttons', () => 
     const buttons = telegramButtons(reminder);
     const before = Date.now();
     const first = press(rig.telegram, reminder, '10 min', OWNER_TG);
-    expect(await callbackAnswer(rig.telegram, first)).toMatch(/^💤 Snoozed until \d\d:\d\d\.$/);
+    expect(await callbackAnswer(rig.telegram, first)).toMatch(new RegExp(String.raw`^💤 Snoozed until ${UNTIL}\.$`, 'u'));
     const edited = await rig.telegram.waitFor(() => rig.telegram.messagesTo(OWNER_TG).find((message) => message.message_id === reminder.message_id && message.edits.length > 0));
-    expect(edited.text).toMatch(/^⏰ Stretch\n\n💤 Snoozed until \d\d:\d\d\.$/);
+    expect(edited.text).toMatch(new RegExp(String.raw`^⏰ Stretch\n\n💤 Snoozed until ${UNTIL}\.$`, 'u'));
     expect(telegramButtons(edited)).toEqual([]);
     const again = press(rig.telegram, reminder, '1 h', OWNER_TG, buttons);
     expect(await callbackAnswer(rig.telegram, again)).toMatch(/^Already snoozed until /);
@@ -104,7 +104,7 @@ describe('delivered reminders on Discord carry Snooze and Done buttons', () => {
     const interactionId = click(rig.discord, reminder, '💤 1 h', OWNER_DC);
     const response = await rig.discord.waitFor(() => rig.discord.interactionResponses.find((candidate) => candidate.interactionId === interactionId));
     expect(response.type).toBe(7); // UPDATE_MESSAGE
-    expect(reminder.content).toMatch(/^⏰ Stand up\n\n💤 Snoozed until \d\d:\d\d\.$/);
+    expect(reminder.content).toMatch(new RegExp(String.raw`^⏰ Stand up\n\n💤 Snoozed until ${UNTIL}\.$`, 'u'));
     expect(reminder.components).toEqual([]);
     const [snoozed] = pending(rig);
     expect(snoozed).toMatchObject({ prompt: 'Stand up', origin: expect.objectContaining({ channel: 'discord', chatId: channelId }) });

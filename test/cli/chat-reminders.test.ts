@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { OWNER_TG, startChannelRig, type ChannelRig } from '../helpers/channels.js';
 import { scriptedTerminal } from '../helpers/io.js';
+import { UNTIL } from '../helpers/chat-approvals.js';
 
 const ORIGIN = { channel: 'telegram', chatId: String(OWNER_TG), userId: String(OWNER_TG) };
 
@@ -26,7 +27,7 @@ describe('/snooze and /done in the terminal act on the last reminder delivered',
     const finished = runCli(['chat', '--config', rig.t.configPath, '--log-level', 'silent'], term.io);
     await term.waitFor(/you> /);
     term.say('/snooze 1h');
-    expect(await term.waitFor(/💤 Snoozed until [^\n]*"Feed the cat"\)/)).toMatch(/until \d\d:\d\d\. \("Feed the cat"\)$/);
+    expect(await term.waitFor(/💤 Snoozed until [^\n]*"Feed the cat"\)/)).toMatch(new RegExp(String.raw`until ${UNTIL}\. \("Feed the cat"\)$`, 'u'));
     const snoozed = rig.app.scheduler.list().filter((job) => job.kind === 'reminder' && job.prompt === 'Feed the cat' && job.spec === 'snoozed: in 1 hour');
     expect(snoozed).toHaveLength(1);
     term.say('/snooze 10m');

@@ -96,3 +96,6 @@ export function click(discord: FakeDiscord, question: DiscordMessage, choice: st
 export function pendingReminders(app: Daemon): Job[] {
   return app.scheduler.list({ includeDone: true }).filter((job) => job.kind === 'reminder' && job.doneAt === undefined);
 }
+
+/** A snooze's "until": the time, with the day before it when the snooze ends on another day than the press (in the zone). */
+export const UNTIL = String.raw`(?:\d{4}-\d{2}-\d{2} )?\d\d:\d\d`;

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSpeechServer, type FakeSpeechServer } from '../../fakes/speech-server.js';
-import { pendingReminders, sendCall, sendTool, type SentCall } from '../../helpers/chat-approvals.js';
+import { pendingReminders, sendCall, sendTool, UNTIL, type SentCall } from '../../helpers/chat-approvals.js';
 import { userTexts } from '../../helpers/channels.js';
 import { OWNER_SL, pressSlack, slackButtons, startSlackRig, type SlackRig } from '../../helpers/slack.js';
 
@@ -58,7 +58,7 @@ describe('Slack buttons and voice clips', () => {
     expect(slackButtons(reminder).map((button) => button.label)).toEqual(['💤 10 min', '💤 1 h', '💤 Tomorrow', '✅ Done']);
     pressSlack(rig.slack, reminder, '1 h', OWNER_SL);
     await rig.slack.waitFor(() => reminder.edits.length > 0);
-    expect(reminder.text).toMatch(/^⏰ Stand up\n\n💤 Snoozed until \d\d:\d\d\.$/);
+    expect(reminder.text).toMatch(new RegExp(String.raw`^⏰ Stand up\n\n💤 Snoozed until ${UNTIL}\.$`, 'u'));
     expect(slackButtons(reminder)).toEqual([]);
     const snoozed = pendingReminders(rig.app).find((job) => job.prompt === 'Stand up');
     expect(snoozed?.origin).toMatchObject({ channel: 'slack', chatId: channel });
