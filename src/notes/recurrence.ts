@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as RRulePackage from 'rrule';
-import { dayToUtc, utcToDay } from './dates.js';
+import { dayToUtc, instantOf, utcToDay } from './dates.js';
 
 // rrule is needed only when a task recurs: loaded then, not with the daemon.
 const requireCjs = createRequire(import.meta.url);
@@ -61,6 +61,16 @@ export function firstOccurrence(recurrence: Recurrence, from: string): string | 
   const rule = new RRule({ ...recurrence.options, interval: 1, dtstart: dayToUtc(from) });
   const first = rule.after(dayToUtc(from), true);
   return first ? utcToDay(first) : undefined;
+}
+
+/**
+ * A new recurring task's due day when its reminder is at `time` on that day: `due` itself, or the next occurrence when
+ * that time has passed ("every day at 7am" said at 10:00 starts tomorrow; "rent on the 1st at 9:00" said on the 1st at
+ * noon starts next month), since a reminder already past is never sent.
+ */
+export function dueWithReminder(recurrence: Recurrence, due: string, time: string | undefined, now: number, timeZone: string): string {
+  if (time === undefined || instantOf(due, time, timeZone) > now) return due;
+  return nextOccurrence(recurrence, due) ?? due;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { findOneShot } from '../time/when.js';
-import { dayOf, instantOf, timeOf } from './dates.js';
-import { extractRecurrence, firstOccurrence, nextOccurrence, parseRecurrence, type Recurrence } from './recurrence.js';
+import { dayOf, timeOf } from './dates.js';
+import { dueWithReminder, extractRecurrence, firstOccurrence, parseRecurrence, type Recurrence } from './recurrence.js';
 import { field, parseTaskLine, type Priority } from './task-line.js';
 import type { TaskInput } from './tasks.js';
 
@@ -66,10 +66,7 @@ export function parseTaskText(input: string, now: number, timeZone: string): Tas
     const first = firstOccurrence(rule, dayOf(now, timeZone));
     if (first) result.due = first;
   }
-  // "every day at 7am" said at 10:00 starts tomorrow: today's time has passed.
-  if (rule && time !== undefined && result.due !== undefined && instantOf(result.due, time, timeZone) <= now) {
-    result.due = nextOccurrence(rule, result.due) ?? result.due;
-  }
+  if (rule && result.due !== undefined) result.due = dueWithReminder(rule, result.due, time, now, timeZone);
   if (time !== undefined && result.due !== undefined) result.reminder = `${result.due} ${time}`;
   else if (remind && result.due !== undefined) result.reminder = `${result.due} 09:00`;
   result.description = text.replace(/\s+/g, ' ').replace(/^[\s,:;-]+|[\s,:;-]+$/g, '').replace(/^(?:to|that|about)\s+/i, '').trim();

@@ -1,7 +1,7 @@
 import { parseWhenText } from '../time/when.js';
 import { addDays, dayOf, daysBetween, isDay, isTime, timeOf } from './dates.js';
 import { fileNameFor } from './note-files.js';
-import { firstOccurrence, nextOccurrence, parseRecurrence } from './recurrence.js';
+import { dueWithReminder, firstOccurrence, nextOccurrence, parseRecurrence } from './recurrence.js';
 import { TASK_LISTS_DIR, TASKS_FILE, newTaskId, parseTaskFile, type FileEdit, type Task, type TaskFile, type TaskFiles } from './task-files.js';
 import { parseTaskLine, plainDescription, setDescription, setField, setStatus, type FieldKind, type Priority } from './task-line.js';
 import { failure, succeed, type Result } from '../lib/result.js';
@@ -98,7 +98,11 @@ export class TaskService {
       if (!parsed) return failure(`"${input.recurrence}" is not a recurrence I understand; write it as Obsidian Tasks does: "every day", "every week on Monday", "every month on the 1st", "every 2 weeks", "every year", optionally ending "when done".`);
       recurrence = parsed.text;
       // A recurring task needs a date to recur from: the first occurrence from today.
-      if (due === undefined && input.scheduled === undefined && input.start === undefined) due = firstOccurrence(parsed, this.today());
+      if (due === undefined && input.scheduled === undefined && input.start === undefined) {
+        const first = firstOccurrence(parsed, this.today());
+        const time = input.reminder?.trim().replace(/^⏰\s*/u, '');
+        due = first === undefined ? undefined : dueWithReminder(parsed, first, time !== undefined && isTime(time) ? time.padStart(5, '0') : undefined, this.now(), this.timeZone);
+      }
     }
     const reminder = this.reminderValue(input.reminder, due);
     if (!reminder.success) return reminder;

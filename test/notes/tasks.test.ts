@@ -136,3 +136,19 @@ describe('/task in plain words', () => {
     expect(parseTaskText('water plants 🔁 every week 📅 2026-11-25', now, 'Europe/Paris')).toMatchObject({ description: 'water plants', recurrence: 'every week', due: '2026-11-25' });
   });
 });
+
+describe('a recurring task made by a tool, with a reminder time', () => {
+  let h: NotesHarness;
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('starts at the next occurrence when the first one\'s reminder time has already passed today, and today when not', async () => {
+    h = await notesHarness({}, { now: () => new Date('2026-12-01T12:00:00+01:00') }); // the 1st, at noon in Paris
+    await h.call('task_create', { description: 'Pay rent', recurrence: 'every month on the 1st', reminder: '09:00' });
+    await h.call('task_create', { description: 'Check the meter', recurrence: 'every month on the 1st', reminder: '18:00' });
+    const [rent, meter] = h.read('tasks.md').split('\n').filter((line) => line.startsWith('- [ ]'));
+    expect(rent).toMatch(/^- \[ \] Pay rent 🔁 every month on the 1st 📅 2027-01-01 ⏰ 2027-01-01 09:00 🆔 /);
+    expect(meter).toMatch(/^- \[ \] Check the meter 🔁 every month on the 1st 📅 2026-12-01 ⏰ 2026-12-01 18:00 🆔 /);
+  });
+});
