@@ -103,6 +103,12 @@ const SCRIPTS = [
     ],
   },
   {
+    name: 'memory-history', timeoutS: 300,
+    rows: (r) => [
+      [`memory history after ${r.appends} appends to one file (${f(r.file_kib, 0)} KiB)`, `${r.history_rows} rows, ${f(r.database_mib)} MiB, ${f(r.last_appends_ms, 2)} ms per append`],
+    ],
+  },
+  {
     name: 'email', timeoutS: 300,
     rows: (r) => [
       ['email, first list (STARTTLS + login + fetch 20)', `${f(r.firstListMs)} ms`],

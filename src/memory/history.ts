@@ -28,6 +28,14 @@ export type RevertResult = Result<{ change: MemoryChange; restored: MemoryChange
 const MAX_TRACKED_READS = 10_000;
 
 /**
+ * Changes kept per file: the newest 50, older ones dropped as new ones come. Each change holds the file's whole text
+ * before and after, so a journal appended to every day grew the database by twice its size every day, without end
+ * (3,000 appends of a 117-byte line: 1 GiB); kept per file, the history holds at most 100 copies of each file, and a
+ * file's last 50 changes can still be undone.
+ */
+export const CHANGES_KEPT_PER_FILE = 50;
+
+/**
  * History of memory writes (SQLite, with the previous content), undo/revert, and the hand-edit guard:
  * an overwrite is refused unless this conversation read (or wrote) the file and it has not changed on disk since.
  */
@@ -81,6 +89,7 @@ export class MemoryHistory {
     this.db
       .prepare("INSERT INTO memory_history (path, previous, content, conversation_id, kind, created_at, batch) VALUES (?, ?, ?, ?, 'write', ?, ?)")
       .run(event.path, event.previous, event.content, event.conversationId ?? null, Date.now(), event.batch ?? null);
+    this.prune(event.path);
     if (event.conversationId !== undefined && event.content !== null) this.noteRead(event.conversationId, event.path, event.content);
   }
 
@@ -133,6 +142,7 @@ export class MemoryHistory {
         .prepare('INSERT INTO memory_history (path, previous, content, conversation_id, kind, reverts_id, created_at) VALUES (?, ?, ?, NULL, ?, ?, ?)')
         .run(change.path, current, change.previous, options.kind ?? 'revert', change.id, now);
     })();
+    this.prune(change.path);
     this.memory.syncIndex();
     this.log.info({ path: change.path, change: change.id }, 'memory change reverted');
     const restored = this.get(Number(info.lastInsertRowid));
@@ -160,6 +170,13 @@ export class MemoryHistory {
       if (!result.success) return { success: false, error: result.error };
     }
     return { success: true, value: { files: changes.map((change) => change.path) } };
+  }
+
+  /** Drops the changes of `path` older than its newest CHANGES_KEPT_PER_FILE (one seek on the (path, id) index). */
+  private prune(path: string): void {
+    this.db
+      .prepare('DELETE FROM memory_history WHERE path = ? AND id < (SELECT id FROM memory_history WHERE path = ? ORDER BY id DESC LIMIT 1 OFFSET ?)')
+      .run(path, path, CHANGES_KEPT_PER_FILE - 1);
   }
 
   private readDisk(path: string): string | null {

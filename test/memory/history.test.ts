@@ -6,6 +6,7 @@ import { runCli } from '../../src/cli/run.js';
 import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { captureIo } from '../helpers/io.js';
+import { CHANGES_KEPT_PER_FILE } from '../../src/memory/history.js';
 
 const origin = { channel: 'telegram', chatId: '77', userId: '77' };
 
@@ -44,6 +45,18 @@ describe('memory history, undo and the hand-edit guard', () => {
     await app.turns.start({ text: 'add eggs', origin, source: 'chat' });
     const rows = app.db.prepare('SELECT path, previous, content, conversation_id AS conversationId, kind FROM memory_history').all();
     expect(rows).toEqual([{ path: 'todo.md', previous: '- milk\n', content: '- milk\n- eggs\n', conversationId: app.conversations.resolve('telegram', '77'), kind: 'write' }]);
+  });
+
+  it('keeps the newest CHANGES_KEPT_PER_FILE changes of each file: a log appended to without end stays bounded, and its last change still reverts', async () => {
+    for (let day = 1; day <= CHANGES_KEPT_PER_FILE + 20; day += 1) await app.memory.write('log.md', `day ${day}\n`, { mode: 'append' });
+    await app.memory.write('other.md', 'kept\n');
+    const counts = app.db.prepare('SELECT path, COUNT(*) AS n, MIN(content) IS NOT NULL AS whole FROM memory_history GROUP BY path ORDER BY path').all();
+    expect(counts).toEqual([{ path: 'log.md', n: CHANGES_KEPT_PER_FILE, whole: 1 }, { path: 'other.md', n: 1, whole: 1 }]);
+    const [newest] = app.history.list({ path: 'log.md', limit: 1 });
+    expect(newest?.content?.endsWith(`day ${CHANGES_KEPT_PER_FILE + 20}\n`)).toBe(true);
+    expect((await app.history.revert(newest!)).success).toBe(true);
+    expect(readFileSync(file('log.md'), 'utf8').endsWith(`day ${CHANGES_KEPT_PER_FILE + 19}\n`)).toBe(true);
+    expect(app.db.prepare("SELECT COUNT(*) AS n FROM memory_history WHERE path = 'log.md'").get()).toEqual({ n: CHANGES_KEPT_PER_FILE });
   });
 
   it('/undo restores the previous content, and a second /undo the one before', async () => {
