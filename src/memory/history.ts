@@ -172,11 +172,18 @@ export class MemoryHistory {
     return { success: true, value: { files: changes.map((change) => change.path) } };
   }
 
-  /** Drops the changes of `path` older than its newest CHANGES_KEPT_PER_FILE (one seek on the (path, id) index). */
+  /**
+   * Drops the changes of `path` older than its newest CHANGES_KEPT_PER_FILE (one seek on the (path, id) index). A
+   * consolidation's changes are undone together or not at all: when one of them goes, the rest of its batch goes too,
+   * so that undoing it can never put back only some of its files.
+   */
   private prune(path: string): void {
-    this.db
-      .prepare('DELETE FROM memory_history WHERE path = ? AND id < (SELECT id FROM memory_history WHERE path = ? ORDER BY id DESC LIMIT 1 OFFSET ?)')
-      .run(path, path, CHANGES_KEPT_PER_FILE - 1);
+    const older = 'path = ? AND id < (SELECT id FROM memory_history WHERE path = ? ORDER BY id DESC LIMIT 1 OFFSET ?)';
+    const args = [path, path, CHANGES_KEPT_PER_FILE - 1] as const;
+    this.db.transaction(() => {
+      this.db.prepare(`DELETE FROM memory_history WHERE batch IN (SELECT DISTINCT batch FROM memory_history WHERE ${older} AND batch IS NOT NULL)`).run(...args);
+      this.db.prepare(`DELETE FROM memory_history WHERE ${older}`).run(...args);
+    })();
   }
 
   private readDisk(path: string): string | null {

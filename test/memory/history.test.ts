@@ -59,6 +59,18 @@ describe('memory history, undo and the hand-edit guard', () => {
     expect(app.db.prepare("SELECT COUNT(*) AS n FROM memory_history WHERE path = 'log.md'").get()).toEqual({ n: CHANGES_KEPT_PER_FILE });
   });
 
+  it('drops a consolidation whole: once one of its changes is past the kept ones, undoing it puts back none of its files', async () => {
+    await app.memory.write('a.md', 'tidied a\n', { batch: 'k1' });
+    await app.memory.write('b.md', 'tidied b\n', { batch: 'k1' });
+    expect(app.history.batch('k1')).toHaveLength(2);
+    for (let index = 0; index < CHANGES_KEPT_PER_FILE - 1; index += 1) await app.memory.write('a.md', `line ${index}\n`, { mode: 'append' });
+    expect(app.history.batch('k1')).toHaveLength(2);
+    await app.memory.write('a.md', 'one more\n', { mode: 'append' });
+    expect(app.history.batch('k1')).toEqual([]);
+    expect(await app.history.revertBatch('k1')).toEqual({ success: false, error: 'nothing of change k1 is left to undo' });
+    expect(readFileSync(file('b.md'), 'utf8')).toBe('tidied b\n');
+  });
+
   it('/undo restores the previous content, and a second /undo the one before', async () => {
     fake.script(write({ path: 'notes.md', content: 'one\n' }), { content: 'ok' });
     await app.turns.start({ text: 'note one', origin, source: 'chat' });
