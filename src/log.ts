@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { DestinationStream, Logger, LoggerOptions, pino as Pino } from 'pino';
+import type { ChildLoggerOptions, DestinationStream, Logger, LoggerOptions, pino as Pino } from 'pino';
 import { requireFolded } from './lib/folded.js';
 import { createRedactor, redactorFor } from './lib/redaction.js';
 import { AppError } from './errors.js';
@@ -73,6 +73,45 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   const logger: Logger = streams.length > 1 ? pino(pinoOptions, pino.multistream(streams.map((stream) => ({ level: 'trace' as const, stream })))) : pino(pinoOptions, screen);
   if (!redactor.empty) redactChildBindings(logger, redactor.value);
   return logger;
+}
+
+const LEVELS: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+const noop = (): void => undefined;
+
+/**
+ * A logger that is made (pino loaded, streams opened) with its first line at `level` or above: a one-shot command
+ * that logs warnings only (`jobs list`, `memory log`, `skills list`) mostly writes none, and pino with its streams is
+ * about 20 ms of a start. A line below `level` costs a property lookup; children are made lazily from their parent;
+ * anything else asked of it (`flush`, `bindings`, setting `level`) makes the logger and is passed on.
+ */
+export function lazyLogger(level: string, make: () => Logger): Logger {
+  const threshold = level === 'silent' ? Number.POSITIVE_INFINITY : LEVELS[level] ?? 0;
+  let made: Logger | undefined;
+  const real = (): Logger => (made ??= make());
+  return new Proxy({} as Logger, {
+    get(_target, property) {
+      if (made !== undefined) {
+        const value: unknown = Reflect.get(made, property);
+        return typeof value === 'function' ? value.bind(made) : value;
+      }
+      if (property === 'silent') return noop;
+      if (typeof property === 'string' && property in LEVELS) {
+        if ((LEVELS[property] ?? 0) < threshold) return noop;
+        return (...args: unknown[]) => (real()[property as 'info'] as (...rest: unknown[]) => void)(...args);
+      }
+      if (property === 'level') return level;
+      if (property === 'isLevelEnabled') return (asked: string) => (LEVELS[asked] ?? Number.POSITIVE_INFINITY) >= threshold;
+      if (property === 'child') {
+        return (bindings: Record<string, unknown>, options?: { level?: string }) =>
+          lazyLogger(options?.level ?? level, () => real().child<never>(bindings, options as ChildLoggerOptions<never> | undefined));
+      }
+      const value: unknown = Reflect.get(real(), property);
+      return typeof value === 'function' ? value.bind(made) : value;
+    },
+    set(_target, property, value) {
+      return Reflect.set(real(), property, value);
+    },
+  });
 }
 
 const require = createRequire(import.meta.url);

@@ -2,7 +2,7 @@ import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Daemon, DaemonMode } from '../daemon.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { LogRing } from '../lib/log-ring.js';
-import { createLogger, type Logger } from '../log.js';
+import { createLogger, lazyLogger, type Logger } from '../log.js';
 
 export interface GlobalOptions {
   config: string | undefined;
@@ -56,7 +56,9 @@ export function createCommandContext(args: string[], options: GlobalOptions, io:
       const level = options.logLevel ?? (mode === 'quiet' ? 'warn' : log.level);
       // Only the daemon keeps the log file (familiar logs); a one-shot command's warnings are its own.
       const file = mode === 'daemon' && log.file !== 'off' ? { file: { path: log.file, maxMb: log.file_max_mb, count: log.file_count } } : {};
-      return createLogger({ level, format: log.format, secrets: config.secrets, ...file, ...(ring ? { tee: ring } : {}) });
+      const make = () => createLogger({ level, format: log.format, secrets: config.secrets, ...file, ...(ring ? { tee: ring } : {}) });
+      // A one-shot command's logger is made with its first line; the daemon's at once (its file and ring take every line).
+      return mode === 'quiet' ? lazyLogger(level, make) : make();
     },
     openDatabase() {
       return openDatabase(context.loadConfig().config.data_dir);
