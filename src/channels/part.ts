@@ -1,4 +1,5 @@
 import type { ApprovalPrompter } from '../approval/prompter.js';
+import { peopleIdsOn } from '../config/people.js';
 import type { Config } from '../config/schema.js';
 import type { Database } from '../db/database.js';
 import type { ButtonHandler } from '../delivery/types.js';
@@ -59,7 +60,7 @@ export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
   const { config, hub } = deps;
   // A household's people are let in by their ids (docs/household.md): no need to repeat them in allowed_users.
   const allowedUsers = new Map<string, Set<string>>([
-    ...PLATFORM_NAMES.map((name): [string, Set<string>] => [name, new Set([...(platformSection(config, name)?.allowed_users ?? []), ...peopleIds(config, name)])]),
+    ...PLATFORM_NAMES.map((name): [string, Set<string>] => [name, new Set([...(platformSection(config, name)?.allowed_users ?? []), ...peopleIdsOn(config, name)])]),
     // The console's one person is the owner behind its login (nothing but the console sends on this channel).
     ['console', new Set([CONSOLE_USER])],
   ]);
@@ -68,7 +69,7 @@ export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
       const users = allowedUsers.get(name);
       users?.clear();
       for (const user of platformSection(config, name)?.allowed_users ?? []) users?.add(user);
-      for (const user of peopleIds(config, name)) users?.add(user);
+      for (const user of peopleIdsOn(config, name)) users?.add(user);
     }
   };
   // A view, not a copy: the parts' commands include MCP prompts, which come and go while the daemon runs.
@@ -124,10 +125,3 @@ export async function createPlatformParts(deps: {
   return parts;
 }
 
-/** The ids `people:` gives on a channel (a person's ids are allowed users). */
-function peopleIds(config: Config, channel: string): string[] {
-  return Object.values(config.people ?? {}).flatMap((person) => {
-    const ids = person.ids[channel];
-    return Array.isArray(ids) ? ids : [];
-  });
-}

@@ -80,12 +80,7 @@ export class People {
 
   /** Every person's ids on a channel: they are let in without being repeated in allowed_users. */
   idsOn(channel: string): string[] {
-    const ids: string[] = [];
-    for (const person of Object.values(this.config.people ?? {})) {
-      const on = person.ids[channel];
-      if (Array.isArray(on)) ids.push(...on);
-    }
-    return ids;
+    return peopleIdsOn(this.config, channel);
   }
 
   /**
@@ -128,4 +123,14 @@ function build(people: Config['people']): Directory {
     }
   }
   return { source: people, byName, bySender, owner };
+}
+
+/** Every person's ids on a channel in `config` (`people:`): they are let in without being repeated in allowed_users. */
+export function peopleIdsOn(config: Pick<Config, 'people'>, channel: string): string[] {
+  const ids: string[] = [];
+  for (const person of Object.values(config.people ?? {})) {
+    const on = person.ids[channel];
+    if (Array.isArray(on)) ids.push(...on);
+  }
+  return ids;
 }
