@@ -95,6 +95,8 @@ export function lazyLogger(level: string, make: () => Logger): Logger {
         return typeof value === 'function' ? value.bind(made) : value;
       }
       if (property === 'silent') return noop;
+      // Not a promise: a logger returned from an async function is not made to be looked at.
+      if (property === 'then') return undefined;
       if (typeof property === 'string' && property in LEVELS) {
         if ((LEVELS[property] ?? 0) < threshold) return noop;
         return (...args: unknown[]) => (real()[property as 'info'] as (...rest: unknown[]) => void)(...args);

@@ -8,7 +8,7 @@ import { createLogger, lazyLogger } from '../../src/log.js';
 import { tempDir, writeTestConfig } from '../helpers/app.js';
 
 describe('the lazy logger of one-shot commands', () => {
-  it('makes nothing for lines below its level, then writes the first line at it with its children\'s bindings', () => {
+  it('makes nothing for lines below its level, then writes the first line at it with its children\'s bindings', async () => {
     const lines: string[] = [];
     let made = 0;
     const log = lazyLogger('warn', () => {
@@ -21,6 +21,7 @@ describe('the lazy logger of one-shot commands', () => {
     expect(child.isLevelEnabled('info')).toBe(false);
     expect(child.isLevelEnabled('error')).toBe(true);
     expect(child.level).toBe('warn');
+    expect(await Promise.resolve(child)).toBe(child);
     expect(made).toBe(0);
     child.warn({ note: 'key sk-secret-123' }, 'cannot run');
     expect(made).toBe(1);
