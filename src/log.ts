@@ -75,7 +75,8 @@ export function createLogger(options: CreateLoggerOptions): Logger {
   return logger;
 }
 
-const LEVELS: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
+/** pino's levels by name, as its lines carry them (`familiar logs --level` reads the same numbers). */
+export const LOG_LEVELS: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 const noop = (): void => undefined;
 
 /**
@@ -85,7 +86,7 @@ const noop = (): void => undefined;
  * anything else asked of it (`flush`, `bindings`, setting `level`) makes the logger and is passed on.
  */
 export function lazyLogger(level: string, make: () => Logger): Logger {
-  const threshold = level === 'silent' ? Number.POSITIVE_INFINITY : LEVELS[level] ?? 0;
+  const threshold = level === 'silent' ? Number.POSITIVE_INFINITY : LOG_LEVELS[level] ?? 0;
   let made: Logger | undefined;
   const real = (): Logger => (made ??= make());
   return new Proxy({} as Logger, {
@@ -97,12 +98,12 @@ export function lazyLogger(level: string, make: () => Logger): Logger {
       if (property === 'silent') return noop;
       // Not a promise: a logger returned from an async function is not made to be looked at.
       if (property === 'then') return undefined;
-      if (typeof property === 'string' && property in LEVELS) {
-        if ((LEVELS[property] ?? 0) < threshold) return noop;
+      if (typeof property === 'string' && property in LOG_LEVELS) {
+        if ((LOG_LEVELS[property] ?? 0) < threshold) return noop;
         return (...args: unknown[]) => (real()[property as 'info'] as (...rest: unknown[]) => void)(...args);
       }
       if (property === 'level') return level;
-      if (property === 'isLevelEnabled') return (asked: string) => (LEVELS[asked] ?? Number.POSITIVE_INFINITY) >= threshold;
+      if (property === 'isLevelEnabled') return (asked: string) => (LOG_LEVELS[asked] ?? Number.POSITIVE_INFINITY) >= threshold;
       if (property === 'child') {
         return (bindings: Record<string, unknown>, options?: { level?: string }) =>
           lazyLogger(options?.level ?? level, () => real().child<never>(bindings, options as ChildLoggerOptions<never> | undefined));

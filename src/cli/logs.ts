@@ -1,13 +1,13 @@
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { LOG_LEVELS } from '../log.js';
 import { parseCommandArgs } from './args.js';
 import type { Command, CommandContext } from './context.js';
 import { parseSince } from './since.js';
 import { optionsOf } from './spec.js';
 
 const USAGE = 'usage: familiar logs [--follow] [--level LEVEL] [--since 2h|2026-11-01T08:00] [--lines N] [--json]\n';
-const LEVELS: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 const DEFAULT_LINES = 100;
 const POLL_MS = 250;
 
@@ -25,8 +25,8 @@ export const logsCommand: Command = async (context) => {
     return 2;
   }
   const level = typeof values.level === 'string' ? values.level : undefined;
-  if (level !== undefined && !Object.hasOwn(LEVELS, level)) {
-    context.io.stderr.write(`familiar logs: --level ${level}: give one of ${Object.keys(LEVELS).join(', ')}\n`);
+  if (level !== undefined && !Object.hasOwn(LOG_LEVELS, level)) {
+    context.io.stderr.write(`familiar logs: --level ${level}: give one of ${Object.keys(LOG_LEVELS).join(', ')}\n`);
     return 2;
   }
   const since = typeof values.since === 'string' ? parseSince(values.since) : undefined;
@@ -45,7 +45,7 @@ export const logsCommand: Command = async (context) => {
     return 1;
   }
   const file = config.log.file;
-  const filter = makeFilter(level !== undefined ? (LEVELS[level] ?? 0) : 0, since);
+  const filter = makeFilter(level !== undefined ? (LOG_LEVELS[level] ?? 0) : 0, since);
   const print = makePrinter(context);
   const files = logFiles(file);
   if (files.length === 0 && values.follow !== true) {
