@@ -98,7 +98,7 @@ export function lazyLogger(level: string, make: () => Logger): Logger {
       if (property === 'silent') return noop;
       // Not a promise: a logger returned from an async function is not made to be looked at.
       if (property === 'then') return undefined;
-      if (typeof property === 'string' && property in LOG_LEVELS) {
+      if (typeof property === 'string' && Object.hasOwn(LOG_LEVELS, property)) {
         if ((LOG_LEVELS[property] ?? 0) < threshold) return noop;
         return (...args: unknown[]) => (real()[property as 'info'] as (...rest: unknown[]) => void)(...args);
       }
