@@ -252,7 +252,8 @@ export class FolderIndex {
 }
 
 const byPathOrder = (a: IndexedFile, b: IndexedFile): number => compareCodePoints(a.path, b.path);
-const newestFirst = (a: IndexedFile, b: IndexedFile): number => b.mtimeMs - a.mtimeMs || compareCodePoints(a.path, b.path);
+/** The newest first; files of the same time by path. */
+export const newestFirst = (a: IndexedFile, b: IndexedFile): number => b.mtimeMs - a.mtimeMs || compareCodePoints(a.path, b.path);
 
 /**
  * A sorted list with `before` taken out and `after` put in its place in the order, as a new array: a caller may be

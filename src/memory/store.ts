@@ -6,9 +6,8 @@ import { StaleWriteError } from '../errors.js';
 import { writeFileAtomic, KeyedMutex } from '../lib/atomic-write.js';
 import { resolveInside, type ResolvedPath } from '../lib/paths.js';
 import type { ActingPerson } from '../lib/person-scope.js';
-import { compareCodePoints } from '../lib/compare.js';
 import type { MemoryAccess } from '../tools/context.js';
-import { FolderIndex } from './folder-index.js';
+import { FolderIndex, newestFirst } from './folder-index.js';
 import { FolderWalk } from './folder-walk.js';
 import type { HybridSearch } from './search/hybrid-search.js';
 import { MemorySearchIndex, type SearchHit } from './search/search-index.js';
@@ -382,24 +381,22 @@ export class MemoryStore implements MemoryAccess {
   private orderedForPrompt(): Iterable<MemoryFile> {
     const folder = this.watched();
     if (!folder) return promptOrder(this.walker.walk());
-    return {
-      *[Symbol.iterator]() {
-        for (const name of FIRST_IN_PROMPT) {
-          const first = folder.get(name);
-          if (first) yield first;
-        }
-        for (const file of folder.newest()) if (!FIRST_IN_PROMPT.includes(file.path)) yield file;
-      },
-    };
+    return { [Symbol.iterator]: () => inPromptOrder((name) => folder.get(name), folder.newest()) };
   }
 }
 
-/** profile.md and persona.md first, then the newest first (files of the same time in path order). */
+/** profile.md and persona.md first (found by `byPath`), then the files of `newest` but those, in its order. */
+function* inPromptOrder(byPath: (name: string) => MemoryFile | undefined, newest: Iterable<MemoryFile>): Generator<MemoryFile> {
+  for (const name of FIRST_IN_PROMPT) {
+    const first = byPath(name);
+    if (first) yield first;
+  }
+  for (const file of newest) if (!FIRST_IN_PROMPT.includes(file.path)) yield file;
+}
+
+/** A listing (a walk's, a person's view of the folder) in prompt order: the rest sorted newest first. */
 function promptOrder(files: readonly MemoryFile[]): MemoryFile[] {
-  return [
-    ...FIRST_IN_PROMPT.flatMap((name) => files.filter((file) => file.path === name)),
-    ...files.filter((file) => !FIRST_IN_PROMPT.includes(file.path)).sort((a, b) => b.mtimeMs - a.mtimeMs || compareCodePoints(a.path, b.path)),
-  ];
+  return [...inPromptOrder((name) => files.find((file) => file.path === name), [...files].sort(newestFirst))];
 }
 
 async function readOrNull(file: string): Promise<string | null> {
