@@ -38,4 +38,40 @@ describe('heap tuning of familiar start', () => {
     expect(tuned.mib).toBeLessThanOrEqual(2);
     expect(defaults.mib).toBeGreaterThanOrEqual(8);
   });
+
+  it('lets start-up grow the young generation, then gives it back once ready and keeps it at its initial size', () => {
+    const script = `
+      const { settleHeapForDaemon, youngGenerationSize } = await import(${JSON.stringify(HEAP)});
+      const allocate = (rounds) => {
+        const keep = [];
+        for (let round = 0; round < rounds; round += 1) {
+          const batch = [];
+          for (let i = 0; i < 20000; i += 1) batch.push({ i, text: 'item ' + i });
+          keep.push(batch);
+          if (keep.length > 3) keep.shift();
+        }
+      };
+      allocate(50);
+      const grown = youngGenerationSize();
+      const settled = settleHeapForDaemon();
+      // The collection is retried while the young generation is larger: its timers are unref'd, so wait here.
+      const until = Date.now() + 20000;
+      while (youngGenerationSize() > 2 * 1048576 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 250));
+      const given = youngGenerationSize();
+      allocate(50);
+      globalThis.gc?.({ type: 'minor' });
+      console.log(JSON.stringify({ settled, grown: grown / 1048576, given: given / 1048576, after: youngGenerationSize() / 1048576 }));
+    `;
+    const run = (env: Record<string, string>): { settled: boolean; grown: number; given: number; after: number } =>
+      JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' })) as { settled: boolean; grown: number; given: number; after: number };
+    const settled = run({});
+    expect(settled.settled).toBe(true);
+    expect(settled.grown).toBeGreaterThanOrEqual(8);
+    expect(settled.given).toBeLessThanOrEqual(2);
+    expect(settled.after).toBeLessThanOrEqual(2);
+    // FAMILIAR_V8_DEFAULTS=1 leaves V8 alone: nothing is given back, and the young generation grows as it likes.
+    const defaults = run({ FAMILIAR_V8_DEFAULTS: '1' });
+    expect(defaults.settled).toBe(false);
+    expect(defaults.after).toBeGreaterThanOrEqual(8);
+  }, 60_000);
 });
