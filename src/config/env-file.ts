@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { parse } from 'dotenv';
+import { createRequire } from 'node:module';
+import type { parse as Parse } from 'dotenv';
 import { ConfigError } from '../errors.js';
 
 export interface EnvFile {
@@ -21,5 +22,7 @@ export function readEnvFile(file: string): EnvFile {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { values: {} };
     throw new ConfigError('', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
+  // dotenv is loaded only when there is a file to read: a config without `.env` does not pay for it.
+  const { parse } = createRequire(import.meta.url)('dotenv') as { parse: typeof Parse };
   return { file, values: parse(text) };
 }

@@ -1,4 +1,5 @@
-import { distance } from 'fastest-levenshtein';
+import { createRequire } from 'node:module';
+import type { distance as Distance } from 'fastest-levenshtein';
 import { z } from 'zod/v3';
 import { RENAMED_KEYS, type RenamedKey } from './renamed.js';
 
@@ -26,6 +27,8 @@ export function nearestKey(key: string, known: readonly string[]): string | unde
   // Short keys get one edit; longer ones up to 40 % of their length (a transposition costs two).
   const limit = normal.length >= 4 ? Math.max(2, Math.floor(normal.length * 0.4)) : 1;
   let best: { key: string; cost: number } | undefined;
+  // Loaded for a config with an unknown key only, not with every config.
+  const { distance } = createRequire(import.meta.url)('fastest-levenshtein') as { distance: typeof Distance };
   for (const candidate of known) {
     const cost = distance(normal, normalize(candidate));
     if (cost <= limit && (!best || cost < best.cost)) best = { key: candidate, cost };

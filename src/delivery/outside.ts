@@ -6,7 +6,7 @@
  * (bare domains and e-mail addresses too, which chat apps turn into links), not by a hand-written pattern.
  */
 import { createRequire } from 'node:module';
-import LinkifyIt from 'linkify-it';
+import type LinkifyIt from 'linkify-it';
 import { addressesIn, requestAddress } from '../net/addresses.js';
 
 let linkify: LinkifyIt | undefined;
@@ -17,8 +17,11 @@ let linkify: LinkifyIt | undefined;
  */
 function finder(): LinkifyIt {
   if (!linkify) {
-    const tlds = createRequire(import.meta.url)('tlds') as string[];
-    linkify = new LinkifyIt({}, { fuzzyLink: true, fuzzyEmail: true, fuzzyIP: true }).tlds(tlds, true);
+    const require = createRequire(import.meta.url);
+    const tlds = require('tlds') as string[];
+    // Loaded at the first text searched (its CommonJS build), not with the daemon: most starts search none.
+    const Linkify = require('linkify-it') as typeof LinkifyIt;
+    linkify = new Linkify({}, { fuzzyLink: true, fuzzyEmail: true, fuzzyIP: true }).tlds(tlds, true);
   }
   return linkify;
 }

@@ -1,4 +1,5 @@
-import { parse } from 'shell-quote';
+import { createRequire } from 'node:module';
+import type { parse as Parse } from 'shell-quote';
 import type { Result } from './result.js';
 
 /**
@@ -15,6 +16,8 @@ export function parseCommandLine(command: string | readonly string[]): Result<st
   }
   const line = command as string;
   // A variable would be expanded to nothing by the parser, silently: it is reported instead.
+  // shell-quote is loaded at the first command line split (a configured speech engine), not with every config.
+  const parse = (createRequire(import.meta.url)('shell-quote') as { parse: typeof Parse }).parse;
   const entries = parse(line, (name) => ({ variable: name }));
   const words: string[] = [];
   for (const entry of entries) {
