@@ -115,8 +115,7 @@ for (let index = 0; index < coldStarts; index += 1) {
   const { child, readyMs } = await startDaemon([], { cwd: coldDir });
   starts.push(readyMs);
   if (index === coldStarts - 1) {
-    // Read at 1 s, and at 7 s, once the daemon has settled its heap (src/ops/heap.ts: a collection at ready, run again
-    // 6 s later if V8 had not yet given the young generation back).
+    // Read at 1 s and again at 7 s: an idle daemon's RSS must not wait for V8 to settle (src/ops/heap.ts).
     await new Promise((resolve) => setTimeout(resolve, sized(1000, 50)));
     idleRssAtOneSecond = rssOf(child.pid);
     await new Promise((resolve) => setTimeout(resolve, sized(6000, 50)));

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { acquireDaemonLock } from '../ops/lock.js';
-import { settleHeapForDaemon } from '../ops/heap.js';
+import { collectStartupGarbage, tuneHeapForDaemon } from '../ops/heap.js';
 import { readinessChecks, readinessMessage } from '../ops/readiness.js';
 import { platformsToStart } from '../channels/platforms.js';
 import type { Command } from './context.js';
@@ -11,6 +11,7 @@ import type { Command } from './context.js';
  * One daemon per data folder: a second one exits with status 1 naming the first (AppError DAEMON_RUNNING).
  */
 export const startCommand: Command = async (context) => {
+  tuneHeapForDaemon();
   const { config } = context.loadConfig();
   mkdirSync(config.data_dir, { recursive: true, mode: 0o700 });
   const lock = acquireDaemonLock(config.data_dir);
@@ -46,8 +47,8 @@ async function run(context: Parameters<Command>[0]): Promise<number> {
   if (configured.length > 0 && running.length === 0) {
     app.log.warn(ready, `familiar is ready, but nobody can message it: ${configured.join(' and ')} failed to start (the reason is above) — fix it (familiar doctor checks the token) and restart; familiar chat works meanwhile`);
   } else app.log.info({ ...ready, channels: running }, 'familiar is ready');
-  // Start-up ran on V8's defaults (faster); from now on the heap is tuned for a long life, start-up's garbage gone.
-  settleHeapForDaemon();
+  // Start-up's garbage is taken now, not held until a collection comes on its own.
+  collectStartupGarbage();
   const signal = await stopped;
   process.off('SIGHUP', onHangup);
   app.log.info({ signal }, 'shutting down');
