@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { parse as Parse } from 'dotenv';
 import { ConfigError } from '../errors.js';
+import { requireOnUse } from '../lib/folded.js';
 
 export interface EnvFile {
   /** The file, when it exists. */
@@ -23,6 +23,6 @@ export function readEnvFile(file: string): EnvFile {
     throw new ConfigError('', `cannot read ${file}: ${(error as Error).message}`, { cause: error });
   }
   // dotenv is loaded only when there is a file to read: a config without `.env` does not pay for it.
-  const { parse } = createRequire(import.meta.url)('dotenv') as { parse: typeof Parse };
+  const { parse } = requireOnUse<{ parse: typeof Parse }>('dotenv');
   return { file, values: parse(text) };
 }

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import type { distance as Distance } from 'fastest-levenshtein';
 import { z } from 'zod/v3';
+import { requireOnUse } from '../lib/folded.js';
 import { RENAMED_KEYS, type RenamedKey } from './renamed.js';
 
 /**
@@ -28,7 +28,7 @@ export function nearestKey(key: string, known: readonly string[]): string | unde
   const limit = normal.length >= 4 ? Math.max(2, Math.floor(normal.length * 0.4)) : 1;
   let best: { key: string; cost: number } | undefined;
   // Loaded for a config with an unknown key only, not with every config.
-  const { distance } = createRequire(import.meta.url)('fastest-levenshtein') as { distance: typeof Distance };
+  const { distance } = requireOnUse<{ distance: typeof Distance }>('fastest-levenshtein');
   for (const candidate of known) {
     const cost = distance(normal, normalize(candidate));
     if (cost <= limit && (!best || cost < best.cost)) best = { key: candidate, cost };

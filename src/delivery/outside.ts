@@ -7,6 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type LinkifyIt from 'linkify-it';
+import { requireOnUse } from '../lib/folded.js';
 import { addressesIn, requestAddress } from '../net/addresses.js';
 
 let linkify: LinkifyIt | undefined;
@@ -17,10 +18,9 @@ let linkify: LinkifyIt | undefined;
  */
 function finder(): LinkifyIt {
   if (!linkify) {
-    const require = createRequire(import.meta.url);
-    const tlds = require('tlds') as string[];
-    // Loaded at the first text searched (its CommonJS build), not with the daemon: most starts search none.
-    const Linkify = require('linkify-it') as typeof LinkifyIt;
+    const tlds = createRequire(import.meta.url)('tlds') as string[];
+    // Loaded at the first text searched, not with the daemon: most starts search none.
+    const Linkify = requireOnUse<typeof LinkifyIt>('linkify-it');
     linkify = new Linkify({}, { fuzzyLink: true, fuzzyEmail: true, fuzzyIP: true }).tlds(tlds, true);
   }
   return linkify;

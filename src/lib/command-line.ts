@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { parse as Parse } from 'shell-quote';
+import { requireOnUse } from './folded.js';
 import type { Result } from './result.js';
 
 /**
@@ -17,7 +17,7 @@ export function parseCommandLine(command: string | readonly string[]): Result<st
   const line = command as string;
   // A variable would be expanded to nothing by the parser, silently: it is reported instead.
   // shell-quote is loaded at the first command line split (a configured speech engine), not with every config.
-  const parse = (createRequire(import.meta.url)('shell-quote') as { parse: typeof Parse }).parse;
+  const { parse } = requireOnUse<{ parse: typeof Parse }>('shell-quote');
   const entries = parse(line, (name) => ({ variable: name }));
   const words: string[] = [];
   for (const entry of entries) {

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { diffArrays as DiffArrays } from 'diff/lib/diff/array.js';
+import { requireOnUse } from '../lib/folded.js';
 
 // The one function, not the package's index (which loads every diff and patch module: 20 files for every command that
 // opens memory), and at the first diff (a memory write), not with the daemon.
@@ -10,7 +10,7 @@ export function lineDiff(before: string, after: string, context = 3): string {
   const a = before === '' ? [] : before.split('\n');
   const b = after === '' ? [] : after.split('\n');
   // jsdiff (Myers) gives removals before additions, as in a unified diff.
-  diffArrays ??= (createRequire(import.meta.url)('diff/lib/diff/array.js') as { diffArrays: typeof DiffArrays }).diffArrays;
+  diffArrays ??= requireOnUse<{ diffArrays: typeof DiffArrays }>('diff/lib/diff/array.js').diffArrays;
   const ops = diffArrays(a, b).flatMap((change) => change.value.map((line) => ({ kind: change.removed ? '-' : change.added ? '+' : ' ', line })));
   const keep = ops.map((op, index) => op.kind !== ' ' || ops.slice(Math.max(0, index - context), index + context + 1).some((near) => near.kind !== ' '));
   const out: string[] = [];

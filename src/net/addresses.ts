@@ -5,16 +5,16 @@
  * prefixes, no substrings, no case folding of the path or query. Links are found by linkify-it (markdown-it's), not
  * by a hand-written pattern.
  */
-import { createRequire } from 'node:module';
 import type LinkifyIt from 'linkify-it';
+import { requireOnUse } from '../lib/folded.js';
 
 
 let linkify: LinkifyIt | undefined;
 
 /** Only links written with their scheme: `example.com/x` is not an address anyone gave. */
 function finder(): LinkifyIt {
-  // Loaded at the first text searched (its CommonJS build), not with the daemon: most starts search none.
-  linkify ??= new (createRequire(import.meta.url)('linkify-it') as typeof LinkifyIt)({}, { fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
+  // Loaded at the first text searched, not with the daemon: most starts search none.
+  linkify ??= new (requireOnUse<typeof LinkifyIt>('linkify-it'))({}, { fuzzyLink: false, fuzzyEmail: false, fuzzyIP: false });
   return linkify;
 }
 

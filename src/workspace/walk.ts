@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Minimatch as MinimatchClass } from 'minimatch';
+import { requireOnUse } from '../lib/folded.js';
 import { kindOf, type EntryKind, type PinnedDir } from './pinned-dir.js';
 
 export interface WalkEntry {
@@ -83,8 +83,8 @@ export async function walk(root: PinnedDir, options: WalkOptions = {}): Promise<
  * at any depth (as ripgrep does). `!` and `#` at the start are literal: the model asks for files, not exclusions.
  */
 export function globMatcher(pattern: string): { test(relative: string): boolean } {
-  // Loaded at the first glob (its CommonJS build: 6 files), not with every daemon that has a sandbox configured.
-  const { Minimatch } = createRequire(import.meta.url)('minimatch') as { Minimatch: typeof MinimatchClass };
+  // Loaded at the first glob, not with every daemon that has a sandbox configured.
+  const { Minimatch } = requireOnUse<{ Minimatch: typeof MinimatchClass }>('minimatch');
   const glob = new Minimatch(pattern, { dot: true, matchBase: !pattern.includes('/'), nonegate: true, nocomment: true });
   return { test: (relative) => glob.match(relative) };
 }
