@@ -1,5 +1,6 @@
 import { decodeHTMLStrict } from 'entities';
-import { Lexer, type Token, type Tokens } from 'marked';
+import type { Lexer, Token, Tokens } from 'marked';
+import { requireOnUse } from '../lib/folded.js';
 import { cleanForTelegram } from './telegram-clean.js';
 
 /** A Telegram message entity, offsets and lengths in UTF-16 code units of `FormattedText.text`. */
@@ -27,7 +28,8 @@ const LANGUAGE = /^[\w#+.-]{1,32}$/;
 export function markdownToFormatted(markdown: string, options: { linksAsText?: boolean } = {}): FormattedText {
   const builder = new Builder(options.linksAsText ?? false);
   try {
-    renderBlocks(builder, Lexer.lex(markdown), '', false);
+    // marked is loaded at the first message formatted, not with every start or command that builds the channel.
+    renderBlocks(builder, requireOnUse<{ Lexer: typeof Lexer }>('marked').Lexer.lex(markdown), '', false);
   } catch {
     return trimFormatted({ text: cleanForTelegram(markdown, false), entities: [] });
   }

@@ -1,12 +1,15 @@
-import { Marked, type Tokens } from 'marked';
+import type { Marked, Tokens } from 'marked';
+import { requireOnUse } from './folded.js';
 import { escapeHtml } from './html-escape.js';
 
 /**
  * Markdown to HTML, safe whatever the text says: raw HTML is shown as text, links keep only http(s), mailto and
  * in-page targets, and images become links (nothing is loaded from elsewhere). The console shows answers and
- * memory files with it; mail the model writes in Markdown is sent with it as the HTML part.
+ * memory files with it; mail the model writes in Markdown is sent with it as the HTML part. marked is loaded at the
+ * first text rendered, not with every start or command that builds the console, Matrix or mail.
  */
-const marked = new Marked({
+let made: Marked | undefined;
+const marked = (): Marked => (made ??= new (requireOnUse<{ Marked: typeof Marked }>('marked').Marked)({
   gfm: true,
   breaks: true,
   async: false,
@@ -26,10 +29,10 @@ const marked = new Marked({
       return href ? `<a href="${escapeHtml(href)}" rel="noopener noreferrer nofollow" target="_blank">${escapeHtml(label)}</a>` : escapeHtml(label);
     },
   },
-});
+}));
 
 export function markdownToHtml(text: string): string {
-  return marked.parse(text, { async: false });
+  return marked().parse(text, { async: false });
 }
 
 /**
@@ -40,8 +43,8 @@ export function markdownToHtml(text: string): string {
 export function markdownHtmlIfFormatted(text: string): string | undefined {
   const plain = new Set(['paragraph', 'space', 'text', 'escape', 'br', 'html']);
   const walk = (tokens: readonly Tokens.Generic[]): boolean => tokens.some((token) => !plain.has(token.type) || walk((token.tokens ?? []) as Tokens.Generic[]));
-  const tokens = marked.lexer(text);
-  return walk(tokens as unknown as Tokens.Generic[]) ? marked.parser(tokens) : undefined;
+  const tokens = marked().lexer(text);
+  return walk(tokens as unknown as Tokens.Generic[]) ? marked().parser(tokens) : undefined;
 }
 
 function safeHref(href: string): string | undefined {
