@@ -1,5 +1,6 @@
-// Skills: what reading SKILL.md fresh on every use costs (list with N skills), and the content hash that
-// pins hub skills (computed before every run of one). Run: npm run build && node bench/skills.mjs [--json]
+// Skills: what reading SKILL.md fresh on every use costs (list with N skills; the store parses again only a text that
+// changed), and the content hash that pins hub skills (computed before every run of one).
+// Run: npm run build && node bench/skills.mjs [--json]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../dist/db/database.js';
