@@ -5,7 +5,6 @@
  * so a "confirm within 1 hour at <link>" planted by a page cannot be one tap away. Links are found by linkify-it
  * (bare domains and e-mail addresses too, which chat apps turn into links), not by a hand-written pattern.
  */
-import { createRequire } from 'node:module';
 import type LinkifyIt from 'linkify-it';
 import { requireOnUse } from '../lib/folded.js';
 import { addressesIn, requestAddress } from '../net/addresses.js';
@@ -18,7 +17,7 @@ let linkify: LinkifyIt | undefined;
  */
 function finder(): LinkifyIt {
   if (!linkify) {
-    const tlds = createRequire(import.meta.url)('tlds') as string[];
+    const tlds = requireOnUse<string[]>('tlds');
     // Loaded at the first text searched, not with the daemon: most starts search none.
     const Linkify = requireOnUse<typeof LinkifyIt>('linkify-it');
     linkify = new Linkify({}, { fuzzyLink: true, fuzzyEmail: true, fuzzyIP: true }).tlds(tlds, true);

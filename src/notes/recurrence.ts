@@ -1,12 +1,11 @@
-import { createRequire } from 'node:module';
 import type * as RRulePackage from 'rrule';
+import { requireOnUse } from '../lib/folded.js';
 import { dayToUtc, instantOf, utcToDay } from './dates.js';
 
 // rrule is needed only when a task recurs: loaded then, not with the daemon.
-const requireCjs = createRequire(import.meta.url);
 let rruleModule: typeof RRulePackage | undefined;
 function rrule(): typeof RRulePackage.RRule {
-  rruleModule ??= requireCjs('rrule') as typeof RRulePackage;
+  rruleModule ??= requireOnUse<typeof RRulePackage>('rrule');
   return rruleModule.RRule;
 }
 type Options = ReturnType<typeof RRulePackage.RRule.parseText>;

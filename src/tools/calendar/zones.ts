@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
 import ICAL from 'ical.js';
+import { requireOnUse } from '../../lib/folded.js';
 
-const requireCjs = createRequire(import.meta.url);
 type TzLib = { tzlib_get_ical_block(name: string): string[] | string };
 let tzlib: TzLib | undefined;
 
@@ -26,7 +25,7 @@ export function registerZones(calendar: ICAL.Component, text: string): void {
 
 /** The VTIMEZONE of an IANA zone, or undefined when the library does not know it. */
 export function vtimezoneFor(tzid: string): ICAL.Component | undefined {
-  tzlib ??= requireCjs('timezones-ical-library') as TzLib;
+  tzlib ??= requireOnUse<TzLib>('timezones-ical-library');
   const found = tzlib.tzlib_get_ical_block(tzid);
   const block = Array.isArray(found) ? found[0] : undefined;
   if (block === undefined || !block.startsWith('BEGIN:VTIMEZONE')) return undefined;
