@@ -13,10 +13,11 @@ export interface RecordedRun {
 }
 
 /**
- * Runs an ES module `script` in a child Node whose module resolutions are recorded (a resolve hook registered with
- * `--import`): which of the built modules a path loads, checked on `dist/` (`npm run build` first).
+ * Writes the files that make a child Node record what it loads, each as a `RESOLVED <url or path>` line on stderr, and
+ * returns the `--import` argument that installs them: a resolve hook for ES module resolutions and, with `requires`,
+ * Module._load for CommonJS ones (packages loaded with `require`, which resolve hooks do not see).
  */
-export function runRecordingResolutions(script: string, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): RecordedRun {
+export function recordingImport(options: { requires?: boolean } = {}): string {
   const dir = tempDir('familiar-resolutions-');
   const hooks = path.join(dir, 'hooks.mjs');
   writeFileSync(hooks, [
@@ -28,8 +29,27 @@ export function runRecordingResolutions(script: string, options: { cwd?: string;
     '}',
   ].join('\n'));
   const register = path.join(dir, 'register.mjs');
-  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-  const child = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, '--input-type=module', '-e', script], {
+  writeFileSync(register, [
+    "import { register } from 'node:module';",
+    `register(${JSON.stringify(pathToFileURL(hooks).href)});`,
+    ...(options.requires ? [
+      "import { createRequire } from 'node:module';",
+      "import { writeSync } from 'node:fs';",
+      "const Module = createRequire(import.meta.url)('node:module');",
+      'const load = Module._load;',
+      "Module._load = function (request, parent, isMain) { const loaded = load.call(this, request, parent, isMain); try { writeSync(2, 'RESOLVED ' + Module._resolveFilename(request, parent, isMain) + '\\n'); } catch {} return loaded; };",
+    ] : []),
+  ].join('\n') + '\n');
+  return pathToFileURL(register).href;
+}
+
+/**
+ * Runs an ES module `script` in a child Node whose module resolutions are recorded (a resolve hook registered with
+ * `--import`): which of the built modules a path loads, checked on `dist/` (`npm run build` first).
+ */
+export function runRecordingResolutions(script: string, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): RecordedRun {
+  const dir = tempDir('familiar-resolutions-');
+  const child = spawnSync(process.execPath, ['--import', recordingImport(), '--input-type=module', '-e', script], {
     cwd: options.cwd ?? dir, env: options.env ?? { PATH: process.env.PATH ?? '' }, encoding: 'utf8',
   });
   const lines = child.stderr.split('\n');

@@ -7,9 +7,9 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/app.js';
+import { recordingImport } from '../helpers/resolutions.js';
 
 const LAZY = ['linkify-it', 'shell-quote', 'fastest-levenshtein', 'dotenv', 'diff', 'marked', 'minimatch'];
 
@@ -18,25 +18,7 @@ const LAZY = ['linkify-it', 'shell-quote', 'fastest-levenshtein', 'dotenv', 'dif
  * it exited for a one-shot command.
  */
 async function packagesLoaded(dir: string, args: string[] = ['start']): Promise<Set<string>> {
-  const hooks = path.join(dir, 'hooks.mjs');
-  writeFileSync(hooks, [
-    "import { writeSync } from 'node:fs';",
-    'export async function resolve(specifier, context, next) {',
-    '  const resolved = await next(specifier, context);',
-    "  writeSync(2, 'LOADED ' + resolved.url + '\\n');",
-    '  return resolved;',
-    '}',
-  ].join('\n'));
-  const register = path.join(dir, 'register.mjs');
-  writeFileSync(register, [
-    "import { register, createRequire } from 'node:module';",
-    "import { writeSync } from 'node:fs';",
-    `register(${JSON.stringify(pathToFileURL(hooks).href)});`,
-    "const Module = createRequire(import.meta.url)('node:module');",
-    'const load = Module._load;',
-    "Module._load = function (request, parent, isMain) { const loaded = load.call(this, request, parent, isMain); try { writeSync(2, 'LOADED ' + Module._resolveFilename(request, parent, isMain) + '\\n'); } catch {} return loaded; };",
-  ].join('\n'));
-  const child = spawn(process.execPath, ['--import', pathToFileURL(register).href, path.resolve('dist/main.js'), ...args], {
+  const child = spawn(process.execPath, ['--import', recordingImport({ requires: true }), path.resolve('dist/main.js'), ...args], {
     cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -58,7 +40,7 @@ async function packagesLoaded(dir: string, args: string[] = ['start']): Promise<
   }
   const names = new Set<string>();
   for (const line of atReady.split('\n')) {
-    const match = /^LOADED .*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line);
+    const match = /^RESOLVED .*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line);
     if (match) names.add(match[1]!);
   }
   return names;
