@@ -203,15 +203,15 @@ export class SkillStore {
 
   private read(id: string, schedules: ScheduleCheck): SkillEntry {
     const dir = path.join(this.dir, id);
+    const key = `${schedules}:${id}`;
     let text: string;
     try {
       text = readFileSync(path.join(dir, SKILL_FILE), 'utf8');
     } catch (error) {
       const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      this.parses.delete(`${schedules}:${id}`);
+      this.parses.delete(key);
       return { id, dir, success: false, error: missing ? `no ${SKILL_FILE} in ${dir}` : `cannot read ${SKILL_FILE}: ${errorMessage(error)}` };
     }
-    const key = `${schedules}:${id}`;
     let last = this.parses.get(key);
     if (last?.text !== text) {
       last = { text, result: parseSkill(id, text, this.timeZone, schedules) };
