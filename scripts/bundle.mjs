@@ -1,16 +1,25 @@
 // Bundles the command line for a fast start: `tsc` writes dist/ (one file per module, which tests and benchmarks
-// import), then this folds the ~100 modules the daemon loads at start, with yaml and zod, into a few files in
-// dist/bundle/ and makes dist/main.js (the `familiar` bin) load them. Node pays per module file at start, so
-// this takes tens of milliseconds off `familiar start` (docs/BENCHMARKS.md).
-// - Code reached through `await import()` stays in separate chunks, loaded on use as before.
+// import), then this folds what the executable runs, with yaml, zod, commander and openai, into two files, and makes
+// dist/main.js (the `familiar` bin, src/boot.ts) run them through V8's code cache (src/lib/code-cache.ts):
+// - dist/bundle-start/main.cjs: `familiar start` (src/main-start.ts), the daemon and the parts it loads when configured;
+// - dist/bundle/main.cjs: the command line (src/main.ts), each command loaded on use.
+// Each is one CommonJS function, `(function (exports, require, module, __filename, __dirname, __familiarImport) { … })`:
+// a vm.Script, the only kind of code Node 20 keeps a code cache of that covers the functions a run calls
+// (docs/BENCHMARKS.md).
+// - Code reached through `await import('./x.js')` is in the same file, wrapped to run on first use, as before.
+// - `import()` of anything else (a package loaded on use, a custom tool's module) is a call of __familiarImport, an
+//   `import()` made by the executable: in a vm.Script, `import()` needs Node's experimental loader option, and on Node 20
+//   it fails in code taken from a code cache ("A dynamic import callback was not specified").
 // - Other packages stay external (native better-sqlite3, pino's worker transports, the lazily loaded clients).
-// - Chunks sit two folders below the package root, like dist/<dir>/<file>.js, so the paths our modules resolve
+// - The bundles sit two folders below the package root, like dist/<dir>/<file>.js, so the paths our modules resolve
 //   from import.meta.url (config.example.yaml, package.json) are the same bundled or not.
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
+import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = path.join(root, 'dist');
@@ -18,26 +27,61 @@ const BUNDLED = new Set(['yaml', 'zod', 'commander', 'openai']);
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.optionalDependencies ?? {})].filter((name) => !BUNDLED.has(name));
 
+/**
+ * Writes `import(…)` of anything but a relative path as `__familiarImport(…)` in our modules (tsc's output), found by
+ * TypeScript's parser: not in strings or comments, whatever the arguments.
+ */
+const outsideImports = {
+  name: 'outside-imports',
+  setup(builder) {
+    builder.onLoad({ filter: /\.js$/ }, (args) => {
+      if (!args.path.startsWith(dist + path.sep)) return undefined;
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes('import(')) return undefined;
+      const source = ts.createSourceFile(args.path, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+      const starts = [];
+      const visit = (node) => {
+        if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+          const [first] = node.arguments;
+          if (!(first && ts.isStringLiteralLike(first) && /^\.\.?\//.test(first.text))) {
+            if (node.arguments.length > 1) throw new Error(`${path.relative(root, args.path)}: import() with options is not passed on by __familiarImport (src/lib/code-cache.ts)`);
+            starts.push(node.expression.getStart(source));
+          }
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+      let contents = text;
+      for (const start of starts.reverse()) contents = `${contents.slice(0, start)}__familiarImport${contents.slice(start + 'import'.length)}`;
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
 const options = {
-  outExtension: { '.js': '.mjs' },
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   external,
-  // CommonJS code folded in (yaml) calls require() for Node's built-ins; ES modules have none of their own.
-  banner: { js: "import { createRequire as __familiarCreateRequire } from 'node:module'; const require = __familiarCreateRequire(import.meta.url);" },
+  // A CommonJS file has no import.meta: its URL is made from __filename, which src/lib/code-cache.ts passes.
+  define: { 'import.meta.url': '__familiarUrl' },
+  banner: { js: "(function (exports, require, module, __filename, __dirname, __familiarImport) {'use strict'; const __familiarUrl = require('node:url').pathToFileURL(__filename).href;" },
+  footer: { js: '})' },
+  plugins: [outsideImports],
+  metafile: true,
   logLevel: 'warning',
 };
-// Two bundles. dist/bundle/: the command line, each command an entry loaded on use. dist/bundle-start/: `familiar
-// start` alone (src/main-start.ts). In one bundle the code the commands share is cut into a chunk per set of entries
-// using it, and a start read 72 files; its own bundle has only the daemon's entries (the parts loaded when configured),
-// and a start reads 31 (docs/BENCHMARKS.md). What start does not handle (`start --help`) goes to the command line's.
+/** Builds one bundle; an `import()` left to the bundle (in a bundled package) would fail as above: refused. */
+async function bundle(entry, outfile) {
+  const { metafile } = await build({ ...options, entryPoints: [entry], outfile });
+  const left = Object.values(metafile.outputs).flatMap((output) => output.imports).filter((item) => item.kind === 'dynamic-import' && item.external);
+  if (left.length > 0) throw new Error(`${path.relative(root, outfile)}: import() of ${left.map((item) => item.path).join(', ')} is left in the bundle; load it from our own code`);
+}
 for (const folder of ['bundle', 'bundle-start']) rmSync(path.join(dist, folder), { recursive: true, force: true });
-await build({ ...options, entryPoints: { main: path.join(dist, 'main-start.js') }, outdir: path.join(dist, 'bundle-start') });
+await bundle(path.join(dist, 'main-start.js'), path.join(dist, 'bundle-start', 'main.cjs'));
 renameSync(path.join(dist, 'main.js'), path.join(dist, 'cli-main.js'));
-await build({ ...options, entryPoints: { main: path.join(dist, 'cli-main.js') }, outdir: path.join(dist, 'bundle') });
+await bundle(path.join(dist, 'cli-main.js'), path.join(dist, 'bundle', 'main.cjs'));
 rmSync(path.join(dist, 'cli-main.js'));
 // The CommonJS packages the daemon requires on first use (src/lib/folded.ts), each folded into one file: pino's ~20
 // files loaded one by one cost a start twice as much. pino's worker transports (thread-stream) are not used: streams
@@ -58,13 +102,14 @@ for (const folder of ['bundle', 'bundle-start', 'vendor']) {
     if (/[^\x00-\x7f]/.test(text)) writeFileSync(file, text.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`));
   }
 }
-// Node 22.1+ keeps the compiled code of the modules it loads between runs (in NODE_COMPILE_CACHE, else the temporary
-// folder): a start compiles nothing it compiled the last time. It applies to what loads after it is on, hence the
-// dynamic import. Node 20 has no such cache (the call is skipped).
-const MAIN = `#!/usr/bin/env node
-// The command line, bundled by scripts/bundle.mjs from src/main.ts.
-import module from 'node:module';
-module.enableCompileCache?.();
-await import(process.argv.includes('start') ? './bundle-start/main.mjs' : './bundle/main.mjs');
-`;
-writeFileSync(path.join(dist, 'main.js'), MAIN, { mode: 0o755 });
+// The executable: src/boot.ts and the few modules it imports, folded into one file, given each bundle's content hash (the
+// name of its code cache: V8 checks a cache against the source's length only).
+const hash = (file) => createHash('sha256').update(readFileSync(path.join(dist, file))).digest('hex').slice(0, 16);
+const bundles = { start: 'bundle-start/main.cjs', commandLine: 'bundle/main.cjs' };
+const entry = Object.entries(bundles).map(([key, file]) => `${key}: { file: fileURLToPath(new URL(${JSON.stringify(`./${file}`)}, import.meta.url)), build: ${JSON.stringify(hash(file))} }`);
+await build({
+  stdin: { contents: `import { fileURLToPath } from 'node:url';\nimport { boot } from './boot.js';\nawait boot({ ${entry.join(', ')} });\n`, resolveDir: dist, sourcefile: 'familiar.js' },
+  bundle: true, format: 'esm', platform: 'node', target: 'node20', outfile: path.join(dist, 'main.js'), logLevel: 'warning',
+  banner: { js: '#!/usr/bin/env node\n// The `familiar` executable, built by scripts/bundle.mjs from src/boot.ts.' },
+});
+chmodSync(path.join(dist, 'main.js'), 0o755);

@@ -14,6 +14,8 @@ export interface CommandIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   stdin: NodeJS.ReadableStream;
+  /** Called once by `familiar start` when the daemon is ready (the executable then writes its code cache). */
+  ready?: () => void;
 }
 
 /**

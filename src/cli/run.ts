@@ -1,6 +1,7 @@
 import { COMMANDS } from './commands.js';
 import type { CommandIo } from './context.js';
-import { extractGlobals, runLoadedCommand, type Globals } from './outcome.js';
+import { extractGlobals, type Globals } from './globals.js';
+import { runLoadedCommand } from './outcome.js';
 
 /**
  * Takes out the global options (anywhere on the line), checks and routes the rest with commander (help, --version,

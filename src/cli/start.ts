@@ -47,6 +47,7 @@ async function run(context: Parameters<Command>[0]): Promise<number> {
   if (configured.length > 0 && running.length === 0) {
     app.log.warn(ready, `familiar is ready, but nobody can message it: ${configured.join(' and ')} failed to start (the reason is above) — fix it (familiar doctor checks the token) and restart; familiar chat works meanwhile`);
   } else app.log.info({ ...ready, channels: running }, 'familiar is ready');
+  context.io.ready?.();
   // Start-up's garbage is taken now, not held until a collection comes on its own.
   collectStartupGarbage();
   const signal = await stopped;
