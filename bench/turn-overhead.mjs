@@ -105,7 +105,8 @@ global.gc?.();
 const rssAfter = process.memoryUsage().rss;
 await app.close(0);
 
-// Cold start to ready and idle RSS of the real daemon, no channels configured.
+// Cold start to ready and idle RSS of the real daemon, no channels configured. HOME is the same folder for every
+// start: the first writes the code cache (~/.cache/familiar/code) as a person's first start does, the others take it.
 const coldDir = tempDir();
 writeConfig(coldDir, { data_dir: './data', memory_dir: './memory', log: { level: 'info', format: 'json' } });
 const starts = [];
@@ -131,7 +132,7 @@ const results = {
   write_turn_p50_ms: percentile(write, 50), write_turn_p95_ms: percentile(write, 95),
   turns_per_second_64_conversations: turnsPerSecond,
   rss_growth_10k_turns_mib: mib(rssAfter - rssBefore), rss_before_mib: mib(rssBefore), rss_after_mib: mib(rssAfter),
-  cold_start_to_ready_ms_median: percentile(starts, 50), idle_rss_mib: mib(idleRss), idle_rss_1s_mib: mib(idleRssAtOneSecond),
+  cold_start_to_ready_ms_median: percentile(starts, 50), first_start_to_ready_ms: starts[0], idle_rss_mib: mib(idleRss), idle_rss_1s_mib: mib(idleRssAtOneSecond),
 };
 if (process.argv.includes('--json')) console.log(JSON.stringify(results));
 else {
@@ -143,6 +144,7 @@ else {
     ['throughput, 64 conversations', `${Math.round(turnsPerSecond)} turns/s`, '≥ 3000'],
     [`RSS growth over ${results.rss_turns} turns`, `${results.rss_growth_10k_turns_mib.toFixed(1)} MiB (${results.rss_before_mib.toFixed(0)} → ${results.rss_after_mib.toFixed(0)})`, '≤ 10 MiB'],
     [`cold start to ready (median of ${coldStarts})`, `${results.cold_start_to_ready_ms_median.toFixed(0)} ms`, '≤ 120 ms'],
+    ['the first of them (no code cache yet: it writes one)', `${results.first_start_to_ready_ms.toFixed(0)} ms`, ''],
     ['idle RSS (7 s after ready)', `${results.idle_rss_mib.toFixed(1)} MiB`, '≤ 62.6 MiB'],
     ['idle RSS (1 s after ready)', `${results.idle_rss_1s_mib.toFixed(1)} MiB`, ''],
   ]));
