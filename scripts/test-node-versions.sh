@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SUBSET=(
-  test/db test/ops/backup.test.ts test/ops/heap.test.ts
+  test/db test/ops/backup.test.ts test/ops/heap.test.ts test/ops/code-cache.test.ts
   test/memory test/lib test/agent/agent.test.ts
   test/cli/cli.test.ts test/cli/status.test.ts
 )
