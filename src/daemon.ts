@@ -86,15 +86,20 @@ export interface Daemon {
   /** Chat commands answered without an LLM call (`/jobs`, `/remind`, `/undo`, …; in the daemon also `/help` …). */
   commands: ChatCommands;
   parts: readonly Part[];
-  /** Parts whose start threw; the daemon runs without them. */
+  /** Parts whose start threw and that are not running; the daemon runs without them. */
   failedParts(): string[];
+  /** Of the failed parts, those that keep trying by themselves (a chat server unreachable at boot). */
+  retryingParts(): string[];
   /** Where the HTTP endpoint listens once started (`http.listen`); undefined when it does not. */
   httpAddress(): { host: string; port: number } | undefined;
   llmReady: boolean;
   startedAt: number;
-  /** Starts the parts in order; one that fails is logged and the others run. */
+  /** Starts the parts in order; one that fails is logged and the others run. A `close` meanwhile ends it early. */
   start(): Promise<void>;
-  /** Stops the parts, lets in-flight chat turns finish until `graceMs`, cancels the rest, closes everything. */
+  /**
+   * Stops the parts, lets in-flight chat turns finish until `graceMs`, cancels the rest, closes everything. Called
+   * while `start` runs, it starts no more parts and waits for the one starting no longer than `graceMs`.
+   */
   close(graceMs?: number): Promise<void>;
   /** Asks every part to pick up what changed on disk (the custom tools); for SIGHUP. Never throws. */
   reloadParts(): Promise<void>;
@@ -176,6 +181,7 @@ function assemble(core: Core, made: Made, customTools: CustomTools, running: Run
     parts: lifecycle.parts, llmReady: core.llmReady, startedAt: core.startedAt, people: core.people,
     httpAddress: () => running?.httpAddress(),
     failedParts: () => [...lifecycle.failed],
+    retryingParts: () => [...lifecycle.retrying],
     reload,
     start: () => lifecycle.start(),
     close: (graceMs = 10_000) => lifecycle.close(graceMs),

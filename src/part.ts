@@ -3,6 +3,7 @@
  * takes exactly the dependencies it uses and returns what it made; the root registers the tools and chat commands,
  * starts the parts in order and stops them in reverse. Nothing here knows any part.
  */
+import { AppError } from './errors.js';
 import type { AnyTool } from './tools/types.js';
 
 export interface DoctorLine {
@@ -50,7 +51,11 @@ export interface Part {
   tools?: readonly AnyTool[];
   /** Chat commands this part answers; the first part to claim a name keeps it. */
   commands?: ChatCommands;
-  /** Side effects begin here (listening, polling, timers, connections). */
+  /**
+   * Side effects begin here (listening, polling, timers, connections). Throws when the part cannot run; throws
+   * StartRetrying when it cannot run yet but keeps trying by itself. `stop` may come while it runs (a stop signal
+   * during start-up): it should then give up soon.
+   */
   start?(): Promise<void>;
   /** Stop taking new work; in-flight turns are drained by the root afterwards. */
   stop?(): Promise<void>;
@@ -63,4 +68,25 @@ export interface Part {
   reload?(): Promise<void>;
   /** `familiar doctor` lines: each says what is wrong and how to fix it. */
   doctor?(): Promise<DoctorLine[]>;
+}
+
+/**
+ * What a part's start throws when it cannot run now but keeps trying by itself (a chat server unreachable at boot, as
+ * when the network comes up after the daemon): the daemon runs without it, lists it as failed with this reason, and
+ * takes it off the list when `started` resolves. `started` rejects when the part gives up or is stopped.
+ */
+export class StartRetrying extends AppError {
+  // Private, behind a getter: the logger's error serializer would print the promise as `{}`.
+  readonly #started: Promise<void>;
+  constructor(failure: AppError, started: Promise<void>) {
+    // The failure's own cause, not the failure: the logged message would say the reason twice.
+    super(failure.code, `${failure.message}; it keeps trying in the background`, { cause: failure.cause });
+    this.#started = started;
+    // Whoever started the part may not be listening (a test, a one-shot command): giving up is logged by the part.
+    started.catch(() => undefined);
+  }
+
+  get started(): Promise<void> {
+    return this.#started;
+  }
 }

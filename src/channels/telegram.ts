@@ -1,8 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Api, Bot, GrammyError, HttpError, InputFile, type Context } from 'grammy';
 import type { InlineKeyboardMarkup, Message, MessageEntity } from 'grammy/types';
-import type { ChatCommands, DoctorLine } from '../part.js';
+import { StartRetrying, type ChatCommands, type DoctorLine } from '../part.js';
 import type { Config } from '../config/schema.js';
 import { AppError, errorMessage } from '../errors.js';
+import { linkAbort } from '../lib/abort.js';
 import type { Logger } from '../log.js';
 import type { Artifact } from '../tools/types.js';
 import type { RemoteAttachment } from './attachments.js';
@@ -16,6 +18,11 @@ export type TelegramConfig = NonNullable<Config['channels']['telegram']>;
 
 export const TELEGRAM_LIMIT = TELEGRAM_TEXT_LIMIT;
 const COMMAND_NAME = /^[a-z0-9_]{1,32}$/;
+const START_TIMEOUT_MS = 20_000;
+const RECONNECT_FIRST_MS = 5000;
+const RECONNECT_MAX_MS = 60_000;
+/** grammy types its signal with a shim; at run time it takes Node's own AbortSignal. */
+type GrammySignal = Parameters<Api['getMe']>[0];
 
 export interface TelegramChannelOptions {
   /** The chat commands, for Telegram's command menu (setMyCommands). */
@@ -41,6 +48,8 @@ export class TelegramChannel implements ChannelAdapter {
   private accepting = false;
   private stopped = false;
   private polling: Promise<void> | undefined;
+  /** Aborts the start's `getMe` and the tries after it, at `stop`. */
+  private abort: AbortController | undefined;
   private readonly callbackListeners: Array<(ctx: Context) => void | Promise<void>> = [];
   /** The command names last sent to setMyCommands. */
   private menu = '';
@@ -63,29 +72,31 @@ export class TelegramChannel implements ChannelAdapter {
     this.bot.catch((error) => this.log.error({ err: error.error }, 'telegram: update handler failed'));
   }
 
+  /**
+   * Asks Telegram who the bot is (`getMe`, with the daemon's retries: a few seconds, 20 at most), then polls. Not grammy's
+   * `bot.init()`: it retries a network error or a 5xx without end, so an unreachable Bot API held the whole daemon's
+   * start (no "ready", no scheduler) and a stop signal with it. Unreachable, it throws StartRetrying and keeps
+   * trying in the background (the network is often not up yet at boot); a rejected token is a fix, not a wait.
+   */
   async start(): Promise<void> {
     this.stopped = false;
+    const stop = new AbortController();
+    this.abort = stop;
     try {
-      await this.bot.init();
+      this.bot.botInfo = await this.whoAmI(stop.signal);
     } catch (error) {
-      if (error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404)) {
-        throw new AppError('TELEGRAM_AUTH', 'telegram: the bot token was rejected; check channels.telegram.token (from @BotFather)', { cause: error });
-      }
-      throw new AppError('TELEGRAM_UNREACHABLE', `telegram: cannot reach ${this.apiRoot}: ${errorMessage(error)}`, { cause: error });
+      const failure = error instanceof AppError ? error : this.startError(error);
+      if (stop.signal.aborted || failure.code === 'TELEGRAM_AUTH') throw failure;
+      throw new StartRetrying(failure, this.connectLater(stop.signal));
     }
-    await this.registerCommands();
-    this.accepting = true;
-    // Messages whose turn a crash cut are queued before the first poll, so they keep their place in their chat.
-    const replayed = this.options.router.replay(this.name, (update) => this.chatIo(update));
-    if (replayed > 0) this.log.info({ replayed }, 'telegram: answering messages left unanswered by the last run');
-    this.poll();
-    this.log.info({ bot: this.bot.botInfo.username }, 'telegram: polling');
+    await this.begin();
   }
 
-  /** Stops polling (grammy confirms the last offset); replies of running turns still go out. */
+  /** Stops polling (grammy confirms the last offset), or the tries to connect; replies of running turns still go out. */
   async stop(): Promise<void> {
     this.accepting = false;
     this.stopped = true;
+    this.abort?.abort(new AppError('TELEGRAM_STOPPED', 'telegram: stopped'));
     if (this.bot.isRunning()) await this.bot.stop().catch((error: unknown) => this.log.debug({ err: error }, 'telegram: stop'));
     await this.polling;
   }
@@ -128,6 +139,76 @@ export class TelegramChannel implements ChannelAdapter {
       await this.sendPart(chatId, part, index === 0 ? replyTo : undefined, index === parts.length - 1 ? keyboard : {});
     }
     for (const artifact of reply.artifacts ?? []) await this.sendArtifact(chatId, artifact);
+  }
+
+  /**
+   * `getMe` for the start, given up after 20 s: a Bot API that takes the connection and never answers would hold the
+   * start for grammy's 500 s timeout. A timer, not `AbortSignal.timeout` in `AbortSignal.any`: Node 20 may collect
+   * that timeout signal before it fires.
+   */
+  private async whoAmI(stop: AbortSignal): Promise<Bot['botInfo']> {
+    const attempt = new AbortController();
+    const unlink = linkAbort(attempt, stop);
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      attempt.abort();
+    }, START_TIMEOUT_MS);
+    try {
+      return await this.bot.api.getMe(attempt.signal as GrammySignal);
+    } catch (error) {
+      if (!late) throw error;
+      throw new AppError('TELEGRAM_UNREACHABLE', `telegram: ${this.apiRoot} did not answer within ${START_TIMEOUT_MS / 1000} s`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+      unlink();
+    }
+  }
+
+  /** What a start does once Telegram answered: the command menu, the messages a crash left, polling. */
+  private async begin(): Promise<void> {
+    // Stopped while Telegram answered (a stop signal during start-up): polling would outlive the daemon's close.
+    if (this.stopped) return;
+    await this.registerCommands();
+    this.accepting = true;
+    // Messages whose turn a crash cut are queued before the first poll, so they keep their place in their chat.
+    const replayed = this.options.router.replay(this.name, (update) => this.chatIo(update));
+    if (replayed > 0) this.log.info({ replayed }, 'telegram: answering messages left unanswered by the last run');
+    this.poll();
+    this.log.info({ bot: this.bot.botInfo.username }, 'telegram: polling');
+  }
+
+  /**
+   * `getMe` again, 5 s after the failed start and then less and less often (a minute at most), until Telegram
+   * answers (then it polls), rejects the token, or `stop` aborts. One plain request a try, logged at debug: the
+   * daemon's retries would log four warnings a try through a long outage.
+   */
+  private async connectLater(signal: AbortSignal): Promise<void> {
+    const api = new Api(this.options.config.token, { apiRoot: this.apiRoot, timeoutSeconds: 30 });
+    for (let attempt = 0; ; attempt += 1) {
+      await sleep(Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** attempt), undefined, { signal });
+      try {
+        this.bot.botInfo = await api.getMe(signal as GrammySignal);
+        break;
+      } catch (error) {
+        const failure = this.startError(error);
+        if (signal.aborted) throw failure;
+        if (failure.code === 'TELEGRAM_AUTH') {
+          this.log.error({ err: failure }, 'telegram: the bot token was rejected; no more tries (fix it and restart)');
+          throw failure;
+        }
+        this.log.debug({ attempt: attempt + 1, reason: networkReason(error) }, 'telegram: still cannot reach the Bot API');
+      }
+    }
+    signal.throwIfAborted();
+    await this.begin();
+  }
+
+  private startError(error: unknown): AppError {
+    if (error instanceof GrammyError && (error.error_code === 401 || error.error_code === 404)) {
+      return new AppError('TELEGRAM_AUTH', 'telegram: the bot token was rejected; check channels.telegram.token (from @BotFather)', { cause: error });
+    }
+    return new AppError('TELEGRAM_UNREACHABLE', `telegram: cannot reach ${this.apiRoot}: ${networkReason(error)}`, { cause: error });
   }
 
   private poll(): void {

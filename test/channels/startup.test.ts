@@ -4,6 +4,7 @@ import { startOpenAiServer, type FakeOpenAI } from '../fakes/openai-server.js';
 import { startTelegramServer, type FakeTelegram } from '../fakes/telegram-server.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { OWNER_DC } from '../helpers/channels.js';
+import { waitUntil } from '../helpers/daemon.js';
 
 describe('channel start-up', () => {
   let llm: FakeOpenAI;
@@ -33,6 +34,24 @@ describe('channel start-up', () => {
     expect(reply.content).toBe('ok');
     await expect(t.app.channels.deliver('telegram:1', { text: 'x' })).rejects.toMatchObject({ code: 'CHANNEL_UNAVAILABLE' });
   });
+
+  it('lists a channel whose server fails at start as failing and retrying, and runs it once the server answers', async () => {
+    llm = await startOpenAiServer();
+    telegram = await startTelegramServer();
+    discord = await startDiscordServer();
+    // Five 502s: the start's getMe and its four retries; the first try in the background gets an answer.
+    telegram.failNext('getMe', { error_code: 502, description: 'Bad Gateway' }, 5);
+    t = await makeTestApp(llm, { channels: { telegram: { token: telegram.token, api_root: telegram.apiRoot, allowed_users: [1] } } });
+    await t.app.start();
+    expect(t.app.failedParts()).toEqual(['telegram']);
+    expect(t.app.retryingParts()).toEqual(['telegram']);
+    expect(t.logs.some((line) => line.includes('telegram failed to start') && line.includes('TELEGRAM_UNREACHABLE') && line.includes('keeps trying'))).toBe(true);
+    await waitUntil(() => t?.app.failedParts().length === 0, 20_000, 'telegram to start in the background');
+    expect(t.app.retryingParts()).toEqual([]);
+    telegram.sendUserMessage({ chatId: 1, userId: 1, text: 'are you there?' });
+    const reply = await telegram.waitFor(() => telegram.messagesTo(1)[0]);
+    expect(reply.text).toBe('ok');
+  }, 40_000);
 
   it('logs one line and stays off for a channel without a token', async () => {
     llm = await startOpenAiServer();
