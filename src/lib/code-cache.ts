@@ -6,7 +6,7 @@ import { Script } from 'node:vm';
 // How the `familiar` executable loads its bundles (scripts/bundle.mjs): each is one CommonJS function, compiled with
 // V8's code cache. A start spent a third of its time compiling the daemon's code; with the cache, V8 takes the
 // compiled code of every function the last start ran instead of compiling it again (start 173 → 125 ms,
-// `familiar tools list` 178 → 109 ms; docs/BENCHMARKS.md). Node 20 has no code cache for ES modules (Node 22's
+// `familiar tools list` 199 → 118 ms; docs/BENCHMARKS.md). Node 20 has no code cache for ES modules (Node 22's
 // module.enableCompileCache has one, and still serves what is loaded from outside the bundles); this one works alike
 // on 20, 22 and 24.
 //
@@ -81,9 +81,10 @@ export function loadBundle<T>(file: string, key: CacheKey | undefined): LoadedBu
     cache,
     save() {
       if (!script || !cacheFile || !key) return false;
-      const data = script.createCachedData();
+      const compiled = script;
       script = undefined;
       try {
+        const data = compiled.createCachedData();
         const partial = `${cacheFile}.${process.pid}.partial`;
         writeFileSync(partial, data, { mode: 0o600 });
         renameSync(partial, cacheFile); // whole or not at all: another process may be reading it
