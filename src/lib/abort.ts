@@ -13,3 +13,24 @@ export function linkAbort(controller: AbortController, parent: AbortSignal | und
   parent.addEventListener('abort', forward, { once: true });
   return () => parent.removeEventListener('abort', forward);
 }
+
+/**
+ * A signal that aborts after `ms` (with a TimeoutError, as AbortSignal.timeout's), or when `parent` does; `done()`
+ * clears the timer and unlinks the parent. Not `AbortSignal.any([AbortSignal.timeout(ms), parent])`: on Node 20 the
+ * composite holds its sources weakly, and the timeout's timer holds its own signal weakly, so after a collection the
+ * composite never aborts (test/lib/abort.test.ts). Here the timer holds the controller.
+ */
+export function deadline(ms: number, parent?: AbortSignal): { signal: AbortSignal; done(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+  // Like AbortSignal.timeout's: the time limit alone does not keep the process running.
+  timer.unref();
+  const unlink = linkAbort(controller, parent);
+  return {
+    signal: controller.signal,
+    done() {
+      clearTimeout(timer);
+      unlink();
+    },
+  };
+}

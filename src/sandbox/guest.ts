@@ -18,6 +18,7 @@
 import type { Stats } from 'node:fs';
 import type Docker from 'dockerode';
 import { runExec } from './exec.js';
+import { deadline } from '../lib/abort.js';
 import type { ToolCallContext } from '../tools/types.js';
 import type { Ownership } from '../workspace/pinned-dir.js';
 
@@ -45,7 +46,12 @@ const PREPARE_FOR_GUEST =
  * guest. Returns the guest's command, with a umask that keeps what it makes changeable by the sandbox user.
  */
 export async function prepareForGuest(container: Docker.Container, command: string | string[], request: { timeoutMs: number; signal?: AbortSignal }): Promise<string | string[]> {
-  await runExec(container, { cmd: ['/bin/sh', '-c', PREPARE_FOR_GUEST], outputBytes: 4096, signal: AbortSignal.any([AbortSignal.timeout(request.timeoutMs), ...(request.signal ? [request.signal] : [])]) });
+  const limit = deadline(request.timeoutMs, request.signal);
+  try {
+    await runExec(container, { cmd: ['/bin/sh', '-c', PREPARE_FOR_GUEST], outputBytes: 4096, signal: limit.signal });
+  } finally {
+    limit.done();
+  }
   return typeof command === 'string' ? `umask 000\n${command}` : ['/bin/bash', '-c', 'umask 000\nexec "$@"', 'guest', ...command];
 }
 
