@@ -4,7 +4,7 @@ import type { InlineKeyboardMarkup, Message, MessageEntity } from 'grammy/types'
 import { StartRetrying, type ChatCommands, type DoctorLine } from '../part.js';
 import type { Config } from '../config/schema.js';
 import { AppError, errorMessage } from '../errors.js';
-import { linkAbort } from '../lib/abort.js';
+import { deadline } from '../lib/abort.js';
 import type { Logger } from '../log.js';
 import type { Artifact } from '../tools/types.js';
 import type { RemoteAttachment } from './attachments.js';
@@ -143,25 +143,19 @@ export class TelegramChannel implements ChannelAdapter {
 
   /**
    * `getMe` for the start, given up after 20 s: a Bot API that takes the connection and never answers would hold the
-   * start for grammy's 500 s timeout. A timer, not `AbortSignal.timeout` in `AbortSignal.any`: Node 20 may collect
-   * that timeout signal before it fires.
+   * start for grammy's 500 s timeout. A `deadline` (src/lib/abort.ts), not `AbortSignal.timeout` in `AbortSignal.any`:
+   * Node 20 may collect that timeout signal before it fires.
    */
   private async whoAmI(stop: AbortSignal): Promise<Bot['botInfo']> {
-    const attempt = new AbortController();
-    const unlink = linkAbort(attempt, stop);
-    let late = false;
-    const timer = setTimeout(() => {
-      late = true;
-      attempt.abort();
-    }, START_TIMEOUT_MS);
+    const limit = deadline(START_TIMEOUT_MS, stop);
     try {
-      return await this.bot.api.getMe(attempt.signal as GrammySignal);
+      return await this.bot.api.getMe(limit.signal as GrammySignal);
     } catch (error) {
-      if (!late) throw error;
+      // Aborted by the time limit (its TimeoutError), not by stop() or the network.
+      if ((limit.signal.reason as Error | undefined)?.name !== 'TimeoutError') throw error;
       throw new AppError('TELEGRAM_UNREACHABLE', `telegram: ${this.apiRoot} did not answer within ${START_TIMEOUT_MS / 1000} s`, { cause: error });
     } finally {
-      clearTimeout(timer);
-      unlink();
+      limit.done();
     }
   }
 
