@@ -19,9 +19,9 @@ import { Script } from 'node:vm';
 export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const setting = env.FAMILIAR_CODE_CACHE;
   if (setting === 'off' || setting === '0') return undefined;
-  const base = setting ? path.resolve(setting) : env.XDG_CACHE_HOME ? path.join(env.XDG_CACHE_HOME, 'familiar') : env.HOME ? path.join(env.HOME, '.cache', 'familiar') : undefined;
-  if (!base) return undefined;
-  const dir = setting ? base : path.join(base, 'code');
+  const userCache = env.XDG_CACHE_HOME || (env.HOME && path.join(env.HOME, '.cache'));
+  const dir = setting ? path.resolve(setting) : userCache ? path.join(userCache, 'familiar', 'code') : undefined;
+  if (!dir) return undefined;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     return ownFolder(dir) ? dir : undefined;
