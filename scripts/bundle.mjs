@@ -23,7 +23,10 @@ import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = path.join(root, 'dist');
-const BUNDLED = new Set(['yaml', 'zod', 'commander', 'openai']);
+// The CommonJS packages the daemon requires on first use (src/lib/folded-packages.ts): in the bundles like the rest,
+// and each folded into one file for dist/ (pino's ~20 files loaded one by one cost a start twice as much).
+const FOLDED = ['pino', 'rotating-file-stream'];
+const BUNDLED = new Set(['yaml', 'zod', 'commander', 'openai', ...FOLDED]);
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
 const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.optionalDependencies ?? {})].filter((name) => !BUNDLED.has(name));
 
@@ -58,6 +61,49 @@ const outsideImports = {
   },
 };
 
+/** src/lib/folded-packages.ts in the bundles: the folded packages are required from the bundle itself. */
+const foldedInBundle = {
+  name: 'folded-in-bundle',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]lib[\\/]folded-packages\.js$/ }, (args) => {
+      if (args.path !== path.join(dist, 'lib', 'folded-packages.js')) return undefined;
+      const cases = FOLDED.map((name) => `case ${JSON.stringify(name)}: return require(${JSON.stringify(name)});`).join(' ');
+      return { loader: 'js', contents: `export function requireFolded(name) { switch (name) { ${cases} default: throw new Error(\`\${name} is not folded\`); } }\n` };
+    });
+  },
+};
+
+/**
+ * What the folded packages load at their first require and use rarely or never, left out of a start:
+ * - pino's worker transports (thread-stream): streams are passed to pino directly, so `transport` is never called;
+ *   here it throws;
+ * - Node modules needed only on a rare path are required at the first call of the functions these packages take from
+ *   them: sonic-boom's assertion, rotating-file-stream's compression and its command runner (1.5–2.5 ms each a start
+ *   otherwise). A package that took another function from them would find it missing: test/ops/bundle.test.ts checks
+ *   that these are all they use.
+ */
+const ON_FIRST_USE = { assert: [], child_process: ['exec'], zlib: ['createGzip'] };
+const foldedTrimmed = {
+  name: 'folded-trimmed',
+  setup(builder) {
+    const inFolded = (importer) => /[\\/]node_modules[\\/](pino|sonic-boom|rotating-file-stream)[\\/]/.test(importer);
+    builder.onResolve({ filter: /^thread-stream$/ }, (args) => (inFolded(args.importer) ? { path: 'thread-stream', namespace: 'not-built' } : undefined));
+    builder.onLoad({ filter: /.*/, namespace: 'not-built' }, () => ({
+      loader: 'js', contents: "module.exports = class ThreadStream { constructor() { throw new Error('pino transports are not part of Familiar (scripts/bundle.mjs)'); } };",
+    }));
+    const builtins = new RegExp(`^(node:)?(${Object.keys(ON_FIRST_USE).join('|')})$`);
+    builder.onResolve({ filter: builtins }, (args) => (inFolded(args.importer) ? { path: args.path.replace(/^node:/, ''), namespace: 'on-first-use' } : undefined));
+    builder.onLoad({ filter: /.*/, namespace: 'on-first-use' }, (args) => ({
+      loader: 'js',
+      contents: [
+        `const load = () => require(${JSON.stringify(`node:${args.path}`)});`,
+        'const on = (name) => function (...args) { return load()[name].apply(this, args); };',
+        `module.exports = Object.assign(function (...args) { return load().apply(this, args); }, { ${ON_FIRST_USE[args.path].map((name) => `${name}: on(${JSON.stringify(name)})`).join(', ')} });`,
+      ].join('\n'),
+    }));
+  },
+};
+
 const options = {
   bundle: true,
   format: 'cjs',
@@ -68,7 +114,7 @@ const options = {
   define: { 'import.meta.url': '__familiarUrl' },
   banner: { js: "(function (exports, require, module, __filename, __dirname, __familiarImport) {'use strict'; const __familiarUrl = require('node:url').pathToFileURL(__filename).href;" },
   footer: { js: '})' },
-  plugins: [outsideImports],
+  plugins: [outsideImports, foldedInBundle, foldedTrimmed],
   metafile: true,
   logLevel: 'warning',
 };
@@ -83,12 +129,10 @@ await bundle(path.join(dist, 'main-start.js'), path.join(dist, 'bundle-start', '
 renameSync(path.join(dist, 'main.js'), path.join(dist, 'cli-main.js'));
 await bundle(path.join(dist, 'cli-main.js'), path.join(dist, 'bundle', 'main.cjs'));
 rmSync(path.join(dist, 'cli-main.js'));
-// The CommonJS packages the daemon requires on first use (src/lib/folded.ts), each folded into one file: pino's ~20
-// files loaded one by one cost a start twice as much. pino's worker transports (thread-stream) are not used: streams
-// are passed to it directly.
+// The folded packages for dist/ (the SDK, benchmarks), each one file.
 rmSync(path.join(dist, 'vendor'), { recursive: true, force: true });
-for (const name of ['pino', 'rotating-file-stream']) {
-  await build({ entryPoints: [createRequire(path.join(root, 'package.json')).resolve(name)], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: path.join(dist, 'vendor', `${name}.cjs`), logLevel: 'warning' });
+for (const name of FOLDED) {
+  await build({ entryPoints: [createRequire(path.join(root, 'package.json')).resolve(name)], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: path.join(dist, 'vendor', `${name}.cjs`), plugins: [foldedTrimmed], logLevel: 'warning' });
 }
 // V8 keeps each module's source text for its life, as one byte a character only when every character is Latin-1: one
 // "—" in a comment doubles the whole chunk's (the daemon's chunk and openai's, 1 MB of the start's 1.3 MB, held 2 MB).

@@ -28,7 +28,18 @@ export async function boot(bundles: { start: BundleFile; commandLine: BundleFile
   if (!('error' in globals) && globals.rest.length === 1 && globals.rest[0] === 'start') {
     const flags = tuneHeapForDaemon() ? 'daemon' : 'defaults';
     const bundle = loadBundle<StartEntry>(bundles.start.file, dir ? { dir, name: 'start', build: bundles.start.build, flags } : undefined);
-    const io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, ready: () => void bundle.save() };
+    // Node makes process.stdin and process.stdout on first use (a stream, and the modules behind it): the daemon logs to
+    // stderr and reads neither, so they are not made for it.
+    const io = {
+      get stdout() {
+        return process.stdout;
+      },
+      stderr: process.stderr,
+      get stdin() {
+        return process.stdin;
+      },
+      ready: () => void bundle.save(),
+    };
     process.exitCode = await bundle.exports.main(globals, io);
     return;
   }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { ChildLoggerOptions, DestinationStream, Logger, LoggerOptions, pino as Pino } from 'pino';
-import { requireFolded } from './lib/folded.js';
+import { requireFolded } from './lib/folded-packages.js';
 import { createRedactor, redactorFor } from './lib/redaction.js';
 import { AppError } from './errors.js';
 
