@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { applyChanges, classifyChanges, type ConfigChanges, type ReloadStatus } from '../config/live.js';
@@ -64,14 +63,15 @@ interface Reloading {
   secrets: LoadedConfig['secrets'];
   state: ReloadStatus;
   /** The last text seen of each watched file: an editor's save that changes nothing (or a touch) is not a reload. */
-  seen: Map<string, string>;
+  seen: Map<string, string | undefined>;
 }
 
-function fingerprint(name: string): string {
+/** The file's bytes, as text (a config is a few KB; a hash of it would load Node's crypto at every start). */
+function fingerprint(name: string): string | undefined {
   try {
-    return createHash('sha256').update(readFileSync(name)).digest('hex');
+    return readFileSync(name, 'latin1');
   } catch {
-    return 'missing';
+    return undefined; // missing
   }
 }
 
