@@ -43,6 +43,8 @@ export interface ChannelsPartDeps {
   voice?: ChannelVoice | undefined;
   /** Runs a chat command as its sender (a household's person); absent: as is. */
   runAs?: RunAs;
+  /** The parts that failed to start (or keep trying to): a channel among them is not listed as running by `/status`. */
+  failedParts?: () => readonly string[];
 }
 
 /** The router and the built-in chat commands: what every chat platform (and the console) hands its messages to. */
@@ -82,7 +84,7 @@ export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
   });
   const builtins = createBuiltinCommands({
     config, usageToday: deps.usageToday, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,
-    runningChannels: () => hub.names(), all: () => commands,
+    runningChannels: () => hub.names().filter((name) => !(deps.failedParts?.() ?? []).includes(name)), all: () => commands,
   }, router);
   for (const [name, command] of builtins) if (!commands.has(name)) builtinCommands.set(name, command);
   return { router, refreshAccess };

@@ -41,6 +41,7 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
     startedAt: core.startedAt, usageToday: core.usage.today, workspaces: made.sandbox.sandbox?.workspaces, voice: made.voice.service,
     // In a household a chat command (/tasks, /undo, /memory) acts as its sender, as a turn does.
     runAs: (channel, userId, run) => (core.people.household ? withPerson(core.people.forSender(channel, userId), run) : run()),
+    failedParts: () => lifecycle.failed,
   });
   const platforms = await channels.createPlatformParts({
     config, log, hub, router, approvals: core.approvals, press: pressAnyButton(core, made), isAllowed: (channel, userId) => router.isAllowed(channel, userId),
@@ -51,7 +52,8 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
     failedParts: () => [...lifecycle.failed],
     partNames: () => lifecycle.parts.map((part) => part.name),
     // The channels of `channels:` (what `configured` lists); the console and its push are one of the modules.
-    runningChannels: () => hub.names().filter((name) => name !== 'console' && name !== 'push'),
+    // A platform that failed to start, or is still trying to reach its server, is registered on the hub but not running.
+    runningChannels: () => hub.names().filter((name) => name !== 'console' && name !== 'push' && !lifecycle.failed.includes(name)),
     configuredChannels: () => platformsToStart(config).map((entry) => entry.name),
     queue: turns,
     usageToday: core.usage.today,

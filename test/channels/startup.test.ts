@@ -33,6 +33,10 @@ describe('channel start-up', () => {
     const reply = await discord.waitFor(() => discord.messagesIn(channelId)[0]);
     expect(reply.content).toBe('ok');
     await expect(t.app.channels.deliver('telegram:1', { text: 'x' })).rejects.toMatchObject({ code: 'CHANNEL_UNAVAILABLE' });
+    // /status names the channels that run: not the one that failed.
+    discord.sendUserMessage({ userId: OWNER_DC, content: '/status', dm: true });
+    const status = await discord.waitFor(() => discord.messagesIn(channelId).find((message) => message.content.includes('Channels:')));
+    expect(status.content).toMatch(/Channels: discord$/m);
   });
 
   it('lists a channel whose server fails at start as failing and retrying, and runs it once the server answers', async () => {
