@@ -97,16 +97,31 @@ export function loadBundle<T>(file: string, key: CacheKey | undefined): LoadedBu
   };
 }
 
-/** The caches of earlier builds of the same entry are of no more use. */
+/**
+ * The caches of earlier builds of the same entry are of no more use, nor a half-written one (`<cache>.<pid>.partial`)
+ * whose writer is gone: a run killed while it wrote.
+ */
 function removeOtherBuilds(key: CacheKey): void {
   for (const name of readdirSync(key.dir)) {
-    if (name.startsWith(`${key.name}-`) && name.endsWith('.v8') && !name.startsWith(`${key.name}-${key.build}-`)) {
+    const stale = name.startsWith(`${key.name}-`) && name.endsWith('.v8') && !name.startsWith(`${key.name}-${key.build}-`);
+    const writer = /\.v8\.(\d+)\.partial$/.exec(name)?.[1];
+    if (stale || (writer !== undefined && !running(Number(writer)))) {
       try {
         unlinkSync(path.join(key.dir, name));
       } catch {
         // another process removed it first
       }
     }
+  }
+}
+
+/** Whether a process of this number exists (EPERM: it does, another user's). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -70,15 +70,18 @@ describe('loadBundle', () => {
     expect(load(file, key)).toMatchObject({ cache: 'used', answer: 3 });
   });
 
-  it('removes the caches of earlier builds of the same entry, and only those', () => {
+  it('removes the caches of earlier builds of the same entry and half-written ones whose writer is gone, and only those', () => {
     const dir = tempDir();
-    for (const name of ['start-old1-daemon-00000000.v8', 'start-old2-defaults-00000000.v8', 'cli-tools-old1-liftoff-00000000.v8', 'notes.txt']) writeFileSync(path.join(dir, name), 'x');
+    // Half-written caches: one whose writer is gone (a run killed while it wrote), one whose writer runs (this one).
+    const gone = spawnSync(process.execPath, ['-p', 'process.pid'], { encoding: 'utf8' }).stdout.trim();
+    const partials = [`cli-ask-old1-liftoff-00000000.v8.${gone}.partial`, `cli-ask-old1-liftoff-00000000.v8.${process.pid}.partial`];
+    for (const name of ['start-old1-daemon-00000000.v8', 'start-old2-defaults-00000000.v8', 'cli-tools-old1-liftoff-00000000.v8', 'notes.txt', ...partials]) writeFileSync(path.join(dir, name), 'x');
     const file = writeBundle(dir, 1);
     load(file, { dir, name: 'start', build: 'new1', flags: 'daemon' });
     const left = readdirSync(dir).sort();
-    expect(left).toHaveLength(4);
-    expect(left.slice(0, 3)).toEqual(['bundle.cjs', 'cli-tools-old1-liftoff-00000000.v8', 'notes.txt']);
-    expect(left[3]).toMatch(/^start-new1-daemon-[0-9a-f]{8}\.v8$/);
+    expect(left).toHaveLength(5);
+    expect(left.slice(0, 4)).toEqual(['bundle.cjs', partials[1], 'cli-tools-old1-liftoff-00000000.v8', 'notes.txt']);
+    expect(left[4]).toMatch(/^start-new1-daemon-[0-9a-f]{8}\.v8$/);
   });
 });
 
