@@ -6,7 +6,7 @@ import type { ZodError, ZodTypeAny } from 'zod/v3';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { readEnvFile } from './env-file.js';
 import { resolveFolders, type Relocation } from './folders.js';
-import { configSchema, type Config } from './schema.js';
+import { configSchema, configSchemaFor, type Config } from './schema.js';
 import { urlSecrets } from './url-secrets.js';
 import { unknownKeyReason } from './suggest.js';
 
@@ -140,9 +140,9 @@ export interface ValidateOptions {
 /** Validates an already-parsed and interpolated object; throws ConfigError naming every bad key. */
 export function validateConfig(raw: unknown, options: ValidateOptions = {}): Config {
   // Built for this call and let go with it: the daemon holds no schema between loads (see schema.ts).
-  const schema = configSchema();
-  const result = schema.safeParse(raw);
-  if (!result.success) throw ConfigError.of(zodProblems(schema, result.error, raw, options), { cause: result.error });
+  const result = configSchemaFor(raw).safeParse(raw);
+  // The whole schema for the problems: where an unknown key belongs may be a section this config does not have.
+  if (!result.success) throw ConfigError.of(zodProblems(configSchema(), result.error, raw, options), { cause: result.error });
   return result.data;
 }
 
