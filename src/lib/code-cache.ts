@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Script } from 'node:vm';
@@ -61,7 +61,7 @@ export interface LoadedBundle<T> {
  * (scripts/bundle.mjs): an `import()` made here, which resolves a package as from beside the bundle.
  */
 export function loadBundle<T>(file: string, key: CacheKey | undefined): LoadedBundle<T> {
-  const cacheFile = key ? path.join(key.dir, `${key.name}-${key.build}-${key.flags}-${processKey()}.v8`) : undefined;
+  const cacheFile = key ? path.join(key.dir, `${key.name}-${key.build}-${key.flags}-${processKey()}-${installKey(file)}.v8`) : undefined;
   let cachedData: Buffer | undefined;
   if (cacheFile) {
     try {
@@ -88,7 +88,7 @@ export function loadBundle<T>(file: string, key: CacheKey | undefined): LoadedBu
         const partial = `${cacheFile}.${process.pid}.partial`;
         writeFileSync(partial, data, { mode: 0o600 });
         renameSync(partial, cacheFile); // whole or not at all: another process may be reading it
-        removeOtherBuilds(key);
+        removeOtherBuilds(key, installKey(file));
         return true;
       } catch {
         return false;
@@ -97,21 +97,38 @@ export function loadBundle<T>(file: string, key: CacheKey | undefined): LoadedBu
   };
 }
 
+/** Caches of another install, unwritten this long, are taken for those of an install that is gone. */
+const OTHER_INSTALL_DAYS = 90;
+
 /**
- * The caches of earlier builds of the same entry are of no more use, nor a half-written one (`<cache>.<pid>.partial`)
- * whose writer is gone: a run killed while it wrote.
+ * The caches of this install's earlier builds of the same entry are of no more use, nor a half-written one
+ * (`<cache>.<pid>.partial`) whose writer is gone (a run killed while it wrote). Another install's (a checkout beside an
+ * installed Familiar, run in turn) are kept: removed, each would compile at every run; they go once unwritten for
+ * OTHER_INSTALL_DAYS.
  */
-function removeOtherBuilds(key: CacheKey): void {
+function removeOtherBuilds(key: CacheKey, install: string): void {
   for (const name of readdirSync(key.dir)) {
-    const stale = name.startsWith(`${key.name}-`) && name.endsWith('.v8') && !name.startsWith(`${key.name}-${key.build}-`);
+    const file = path.join(key.dir, name);
     const writer = /\.v8\.(\d+)\.partial$/.exec(name)?.[1];
+    const ours = name.endsWith(`-${install}.v8`);
+    const stale = name.endsWith('.v8') && (ours
+      ? name.startsWith(`${key.name}-`) && !name.startsWith(`${key.name}-${key.build}-`)
+      : olderThan(file, OTHER_INSTALL_DAYS));
     if (stale || (writer !== undefined && !running(Number(writer)))) {
       try {
-        unlinkSync(path.join(key.dir, name));
+        unlinkSync(file);
       } catch {
         // another process removed it first
       }
     }
+  }
+}
+
+function olderThan(file: string, days: number): boolean {
+  try {
+    return Date.now() - statSync(file).mtimeMs > days * 86_400_000;
+  } catch {
+    return false;
   }
 }
 
@@ -130,8 +147,17 @@ function running(pid: number): boolean {
  * that runs with different flags keep a cache each instead of replacing each other's.
  */
 function processKey(): string {
-  const text = [process.version, process.arch, ...process.execArgv, process.env.NODE_OPTIONS ?? ''].join('\0');
-  let hash = 0x811c9dc5; // FNV-1a, 32 bits: a name, not a check (V8 checks)
+  return fnv([process.version, process.arch, ...process.execArgv, process.env.NODE_OPTIONS ?? ''].join('\0'));
+}
+
+/** Which install the bundle is (its folder): each keeps its own caches (removeOtherBuilds). */
+function installKey(file: string): string {
+  return fnv(path.dirname(path.dirname(file)));
+}
+
+/** FNV-1a, 32 bits, as 8 hex digits: a name, not a check (V8 checks). */
+function fnv(text: string): string {
+  let hash = 0x811c9dc5;
   for (let index = 0; index < text.length; index += 1) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193) >>> 0;
   return hash.toString(16).padStart(8, '0');
 }

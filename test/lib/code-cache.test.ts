@@ -3,7 +3,7 @@
 // caches of earlier builds of the same entry only. Each load runs in a process of its own (the built module,
 // `npm run build` first): within one process V8 keeps what it compiled, and would answer from memory, not the cache.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pathToFileURL } from 'node:url';
@@ -53,7 +53,7 @@ describe('loadBundle', () => {
     const file = writeBundle(dir, 7);
     expect(load(file, key)).toMatchObject({ cache: 'missing', answer: 7, saved: [true, false] });
     const [written] = cacheFiles(cache);
-    expect(written).toMatch(/^start-aaaa-daemon-[0-9a-f]{8}\.v8$/);
+    expect(written).toMatch(/^start-aaaa-daemon-[0-9a-f]{8}-[0-9a-f]{8}\.v8$/);
     expect(statSync(path.join(cache, written ?? '')).mode & 0o777).toBe(0o600);
     expect(load(file, key)).toMatchObject({ cache: 'used', answer: 7, saved: [false, false] });
     expect(cacheFiles(cache)).toEqual([written]);
@@ -70,18 +70,33 @@ describe('loadBundle', () => {
     expect(load(file, key)).toMatchObject({ cache: 'used', answer: 3 });
   });
 
-  it('removes the caches of earlier builds of the same entry and half-written ones whose writer is gone, and only those', () => {
+  it('removes this install\'s caches of earlier builds of the same entry, half-written ones whose writer is gone, and another install\'s long unwritten, and only those', () => {
     const dir = tempDir();
-    // Half-written caches: one whose writer is gone (a run killed while it wrote), one whose writer runs (this one).
-    const gone = spawnSync(process.execPath, ['-p', 'process.pid'], { encoding: 'utf8' }).stdout.trim();
-    const partials = [`cli-ask-old1-liftoff-00000000.v8.${gone}.partial`, `cli-ask-old1-liftoff-00000000.v8.${process.pid}.partial`];
-    for (const name of ['start-old1-daemon-00000000.v8', 'start-old2-defaults-00000000.v8', 'cli-tools-old1-liftoff-00000000.v8', 'notes.txt', ...partials]) writeFileSync(path.join(dir, name), 'x');
     const file = writeBundle(dir, 1);
     load(file, { dir, name: 'start', build: 'new1', flags: 'daemon' });
-    const left = readdirSync(dir).sort();
-    expect(left).toHaveLength(5);
-    expect(left.slice(0, 4)).toEqual(['bundle.cjs', partials[1], 'cli-tools-old1-liftoff-00000000.v8', 'notes.txt']);
-    expect(left[4]).toMatch(/^start-new1-daemon-[0-9a-f]{8}\.v8$/);
+    const [first = ''] = cacheFiles(dir);
+    const [, proc, install] = /^start-new1-daemon-([0-9a-f]{8})-([0-9a-f]{8})\.v8$/.exec(first) ?? [];
+    expect(install).toBeDefined();
+    // Half-written caches: one whose writer is gone (a run killed while it wrote), one whose writer runs (this one).
+    const gone = spawnSync(process.execPath, ['-p', 'process.pid'], { encoding: 'utf8' }).stdout.trim();
+    const planted = {
+      ourOldBuild: `start-old1-daemon-${proc}-${install}.v8`,
+      ourOldFlags: `start-old2-defaults-${proc}-${install}.v8`,
+      ourOtherEntry: `cli-tools-old1-liftoff-${proc}-${install}.v8`,
+      otherInstall: `start-old1-daemon-${proc}-ffffffff.v8`,
+      otherInstallLongUnwritten: `start-old3-daemon-${proc}-eeeeeeee.v8`,
+      partialGone: `cli-ask-old1-liftoff-${proc}-${install}.v8.${gone}.partial`,
+      partialRunning: `cli-ask-old1-liftoff-${proc}-${install}.v8.${process.pid}.partial`,
+      notes: 'notes.txt',
+    };
+    for (const name of Object.values(planted)) writeFileSync(path.join(dir, name), 'x');
+    const longAgo = new Date(Date.now() - 100 * 86_400_000);
+    utimesSync(path.join(dir, planted.otherInstallLongUnwritten), longAgo, longAgo);
+    load(file, { dir, name: 'start', build: 'new2', flags: 'daemon' });
+    // (The process key differs from the first load's: this test's Node is given the script as an argument.)
+    const left = readdirSync(dir).filter((name) => !/^start-new2-daemon-[0-9a-f]{8}-/.test(name) || !name.endsWith(`-${install}.v8`)).sort();
+    expect(left).toEqual(['bundle.cjs', planted.partialRunning, planted.ourOtherEntry, planted.notes, planted.otherInstall].sort());
+    expect(readdirSync(dir).filter((name) => name.startsWith('start-new2-'))).toHaveLength(1);
   });
 });
 

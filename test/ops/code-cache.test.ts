@@ -52,7 +52,7 @@ describe('the code cache of the familiar executable', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('memory_read');
     const [written = ''] = caches(dir);
-    expect(caches(dir)).toEqual([expect.stringMatching(/^cli-tools-[0-9a-f]{16}-liftoff-[0-9a-f]{8}\.v8$/)]);
+    expect(caches(dir)).toEqual([expect.stringMatching(/^cli-tools-[0-9a-f]{16}-liftoff-[0-9a-f]{8}-[0-9a-f]{8}\.v8$/)]);
     const before = identity(path.join(cacheDir(dir), written));
     const second = run(dir, ['tools', 'list']);
     expect([second.code, second.stdout, second.stderr]).toEqual([0, first.stdout, first.stderr]);
@@ -95,7 +95,7 @@ describe('the code cache of the familiar executable', () => {
     const dir = home();
     await startOnce(dir);
     const [written = ''] = caches(dir);
-    expect(caches(dir)).toEqual([expect.stringMatching(/^start-[0-9a-f]{16}-daemon-[0-9a-f]{8}\.v8$/)]);
+    expect(caches(dir)).toEqual([expect.stringMatching(/^start-[0-9a-f]{16}-daemon-[0-9a-f]{8}-[0-9a-f]{8}\.v8$/)]);
     const before = identity(path.join(cacheDir(dir), written));
     const stderr = await startOnce(dir);
     expect(identity(path.join(cacheDir(dir), written))).toBe(before);
