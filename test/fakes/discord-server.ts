@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, WebSocket } from 'ws';
+import { answerBadGateway } from './bad-gateway.js';
 
 type Json = Record<string, unknown>;
 export interface FakeChannelSpec { id: string; name?: string }
@@ -43,12 +44,19 @@ export interface FakeDiscord {
   dispatch(t: string, d: Json): number;
   /** Close the client socket: no code / 1006 → terminate (abnormal); 4000 etc. → resume; 1000 → fresh IDENTIFY (throttled ~5 s). */
   dropConnection(code?: number): void;
+  /**
+   * While `on`, every request and gateway connection is answered 502 Bad Gateway (nginx's page), as Cloudflare or a
+   * reverse proxy answers for a server that is down; each is counted in `badGateways`.
+   */
+  outage(on: boolean): void;
+  badGateways: number;
   /** route: "[METHOD ]/path" with `:param` wildcards, e.g. "POST /channels/:id/messages". One-shot. */
   failNext(route: string, status: number, body?: Json, retryAfterSeconds?: number): void;
   dmChannelId(userId: string): string;
   messages: SentMessage[]; messagesIn(channelId: string): SentMessage[]; typing: TypingEvent[];
   interactionResponses: InteractionResponse[]; requests: RecordedRequest[];
-  gateway: { connections: number; identifies: number; resumes: number; heartbeats: number };
+  /** `open`: gateway connections open now. */
+  gateway: { connections: number; open: number; identifies: number; resumes: number; heartbeats: number };
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
 }
 
@@ -110,11 +118,13 @@ export async function startDiscordServer(opts: DiscordServerOptions = {}): Promi
   const sessions = new Map<string, Session>();
   let current: Session | null = null;
   let base = '';
+  let down = false;
 
   const fake: FakeDiscord = {
     url: '', restApi: '', gatewayUrl: '', token, botId, botUser,
-    messages: [], typing: [], interactionResponses: [], requests: [],
-    gateway: { connections: 0, identifies: 0, resumes: 0, heartbeats: 0 },
+    messages: [], typing: [], interactionResponses: [], requests: [], badGateways: 0,
+    outage(on) { down = on; },
+    gateway: { connections: 0, open: 0, identifies: 0, resumes: 0, heartbeats: 0 },
     messagesIn: (channelId) => fake.messages.filter((m) => m.channelId === channelId),
     close, sendUserMessage, redispatch, clickButton, dispatch, dropConnection, dmChannelId, waitFor,
     failNext(route, status, body, retryAfter) {
@@ -193,9 +203,17 @@ export async function startDiscordServer(opts: DiscordServerOptions = {}): Promi
   }
 
   const http = createServer((req, res) => { void handle(req, res); });
-  const wss = new WebSocketServer({ server: http });
+  const wss = new WebSocketServer({
+    server: http,
+    verifyClient: (_info, accept) => {
+      if (!down) return accept(true);
+      fake.badGateways++;
+      accept(false, 502, 'Bad Gateway');
+    },
+  });
   wss.on('connection', (ws) => {
     fake.gateway.connections++;
+    fake.gateway.open++;
     send(ws, { op: 10, d: { heartbeat_interval: opts.heartbeatIntervalMs ?? 41250 }, s: null, t: null });
     ws.on('message', (raw) => {
       let msg: { op?: number; d?: Json | number | null };
@@ -224,7 +242,7 @@ export async function startDiscordServer(opts: DiscordServerOptions = {}): Promi
       for (const ev of sess.history) if (ev.s > Number(d.seq ?? 0)) deliver(sess, ev);
       dispatch('RESUMED', {});
     });
-    ws.on('close', () => { if (current?.ws === ws) current.ws = null; });
+    ws.on('close', () => { fake.gateway.open--; if (current?.ws === ws) current.ws = null; });
     ws.on('error', () => undefined);
   });
 
@@ -346,6 +364,7 @@ export async function startDiscordServer(opts: DiscordServerOptions = {}): Promi
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (down) { fake.badGateways++; answerBadGateway(res); return; }
     const url = new URL(req.url ?? '/', base);
     const method = req.method ?? 'GET';
     const reply = (status: number, body?: unknown, headers: Record<string, string> = {}): void => {

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerBadGateway } from './bad-gateway.js';
 
 type Json = Record<string, unknown>;
 
@@ -67,6 +68,12 @@ export interface FakeMatrix {
   redeliver(eventId: string): void;
   /** Answers the next `count` requests whose path contains `fragment` with an error (`extra`: more fields, e.g. retry_after_ms). */
   failNext(fragment: string, status: number, errcode: string, count?: number, extra?: Json): void;
+  /**
+   * While `on`, every request is answered 502 Bad Gateway (nginx's page), as the reverse proxy in front of a homeserver
+   * that is down or restarting answers; each is counted in `badGateways` (not in `requests`).
+   */
+  outage(on: boolean): void;
+  badGateways: number;
   /** Ends the open /sync requests by destroying their sockets, and refuses /sync for `ms` (a dropped connection). */
   dropConnection(ms: number): void;
   /** The bot's `m.room.message` events in a room, each with its latest edit applied. */
@@ -92,11 +99,16 @@ export async function startMatrixServer(options: { botUserId?: string; accessTok
   const waiters = new Set<() => void>();
   const openSyncs = new Set<IncomingMessage>();
   let refuseSyncUntil = 0;
+  let down = false;
   let counter = 0;
   let position = 0;
 
   const fake: FakeMatrix = {
     baseUrl: '', accessToken, botUserId, deviceId, requests: [], sent: [], typing: [], uploads: [],
+    badGateways: 0,
+    outage(on) {
+      down = on;
+    },
     createRoom({ members, encrypted, name, id }) {
       const roomId = id ?? `!room${++counter}:${SERVER}`;
       const room: Room = { id: roomId, state: new Map(), timeline: [] };
@@ -376,6 +388,11 @@ export async function startMatrixServer(options: { botUserId?: string; accessTok
   }
 
   const server = createServer((req, res) => {
+    if (down) {
+      fake.badGateways += 1;
+      answerBadGateway(res);
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {

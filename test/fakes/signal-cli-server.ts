@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerBadGateway } from './bad-gateway.js';
 
 type Json = Record<string, unknown>;
 
@@ -53,6 +54,12 @@ export interface FakeSignalCli {
   emit(envelope: Json): void;
   /** Ends every events stream (signal-cli restarting); the client must reconnect. */
   dropStreams(): void;
+  /**
+   * While `on`, every request is answered 502 Bad Gateway (nginx's page), as a proxy in front of a signal-cli that is
+   * down or restarting answers; each is counted in `badGateways` (not in `calls`).
+   */
+  outage(on: boolean): void;
+  readonly badGateways: number;
   /** The next call of `method` fails with a JSON-RPC error. */
   failNext(method: string, code: number, message: string): void;
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
@@ -72,6 +79,8 @@ export async function startSignalCliServer(options: { account?: string; uuid?: s
   const stored = new Map<string, Buffer>();
   const failures = new Map<string, { code: number; message: string }>();
   let connections = 0;
+  let down = false;
+  let badGateways = 0;
   let clock = Date.now();
   const now = (): number => (clock = Math.max(clock + 1, Date.now()));
 
@@ -129,6 +138,11 @@ export async function startSignalCliServer(options: { account?: string; uuid?: s
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (down) {
+      badGateways += 1;
+      answerBadGateway(response);
+      return;
+    }
     const path = (request.url ?? '/').split('?')[0];
     if (path === '/api/v1/check') {
       response.writeHead(request.method === 'GET' ? 200 : 405).end();
@@ -194,6 +208,12 @@ export async function startSignalCliServer(options: { account?: string; uuid?: s
     url: '', account, uuid, calls, sent, typing,
     get connections() {
       return connections;
+    },
+    get badGateways() {
+      return badGateways;
+    },
+    outage(on) {
+      down = on;
     },
     sentTo(chat) {
       return sent.filter((message) => ('groupId' in chat ? message.groupId === chat.groupId : message.recipient?.includes(chat.recipient)));

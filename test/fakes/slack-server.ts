@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { answerBadGateway, BAD_GATEWAY_UPGRADE } from './bad-gateway.js';
 
 type Json = Record<string, unknown>;
 
@@ -37,6 +38,12 @@ export interface FakeSlack {
   redeliver(envelope: Json): void;
   pressButton(options: { user: string; message: PostedMessage; actionId: string; username?: string }): void;
   slashCommand(options: { user: string; channel: string; command: string; text: string }): void;
+  /**
+   * While `on`, every request and socket connection is answered 502 Bad Gateway (nginx's page), as a proxy answers
+   * for a server that is down; each is counted in `badGateways`.
+   */
+  outage(on: boolean): void;
+  badGateways: number;
   /** Slack's "refresh": `{ type: 'disconnect' }`; the client asks apps.connections.open for a new socket. */
   askToReconnect(): void;
   waitFor<T>(predicate: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
@@ -56,6 +63,7 @@ export async function startSlackServer(options: { botUserId?: string } = {}): Pr
   const stored = new Map<string, { bytes: Buffer; mimetype: string }>();
   const uploads = new Map<string, { name: string; bytes?: Buffer }>();
   const sockets = new Set<WebSocket>();
+  let down = false;
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
@@ -64,6 +72,11 @@ export async function startSlackServer(options: { botUserId?: string } = {}): Pr
   });
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (request, socket, head) => {
+    if (down) {
+      fake.badGateways += 1;
+      socket.end(BAD_GATEWAY_UPGRADE);
+      return;
+    }
     if (!request.url?.startsWith('/link/')) {
       socket.destroy();
       return;
@@ -109,6 +122,11 @@ export async function startSlackServer(options: { botUserId?: string } = {}): Pr
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (down) {
+      fake.badGateways += 1;
+      answerBadGateway(response);
+      return;
+    }
     const url = new URL(request.url ?? '/', base);
     const auth = request.headers.authorization ?? '';
     if (url.pathname.startsWith('/files-pri/')) {
@@ -198,6 +216,10 @@ export async function startSlackServer(options: { botUserId?: string } = {}): Pr
 
   const fake: FakeSlack = {
     apiUrl: `${base}/api/`, appToken, botToken, botUserId, messages: [], ephemerals: [], files: [], acks: [], calls: [], socket: { connections: 0 },
+    badGateways: 0,
+    outage(on) {
+      down = on;
+    },
     messagesIn: (channel, threadTs) => fake.messages.filter((message) => message.channel === channel && message.threadTs === threadTs),
     sendUserMessage(message) {
       const ts = nextTs();
