@@ -1,5 +1,5 @@
 import {
-  ActionRowBuilder, ButtonBuilder, ButtonStyle, Events, MessageFlags, type ButtonInteraction, type Interaction,
+  ActionRowBuilder, ButtonBuilder, ButtonStyle, MessageFlags, type ButtonInteraction, type Interaction,
 } from 'discord.js';
 import type { ApprovalPrompter } from '../approval/prompter.js';
 import { AppError } from '../errors.js';
@@ -21,7 +21,7 @@ export interface DiscordPrompterOptions {
  */
 export function createDiscordPrompter(options: DiscordPrompterOptions): ApprovalPrompter {
   const { channel, pending, log } = options;
-  channel.client.on(Events.InteractionCreate, (interaction) => {
+  channel.onInteraction((interaction) => {
     onInteraction(interaction, options).catch((error: unknown) => log.error({ err: error }, 'discord: approval button handling failed'));
   });
   return {

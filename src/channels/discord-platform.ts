@@ -1,4 +1,4 @@
-import { Events, MessageFlags, type Interaction } from 'discord.js';
+import { MessageFlags, type Interaction } from 'discord.js';
 import { fitText } from './approval-pending.js';
 import { createDiscordPrompter } from './discord-approvals.js';
 import { DISCORD_LIMIT, DiscordChannel, type DiscordConfig } from './discord.js';
@@ -11,7 +11,7 @@ export function createDiscordPlatform(context: PlatformContext): ChatPlatform {
   return platformOf(channel, {
     prompter: (pending) => createDiscordPrompter({ channel, pending, log }),
     listenForButtons: (deps) => {
-      channel.client.on(Events.InteractionCreate, (interaction) => {
+      channel.onInteraction((interaction) => {
         onPress(interaction, deps).catch((error: unknown) => deps.log.error({ err: error }, 'discord: reply button handling failed'));
       });
     },

@@ -1,11 +1,12 @@
 import { once } from 'node:events';
 import {
   ActionRowBuilder, ButtonBuilder, ButtonStyle, Client, DiscordAPIError, Events, GatewayIntentBits, MessageFlags, Partials, REST, Routes,
-  type Message, type SendableChannels,
+  type Interaction, type Message, type SendableChannels,
 } from 'discord.js';
 import type { DoctorLine } from '../part.js';
 import type { Config } from '../config/schema.js';
 import { AppError, errorMessage } from '../errors.js';
+import { deadline } from '../lib/abort.js';
 import type { Logger } from '../log.js';
 import type { RemoteAttachment } from './attachments.js';
 import { cleanName } from './display-name.js';
@@ -19,6 +20,7 @@ export type DiscordConfig = NonNullable<Config['channels']['discord']>;
 export const DISCORD_LIMIT = 2000;
 const FILES_PER_MESSAGE = 10;
 const READY_TIMEOUT_MS = 30_000;
+const REACH_TIMEOUT_MS = 10_000;
 
 export interface DiscordChannelOptions {
   router: ChannelRouter;
@@ -30,57 +32,84 @@ export interface DiscordChannelOptions {
  * Discord through discord.js: DMs, and guild channels when the bot is mentioned or replied to; parts of at
  * most 2000 characters; files in and out. discord.js resumes dropped gateway sessions (replaying missed
  * events) and retries REST 429s itself; the router's dedupe makes a replayed message harmless.
- * Contract: `start` throws AppError DISCORD_AUTH for a rejected token.
+ * Contract: `start` throws AppError DISCORD_AUTH for a rejected token, DISCORD_UNREACHABLE when Discord cannot be
+ * reached (then it may be called again).
  */
 export class DiscordChannel implements ChannelAdapter {
   readonly name = 'discord';
-  /** The discord.js client, for parts that add their own listeners (buttons). */
-  readonly client: Client;
   private readonly options: DiscordChannelOptions;
   private readonly log: Logger;
   private accepting = false;
+  /** The client of the last start (a new one each start: discord.js cannot log a client in again once it failed). */
+  private current: Client;
+  private used = false;
+  private readonly interactionListeners: Array<(interaction: Interaction) => void> = [];
+  /** Aborts a start under way, at `stop`. */
+  private abort: AbortController | undefined;
+  private replayed = false;
+  private probe: REST | undefined;
 
   constructor(options: DiscordChannelOptions) {
     this.options = options;
     this.log = options.log;
-    this.client = new Client({
-      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent],
-      // DM channels are not cached before their first message; without this partial their messages are dropped.
-      partials: [Partials.Channel],
-      rest: { api: options.config.api_url.replace(/\/+$/, '') },
-      allowedMentions: { parse: [], repliedUser: false },
-    });
-    this.client.on(Events.MessageCreate, (message) => this.onMessage(message));
-    this.client.on(Events.Error, (error) => this.log.error({ err: error }, 'discord: client error'));
-    this.client.on(Events.ShardDisconnect, (event) => this.log.warn({ code: event.code }, 'discord: gateway disconnected; discord.js reconnects'));
+    this.current = this.makeClient();
   }
 
+  /** The discord.js client of the current start (replaced when a start is tried again). */
+  get client(): Client {
+    return this.current;
+  }
+
+  /** Interactions (button presses) go to these listeners, on every client a start makes. May be called before `start`. */
+  onInteraction(listener: (interaction: Interaction) => void): void {
+    this.interactionListeners.push(listener);
+    this.current.on(Events.InteractionCreate, listener);
+  }
+
+  /**
+   * Asks Discord who the bot is (one request `stop` can abort, 10 s at most), then logs in and waits for the
+   * gateway's ready (30 s at most). A failed login leaves discord.js's client destroyed for good (`isReady()` stays
+   * false, and a destroy after a second login closes nothing), so a start after one that got that far makes a new
+   * client. `stop` during the start destroys the client it made.
+   */
   async start(): Promise<void> {
-    const ready = once(this.client, Events.ClientReady, { signal: AbortSignal.timeout(READY_TIMEOUT_MS) });
+    const stop = new AbortController();
+    this.abort = stop;
+    // Login's own requests cannot be aborted, and a client destroyed while one runs may still connect after it: the
+    // server is asked first with one that can.
+    await this.reach(stop.signal);
+    if (this.used) this.current = this.makeClient();
+    this.used = true;
+    const client = this.current;
+    const limit = deadline(READY_TIMEOUT_MS, stop.signal);
+    const ready = once(client, Events.ClientReady, { signal: limit.signal });
     try {
-      await this.client.login(this.options.config.token);
-      await ready;
+      await Promise.all([client.login(this.options.config.token), ready]);
     } catch (error) {
       ready.catch(() => undefined);
-      await this.client.destroy();
-      if (error instanceof DiscordAPIError && error.status === 401 || /token/i.test(errorMessage(error))) {
-        throw new AppError('DISCORD_AUTH', 'discord: the bot token was rejected; check channels.discord.token', { cause: error });
-      }
-      throw new AppError('DISCORD_UNREACHABLE', `discord: cannot connect: ${errorMessage(error)}`, { cause: error });
+      await client.destroy();
+      throw stop.signal.aborted ? stopped(error) : startError(error);
+    } finally {
+      limit.done();
     }
     this.accepting = true;
-    const replayed = this.options.router.replay(this.name, (update) => this.replayIo(update));
-    if (replayed > 0) this.log.info({ replayed }, 'discord: answering messages left unanswered by the last run');
-    this.log.info({ bot: this.client.user?.username }, 'discord: connected');
+    // Once per run: a start tried again after one that failed does not answer the same messages twice.
+    if (!this.replayed) {
+      this.replayed = true;
+      const replayed = this.options.router.replay(this.name, (update) => this.replayIo(update));
+      if (replayed > 0) this.log.info({ replayed }, 'discord: answering messages left unanswered by the last run');
+    }
+    this.log.info({ bot: client.user?.username }, 'discord: connected');
   }
 
   async stop(): Promise<void> {
     this.accepting = false;
+    this.abort?.abort();
   }
 
   async close(): Promise<void> {
     this.accepting = false;
-    await this.client.destroy();
+    await this.current.destroy();
   }
 
   async doctor(): Promise<DoctorLine[]> {
@@ -96,6 +125,33 @@ export class DiscordChannel implements ChannelAdapter {
         fix: rejected ? 'set channels.discord.token to the bot token from the Discord developer portal' : 'check the network and channels.discord.api_url',
       }];
     }
+  }
+
+  /** `GET /users/@me`: whether Discord answers and takes the token. */
+  private async reach(signal: AbortSignal): Promise<void> {
+    // One client for every start, without its sweeper timers; no retries: a start that fails is tried again later.
+    this.probe ??= new REST({ api: this.options.config.api_url.replace(/\/+$/, ''), retries: 0, timeout: REACH_TIMEOUT_MS, hashSweepInterval: 0, handlerSweepInterval: 0 })
+      .setToken(this.options.config.token);
+    try {
+      await this.probe.get(Routes.user(), { signal });
+    } catch (error) {
+      throw signal.aborted ? stopped(error) : startError(error);
+    }
+  }
+
+  private makeClient(): Client {
+    const client = new Client({
+      intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent],
+      // DM channels are not cached before their first message; without this partial their messages are dropped.
+      partials: [Partials.Channel],
+      rest: { api: this.options.config.api_url.replace(/\/+$/, '') },
+      allowedMentions: { parse: [], repliedUser: false },
+    });
+    client.on(Events.MessageCreate, (message) => this.onMessage(message));
+    client.on(Events.Error, (error) => this.log.error({ err: error }, 'discord: client error'));
+    client.on(Events.ShardDisconnect, (event) => this.log.warn({ code: event.code }, 'discord: gateway disconnected; discord.js reconnects'));
+    for (const listener of this.interactionListeners) client.on(Events.InteractionCreate, listener);
+    return client;
   }
 
   /** Sends a reply to a channel id (a DM channel or a guild channel); also used by jobs through the ChannelHub. */
@@ -216,4 +272,17 @@ export class DiscordChannel implements ChannelAdapter {
       },
     });
   }
+}
+
+function startError(error: unknown): AppError {
+  if (error instanceof DiscordAPIError && error.status === 401 || /token/i.test(errorMessage(error))) {
+    return new AppError('DISCORD_AUTH', 'discord: the bot token was rejected; check channels.discord.token', { cause: error });
+  }
+  // fetch says "fetch failed"; its cause says why (ECONNREFUSED, a timeout).
+  const code = (error instanceof Error ? (error.cause as NodeJS.ErrnoException | undefined)?.code : undefined);
+  return new AppError('DISCORD_UNREACHABLE', `discord: cannot connect: ${errorMessage(error)}${code ? ` (${code})` : ''}`, { cause: error });
+}
+
+function stopped(error: unknown): AppError {
+  return new AppError('DISCORD_STOPPED', 'discord: stopped while connecting', { cause: error });
 }
