@@ -34,6 +34,7 @@ export type PressHandler = (press: BlockActions) => Promise<boolean>;
 
 /** Web API calls are retried a little (Slack's 429s are honoured by the library); a turn's reply must not hang. */
 const RETRY = { retries: 2, factor: 2, minTimeout: 500, maxTimeout: 5000 };
+const CHECK_TIMEOUT_MS = 10_000;
 const API_ERRORS_OF_AUTH = new Set(['invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired']);
 
 /**
@@ -41,7 +42,8 @@ const API_ERRORS_OF_AUTH = new Set(['invalid_auth', 'not_authed', 'account_inact
  * the Web API (`@slack/web-api`). Direct messages, and in channels messages that mention the bot or follow up in a
  * thread it answered in; every reply in the message's thread. Every envelope is acknowledged at once; one Slack
  * delivers again (unacknowledged, `retry_attempt`) has the same channel and ts, which the router's dedupe drops.
- * Contract: `start` throws AppError SLACK_AUTH naming the key whose token was rejected.
+ * Contract: `start` throws AppError SLACK_AUTH naming the key whose token was rejected, SLACK_UNREACHABLE when Slack
+ * cannot be reached (then it may be called again).
  */
 export class SlackChannel implements ChannelAdapter {
   readonly name = 'slack';
@@ -55,6 +57,11 @@ export class SlackChannel implements ChannelAdapter {
   private readonly threads = new Set<string>();
   private botUserId: string | undefined;
   private accepting = false;
+  /** The start's check of the bot token: no retries and quiet, as a start that fails is tried again (start-retry.ts). */
+  private readonly check: WebClient;
+  /** Aborts a start under way, at `stop`. */
+  private abort: AbortController | undefined;
+  private replayed = false;
 
   constructor(options: SlackChannelOptions) {
     this.options = options;
@@ -62,6 +69,7 @@ export class SlackChannel implements ChannelAdapter {
     this.apiUrl = options.config.api_url.replace(/\/*$/, '/');
     const logger = slackLogger(options.log);
     this.web = new WebClient(options.config.bot_token, { slackApiUrl: this.apiUrl, logger, retryConfig: RETRY });
+    this.check = new WebClient(options.config.bot_token, { slackApiUrl: this.apiUrl, logger: slackLogger(options.log, { quiet: true }), retryConfig: { retries: 0 }, timeout: CHECK_TIMEOUT_MS });
     this.socket = new SocketModeClient({ appToken: options.config.app_token, logger, clientOptions: { slackApiUrl: this.apiUrl, retryConfig: RETRY } });
     this.socket.on('slack_event', (envelope: Envelope) => {
       this.onEnvelope(envelope).catch((error: unknown) => this.log.error({ err: error, type: envelope.type }, 'slack: event handling failed'));
@@ -73,28 +81,61 @@ export class SlackChannel implements ChannelAdapter {
     this.presses.push(handler);
   }
 
+  /**
+   * Checks the bot token (`auth.test`, once: a start that fails is tried again later), answers the messages the last
+   * run left (once a run, as soon as Slack answers), and opens the Socket Mode connection. `stop` during the start
+   * makes it give up at once.
+   */
   async start(): Promise<void> {
+    const stop = new AbortController();
+    this.abort = stop;
     try {
-      const me = await this.web.auth.test();
+      const me = await this.check.auth.test();
       this.botUserId = me.user_id;
     } catch (error) {
       throw startError(error, 'channels.slack.bot_token', 'the bot token (xoxb-…, OAuth & Permissions → Bot User OAuth Token)');
     }
-    // Messages cut by a crash are queued before new ones arrive, so they keep their place in each chat.
-    const replayed = this.options.router.replay(this.name, (update) => this.io(update));
-    if (replayed > 0) this.log.info({ replayed }, 'slack: answering messages left unanswered by the last run');
+    if (stop.signal.aborted) throw stopped();
+    // Messages cut by a crash are queued before new ones arrive, so they keep their place in each chat. Once per run:
+    // a start tried again after one that failed does not answer them twice.
+    if (!this.replayed) {
+      this.replayed = true;
+      const replayed = this.options.router.replay(this.name, (update) => this.io(update));
+      if (replayed > 0) this.log.info({ replayed }, 'slack: answering messages left unanswered by the last run');
+    }
     this.accepting = true;
+    // The Socket Mode client cannot be told to give up a start: stop disconnects it (which ends its own tries) and
+    // the start gives up at once; a socket its start still opens after that is disconnected when it does.
+    const disconnect = (): void => {
+      this.socket.disconnect().catch((error: unknown) => this.log.debug({ err: error }, 'slack: disconnect failed'));
+    };
+    const connecting = this.socket.start();
+    connecting.then(() => {
+      if (stop.signal.aborted) disconnect();
+    }, () => undefined);
+    let giveUp = (): void => undefined;
+    const abandoned = new Promise<never>((_resolve, reject) => {
+      giveUp = () => {
+        disconnect();
+        reject(stopped());
+      };
+      stop.signal.addEventListener('abort', giveUp, { once: true });
+    });
     try {
-      await this.socket.start();
+      await Promise.race([connecting, abandoned]);
     } catch (error) {
       this.accepting = false;
-      throw startError(error, 'channels.slack.app_token', 'the app-level token (xapp-…, Basic Information → App-Level Tokens, scope connections:write)');
+      throw stop.signal.aborted ? stopped() : startError(error, 'channels.slack.app_token', 'the app-level token (xapp-…, Basic Information → App-Level Tokens, scope connections:write)');
+    } finally {
+      // Once running, stop leaves the socket to `close` (after the drain), as before.
+      stop.signal.removeEventListener('abort', giveUp);
     }
     this.log.info({ bot: this.botUserId }, 'slack: connected (Socket Mode)');
   }
 
   async stop(): Promise<void> {
     this.accepting = false;
+    this.abort?.abort();
   }
 
   async close(): Promise<void> {
@@ -281,6 +322,10 @@ function startError(error: unknown, key: string, what: string): AppError {
     return new AppError('SLACK_AUTH', `slack: ${key.split('.').at(-1) ?? key} was rejected (${error.data.error}); check ${key}: ${what}`, { cause: error });
   }
   return new AppError('SLACK_UNREACHABLE', `slack: cannot connect: ${errorMessage(error)}; check the network and channels.slack.api_url`, { cause: error });
+}
+
+function stopped(): AppError {
+  return new AppError('SLACK_STOPPED', 'slack: stopped while connecting');
 }
 
 function doctorFailure(label: string, error: unknown, fix: string): DoctorLine {
