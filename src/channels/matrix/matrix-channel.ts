@@ -4,6 +4,7 @@ import {
 } from 'matrix-js-sdk';
 import type { Config } from '../../config/schema.js';
 import { AppError, errorMessage } from '../../errors.js';
+import { deadline } from '../../lib/abort.js';
 import type { Logger } from '../../log.js';
 import type { DoctorLine } from '../../part.js';
 import { cleanName } from '../display-name.js';
@@ -47,7 +48,8 @@ const ENCRYPTED_NOTICE = 'This room is end-to-end encrypted, and I cannot read e
  * /versions until the server answers); the router's dedupe by event id makes an event seen twice harmless. Each
  * start syncs afresh and answers, once, what allowed people wrote in the last hour that was never claimed.
  * Encrypted rooms are refused with one notice: the Rust crypto this SDK needs is not set up (docs/channels/matrix.md).
- * Contract: `start` throws AppError MATRIX_AUTH for a rejected token; nothing after start throws out of a listener.
+ * Contract: `start` throws AppError MATRIX_AUTH for a rejected token, MATRIX_UNREACHABLE when the homeserver cannot be
+ * reached (then it may be called again); nothing after start throws out of a listener.
  */
 export class MatrixChannel implements ChannelAdapter {
   readonly name = 'matrix';
@@ -58,6 +60,9 @@ export class MatrixChannel implements ChannelAdapter {
   private sender: MatrixSender | undefined;
   private me = '';
   private accepting = false;
+  /** Aborts a start under way, at `stop`. */
+  private abort: AbortController | undefined;
+  private replayed = false;
   /** The first sync is processed: what arrives now is news (an encryption switched on, a join). */
   private prepared = false;
   private startedAt = 0;
@@ -90,9 +95,17 @@ export class MatrixChannel implements ChannelAdapter {
     this.reactionListeners.push(listener);
   }
 
+  /**
+   * Checks the token (`whoami`), then syncs with a new client; the messages the last run left are answered once a run,
+   * as soon as the homeserver answers. A start that throws leaves no client syncing, so it can run again; `stop`
+   * during the start stops the client it made and ends the wait for the first sync.
+   */
   async start(): Promise<void> {
     const { config } = this.options;
-    const who = await this.whoAmI();
+    const stop = new AbortController();
+    this.abort = stop;
+    const who = await this.whoAmI(stop.signal);
+    if (stop.signal.aborted) throw stopped();
     if (!who.ok) throw new AppError(who.rejected ? 'MATRIX_AUTH' : 'MATRIX_UNREACHABLE', `matrix: ${who.detail}; ${who.fix}`);
     this.me = who.userId;
     const deviceId = config.device_id || who.deviceId;
@@ -105,25 +118,34 @@ export class MatrixChannel implements ChannelAdapter {
     client.on(HttpApiEvent.SessionLoggedOut, () => this.log.error('matrix: the homeserver no longer accepts the access token (logged out); set a new channels.matrix.access_token and restart'));
     this.startedAt = Date.now();
     this.accepting = true;
-    // Messages whose turn a crash cut are queued before the first sync, so they keep their place in their room.
-    const replayed = this.options.router.replay(this.name, (update) => this.chatIo(update));
-    if (replayed > 0) this.log.info({ replayed }, 'matrix: answering messages left unanswered by the last run');
-    const ready = this.firstSync(client);
-    await client.startClient({ initialSyncLimit: INITIAL_SYNC_LIMIT, lazyLoadMembers: false });
+    // Messages whose turn a crash cut are queued before the first sync, so they keep their place in their room. Once
+    // per run: a start tried again after one that failed does not answer them twice.
+    if (!this.replayed) {
+      this.replayed = true;
+      const replayed = this.options.router.replay(this.name, (update) => this.chatIo(update));
+      if (replayed > 0) this.log.info({ replayed }, 'matrix: answering messages left unanswered by the last run');
+    }
+    const ready = this.firstSync(client, stop.signal);
+    // Handled here as well: a stop rejects it while startClient still runs, before it is awaited.
+    ready.catch(() => undefined);
     try {
+      // startClient asks for /versions before it syncs: a stop during that request leaves a client that syncs after it.
+      await client.startClient({ initialSyncLimit: INITIAL_SYNC_LIMIT, lazyLoadMembers: false });
       await ready;
     } catch (error) {
       this.accepting = false;
       client.stopClient();
+      if (stop.signal.aborted) throw stopped();
       throw new AppError('MATRIX_UNREACHABLE', `matrix: the first sync with ${this.baseUrl} did not complete: ${errorMessage(error)}`, { cause: error });
     }
     this.prepared = true;
     this.log.info({ user: this.me, rooms: client.getRooms().length }, 'matrix: syncing');
   }
 
-  /** Stops syncing; sending still works, so replies of running turns go out. */
+  /** Stops syncing, or a start under way; sending still works, so replies of running turns go out. */
   async stop(): Promise<void> {
     this.accepting = false;
+    this.abort?.abort();
     this.client?.stopClient();
   }
 
@@ -144,12 +166,14 @@ export class MatrixChannel implements ChannelAdapter {
     await this.out.reply(chatId, reply, replyTo);
   }
 
-  /** One cheap authenticated request (`/account/whoami`), each failure with the key to fix. */
-  private async whoAmI(): Promise<{ ok: true; userId: string; deviceId: string | undefined } | { ok: false; rejected: boolean; detail: string; fix: string }> {
+  /** One cheap authenticated request (`/account/whoami`), each failure with the key to fix; `stop` aborts it. */
+  private async whoAmI(stop?: AbortSignal): Promise<{ ok: true; userId: string; deviceId: string | undefined } | { ok: false; rejected: boolean; detail: string; fix: string }> {
     const { config } = this.options;
     routeSdkLogs(this.log);
     // A client of its own, without the sync loop: a check answers in seconds.
     const probe = createClient({ baseUrl: this.baseUrl, accessToken: config.access_token, localTimeoutMs: CHECK_TIMEOUT_MS });
+    const abort = (): void => probe.http.abort();
+    stop?.addEventListener('abort', abort, { once: true });
     try {
       const me = await probe.whoami();
       if (config.user_id && config.user_id !== me.user_id) {
@@ -161,18 +185,27 @@ export class MatrixChannel implements ChannelAdapter {
         return { ok: false, rejected: true, detail: `access token rejected (${error.errcode ?? error.httpStatus})`, fix: 'set channels.matrix.access_token to the bot account\'s token (docs/channels/matrix.md shows how to get one)' };
       }
       return { ok: false, rejected: false, detail: `cannot reach ${this.baseUrl} (${errorMessage(error)})`, fix: 'check the network and channels.matrix.homeserver_url' };
+    } finally {
+      stop?.removeEventListener('abort', abort);
     }
   }
 
-  private firstSync(client: MatrixClient): Promise<void> {
+  /** Resolves at the first sync; rejects after 30 s, or at once when `stop` aborts (its timer is cleared either way). */
+  private firstSync(client: MatrixClient, stop: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer in ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
-      const onSync = (state: SyncState): void => {
-        if (state !== SyncState.Prepared && state !== SyncState.Syncing) return;
-        clearTimeout(timer);
+      const limit = deadline(START_TIMEOUT_MS, stop);
+      const finish = (error?: Error): void => {
+        limit.done();
+        limit.signal.removeEventListener('abort', onAbort);
         client.off(ClientEvent.Sync, onSync);
-        resolve();
+        if (error) reject(error);
+        else resolve();
       };
+      const onSync = (state: SyncState): void => {
+        if (state === SyncState.Prepared || state === SyncState.Syncing) finish();
+      };
+      const onAbort = (): void => finish(stop.aborted ? stopped() : new Error(`no answer in ${START_TIMEOUT_MS / 1000} s`));
+      limit.signal.addEventListener('abort', onAbort, { once: true });
       client.on(ClientEvent.Sync, onSync);
     });
   }
@@ -319,4 +352,8 @@ export class MatrixChannel implements ChannelAdapter {
       this.log.warn({ err: error, roomId }, 'matrix: the notice about encryption could not be sent');
     });
   }
+}
+
+function stopped(): AppError {
+  return new AppError('MATRIX_STOPPED', 'matrix: stopped while connecting');
 }
