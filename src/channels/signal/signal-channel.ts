@@ -35,7 +35,7 @@ export interface SentMessage {
  * Signal's text styles in parts of at most 2000 bytes; files in (getAttachment) and out (data: URIs, so signal-cli may
  * run in another container); voice notes in and spoken answers out. Reactions go to the approval and reply-button
  * listeners, never to the router. Contract: `start` throws AppError SIGNAL_UNREACHABLE when signal-cli cannot be
- * reached and SIGNAL_ACCOUNT when it does not serve the configured account.
+ * reached (then it may be called again) and SIGNAL_ACCOUNT when it does not serve the configured account.
  */
 export class SignalChannel implements ChannelAdapter {
   readonly name = 'signal';
@@ -48,6 +48,9 @@ export class SignalChannel implements ChannelAdapter {
   private readonly reactionListeners: Array<(reaction: SignalReaction) => void> = [];
   private events: SignalEvents | undefined;
   private accepting = false;
+  /** Aborts a start under way, at `stop`. */
+  private abort: AbortController | undefined;
+  private replayed = false;
 
   constructor(options: SignalChannelOptions) {
     this.options = options;
@@ -61,29 +64,52 @@ export class SignalChannel implements ChannelAdapter {
     this.reactionListeners.push(listener);
   }
 
+  /**
+   * Finds the account's own entry (signal-cli answers), answers the messages the last run left (once a run, as soon
+   * as signal-cli answers), and opens the event stream. A start that throws leaves no stream open, so it can run
+   * again; `stop` during the start ends its request or the stream it opens.
+   */
   async start(): Promise<void> {
-    this.self.uuid = await this.whoAmI();
+    const stop = new AbortController();
+    this.abort = stop;
+    try {
+      this.self.uuid = await this.whoAmI(undefined, stop.signal);
+    } catch (error) {
+      throw stop.signal.aborted ? stopped() : error;
+    }
+    if (stop.signal.aborted) throw stopped();
     this.accepting = true;
-    // Before the stream opens: a message cut by the last run keeps its place ahead of the ones waiting at Signal.
-    const replayed = this.options.router.replay(this.name, (update) => this.io(update));
-    if (replayed > 0) this.log.info({ replayed }, 'signal: answering messages left unanswered by the last run');
+    // Before the stream opens: a message cut by the last run keeps its place ahead of the ones waiting at Signal. Once
+    // per run: a start tried again after one that failed does not answer it twice.
+    if (!this.replayed) {
+      this.replayed = true;
+      const replayed = this.options.router.replay(this.name, (update) => this.io(update));
+      if (replayed > 0) this.log.info({ replayed }, 'signal: answering messages left unanswered by the last run');
+    }
     const events = new SignalEvents({
       base: this.rpc.base, account: this.options.config.account, log: this.log, onEvent: (event) => this.onEvent(event),
       ...(this.options.retryMs !== undefined ? { retryMs: this.options.retryMs } : {}),
     });
     this.events = events;
+    const giveUp = (): void => events.close();
+    stop.signal.addEventListener('abort', giveUp, { once: true });
     try {
       await events.open();
     } catch (error) {
       events.close();
       this.accepting = false;
+      if (stop.signal.aborted) throw stopped();
       throw new AppError('SIGNAL_UNREACHABLE', `signal-cli's event stream at ${this.rpc.base}/api/v1/events failed: ${errorMessage(error)}; ${START_HINT(this.options.config.account, this.rpc.base)}`, { cause: error });
+    } finally {
+      // Once running, the stream is closed by `close` (after the drain), not by stop.
+      stop.signal.removeEventListener('abort', giveUp);
     }
     this.log.info({ account: this.options.config.account }, 'signal: connected');
   }
 
   async stop(): Promise<void> {
     this.accepting = false;
+    this.abort?.abort();
   }
 
   async close(): Promise<void> {
@@ -156,9 +182,9 @@ export class SignalChannel implements ChannelAdapter {
   }
 
   /** The bot's UUID, from signal-cli's own recipient entry (a local lookup, no request to Signal's servers). */
-  private async whoAmI(timeoutMs?: number): Promise<string | undefined> {
+  private async whoAmI(timeoutMs?: number, signal?: AbortSignal): Promise<string | undefined> {
     const account = this.options.config.account;
-    const contacts = await this.rpc.call<unknown>('listContacts', { recipient: [account], allRecipients: true }, timeoutMs);
+    const contacts = await this.rpc.call<unknown>('listContacts', { recipient: [account], allRecipients: true }, timeoutMs, signal);
     const me = Array.isArray(contacts) ? (contacts as Array<{ number?: string; uuid?: string }>).find((contact) => contact.number === account) : undefined;
     if (!me) throw new AppError('SIGNAL_ACCOUNT', `signal-cli at ${this.rpc.base} does not know the account ${account}: register or link it (docs/channels/signal.md), or fix channels.signal.account`);
     return me.uuid?.toLowerCase();
@@ -234,4 +260,8 @@ function mimeOf(type: string, name: string): string {
   const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? '';
   if (Object.hasOwn(IMAGE_TYPES, extension)) return IMAGE_TYPES[extension] ?? 'application/octet-stream';
   return /^(txt|md|csv|log)$/.test(extension) ? 'text/plain' : 'application/octet-stream';
+}
+
+function stopped(): AppError {
+  return new AppError('SIGNAL_STOPPED', 'signal: stopped while connecting');
 }

@@ -32,21 +32,26 @@ export class SignalEvents {
   private retry: NodeJS.Timeout | undefined;
   private closed = false;
   private failures = 0;
+  /** Settles the pending `open`, until the first stream opens or fails. */
+  private opening: ((error?: Error) => void) | undefined;
 
   constructor(options: SignalEventsOptions) {
     this.options = options;
   }
 
-  /** Resolves once the first stream is open, or rejects with why it could not be opened. */
+  /** Resolves once the first stream is open, or rejects with why it could not be opened (or that `close` came first). */
   open(): Promise<void> {
     return new Promise((resolve, reject) => {
       let first = true;
-      this.connect((error) => {
+      const settle = (error?: Error): void => {
         if (!first) return;
         first = false;
+        this.opening = undefined;
         if (error) reject(error);
         else resolve();
-      });
+      };
+      this.opening = settle;
+      this.connect(settle);
     });
   }
 
@@ -55,6 +60,8 @@ export class SignalEvents {
     if (this.retry) clearTimeout(this.retry);
     this.source?.close();
     this.source = undefined;
+    // A closed stream says nothing more: an open still waiting would wait for ever.
+    this.opening?.(new Error('closed before the event stream opened'));
   }
 
   private connect(settled: (error?: Error) => void): void {

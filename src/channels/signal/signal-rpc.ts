@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, errorMessage } from '../../errors.js';
+import { deadline } from '../../lib/abort.js';
 
 /** signal-cli answered the call with a JSON-RPC error (an unknown recipient, a group the account left, a rate limit). */
 export class SignalRpcError extends Error {
@@ -45,21 +46,26 @@ export class SignalRpc {
     this.base = options.url.replace(/\/+$/, '');
   }
 
-  async call<T>(method: string, params: Record<string, unknown> = {}, timeoutMs = this.options.timeoutMs ?? 60_000): Promise<T> {
+  /** `signal` ends the call early (a stop during the start), as the time limit does. */
+  async call<T>(method: string, params: Record<string, unknown> = {}, timeoutMs = this.options.timeoutMs ?? 60_000, signal?: AbortSignal): Promise<T> {
     const id = randomUUID();
     let response: Response;
+    let text: string;
+    const limit = deadline(timeoutMs, signal);
     try {
       response = await fetch(`${this.base}/api/v1/rpc`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         // A single-account daemon ignores `account`; a multi-account one needs it.
         body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { account: this.options.account, ...params } }),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: limit.signal,
       });
+      text = await response.text();
     } catch (error) {
       throw this.unreachable(fetchFailure(error), error);
+    } finally {
+      limit.done();
     }
-    const text = await response.text();
     if (!response.ok) throw this.unreachable(`HTTP ${response.status} from ${this.base}/api/v1/rpc${response.status === 421 ? ' (signal-cli refused the Host header: use the address it listens on)' : ''}`);
     let body: unknown;
     try {
