@@ -14,6 +14,7 @@ import type { ChannelHub } from './hub.js';
 import { PendingApprovals } from './approval-pending.js';
 import { PLATFORM_NAMES, PLATFORMS, platformSection } from './platforms.js';
 import { ChannelRouter, type RunAs } from './router.js';
+import { withStartRetries } from './start-retry.js';
 import type { ChannelVoice } from './types.js';
 
 const SETTLE_MS = 5000;
@@ -93,13 +94,16 @@ export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
 /**
  * The chat platforms this config can start (platforms.ts), each registered on the hub, with its approval questions
  * and reply buttons where it has them; a platform without its credentials is one log line and no part. Their
- * libraries load only here: they dominate start-up. A platform's close lets the replies of turns that ended during
- * the drain go out first. The last part ends open approval questions at shutdown: listed after the platforms, it
- * stops first, so the questions are edited while the bots can still send.
+ * libraries load only here: they dominate start-up. A platform whose server cannot be reached at start keeps trying
+ * in the background (start-retry.ts). A platform's close lets the replies of turns that ended during the drain go out
+ * first. The last part ends open approval questions at shutdown: listed after the platforms, it stops first, so the
+ * questions are edited while the bots can still send.
  */
 export async function createPlatformParts(deps: {
   config: Config; log: Logger; hub: ChannelHub; router: ChannelRouter; approvals: ChannelsPartDeps['approvals'];
   press: ButtonHandler; isAllowed: (channel: string, userId: string) => boolean;
+  /** The first wait before a platform that could not reach its server tries again (5 s); tests shorten it. */
+  retryFirstMs?: number;
 }): Promise<Part[]> {
   const parts: Part[] = [];
   const open: PendingApprovals[] = [];
@@ -113,7 +117,8 @@ export async function createPlatformParts(deps: {
     const log = deps.log.child({ component: entry.name });
     const platform = await entry.load({ config: deps.config, log, router: deps.router, commands: deps.router.commands });
     deps.hub.register(platform);
-    parts.push({ name: entry.name, start: () => platform.start(), stop: () => platform.stop(), close: () => deps.router.settle(SETTLE_MS).then(() => platform.close()), doctor: () => platform.doctor() });
+    const life = withStartRetries(platform, { log, ...(deps.retryFirstMs !== undefined ? { firstMs: deps.retryFirstMs } : {}) });
+    parts.push({ name: entry.name, start: () => life.start(), stop: () => life.stop(), close: () => deps.router.settle(SETTLE_MS).then(() => life.close()), doctor: () => platform.doctor() });
     if (platform.prompter) {
       const pending = new PendingApprovals(log);
       deps.approvals.registerPrompter(entry.name, platform.prompter(pending));

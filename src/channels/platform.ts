@@ -22,9 +22,14 @@ export interface ButtonPressDeps {
  * Its messages go to the router it was made with (`router.handle`, `router.replay` at start).
  */
 export interface ChatPlatform extends ChannelAdapter {
-  /** Connects and starts receiving. Throws an AppError naming the config key for rejected credentials. */
+  /**
+   * Connects and starts receiving. Throws an AppError naming the config key for rejected credentials, and AppError
+   * `<NAME>_UNREACHABLE` (DISCORD_UNREACHABLE…) when the server cannot be reached: then it is called again later
+   * (start-retry.ts), so a start that threw leaves nothing open and can run again, and answers the messages the last
+   * run left (`router.replay`) once, when the server answers.
+   */
   start(): Promise<void>;
-  /** Stops receiving; replies of turns still running go out. */
+  /** Stops receiving, and makes a start under way give up soon; replies of turns still running go out. */
   stop(): Promise<void>;
   /** After the drain: disconnects. */
   close(): Promise<void>;

@@ -17,6 +17,8 @@ export interface DaemonOptions {
   now?: () => Date;
   /** Tests steer the HTTP tool's name resolution (the SSRF guard). */
   resolve?: Resolver;
+  /** Tests shorten the first wait before a chat platform that could not reach its server tries again (5 s). */
+  channelRetryMs?: number;
   /** More parts, started after the others (an embedder's own, or a test's). */
   parts?: readonly Part[];
   /**

@@ -45,6 +45,7 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
   });
   const platforms = await channels.createPlatformParts({
     config, log, hub, router, approvals: core.approvals, press: pressAnyButton(core, made), isAllowed: (channel, userId) => router.isAllowed(channel, userId),
+    ...(options.channelRetryMs !== undefined ? { retryFirstMs: options.channelRetryMs } : {}),
   });
   const state: DaemonState = {
     config, db, startedAt: core.startedAt,

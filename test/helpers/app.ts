@@ -60,7 +60,7 @@ export function captureLogger(lines: string[], secrets: readonly string[], level
  * `familiar start` builds it (channels and the HTTP endpoint included, nothing started) unless `mode` says
  * `command`, as one-shot commands build it.
  */
-export async function makeTestApp(fake: FakeOpenAI, overrides: Record<string, unknown> = {}, dir = tempDir(), options: { mode?: DaemonMode; parts?: Part[]; resolve?: Resolver; now?: () => Date } = {}): Promise<TestApp> {
+export async function makeTestApp(fake: FakeOpenAI, overrides: Record<string, unknown> = {}, dir = tempDir(), options: { mode?: DaemonMode; parts?: Part[]; resolve?: Resolver; now?: () => Date; channelRetryMs?: number } = {}): Promise<TestApp> {
   const configPath = writeTestConfig(dir, fake, overrides);
   const logs: string[] = [];
   const sleeps: number[] = [];
@@ -74,7 +74,7 @@ export async function makeTestApp(fake: FakeOpenAI, overrides: Record<string, un
         sleeps.push(ms);
       },
     });
-    return createDaemon({ loaded, log, llm, mode: options.mode ?? 'daemon', ...(options.parts ? { parts: options.parts } : {}), ...(options.resolve ? { resolve: options.resolve } : {}), ...(options.now ? { now: options.now } : {}) });
+    return createDaemon({ loaded, log, llm, mode: options.mode ?? 'daemon', ...(options.parts ? { parts: options.parts } : {}), ...(options.resolve ? { resolve: options.resolve } : {}), ...(options.now ? { now: options.now } : {}), ...(options.channelRetryMs !== undefined ? { channelRetryMs: options.channelRetryMs } : {}) });
   };
   const app = await build();
   return { app, dir, configPath, logs, sleeps, restart: build };
