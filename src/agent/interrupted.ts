@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import { processAlive } from '../lib/process-alive.js';
 
 /**
  * Marks as interrupted the turns left `running` by a process that is gone: a previous daemon (this daemon holds
@@ -18,14 +19,4 @@ export function markInterruptedTurns(db: Database, now = Date.now(), isAlive: (p
     for (const row of cut) mark.run(now, row.id);
   })();
   return cut.length;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

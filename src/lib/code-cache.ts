@@ -2,6 +2,7 @@ import { lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, 
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Script } from 'node:vm';
+import { processAlive } from './process-alive.js';
 
 // How the `familiar` executable loads its bundles (scripts/bundle.mjs): each is one CommonJS function, compiled with
 // V8's code cache. A start spent a third of its time compiling the daemon's code; with the cache, V8 takes the
@@ -114,7 +115,7 @@ function removeOtherBuilds(key: CacheKey, install: string): void {
     const stale = name.endsWith('.v8') && (ours
       ? name.startsWith(`${key.name}-`) && !name.startsWith(`${key.name}-${key.build}-`)
       : olderThan(file, OTHER_INSTALL_DAYS));
-    if (stale || (writer !== undefined && !running(Number(writer)))) {
+    if (stale || (writer !== undefined && !processAlive(Number(writer)))) {
       try {
         unlinkSync(file);
       } catch {
@@ -129,16 +130,6 @@ function olderThan(file: string, days: number): boolean {
     return Date.now() - statSync(file).mtimeMs > days * 86_400_000;
   } catch {
     return false;
-  }
-}
-
-/** Whether a process of this number exists (EPERM: it does, another user's). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
