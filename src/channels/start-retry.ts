@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, errorMessage } from '../errors.js';
+import { settledWithin } from '../lib/abort.js';
 import type { Logger } from '../log.js';
 import { StartRetrying } from '../part.js';
 import type { ChatPlatform } from './platform.js';
@@ -73,17 +74,4 @@ export function withStartRetries(platform: Pick<ChatPlatform, 'name' | 'start' |
       await platform.close();
     },
   };
-}
-
-/** True when `work` settles within `ms`; the timer does not hold the process. */
-function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    timer.unref();
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    work.then(done, done);
-  });
 }

@@ -34,3 +34,19 @@ export function deadline(ms: number, parent?: AbortSignal): { signal: AbortSigna
     },
   };
 }
+
+/**
+ * Whether `work` settles (either way) within `ms`: resolves true when it does, false when the time passes first. The
+ * timer does not hold the process.
+ */
+export function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    work.then(done, done);
+  });
+}

@@ -1,4 +1,5 @@
 import { markInterruptedTurns } from '../agent/interrupted.js';
+import { settledWithin } from '../lib/abort.js';
 import { StartRetrying, type Part } from '../part.js';
 import type { Core } from './core.js';
 
@@ -100,17 +101,4 @@ export function createLifecycle(core: Core): Lifecycle {
     },
   };
   return lifecycle;
-}
-
-/** Resolves when `work` settles or `ms` pass, whichever is first; the timer does not hold the process. */
-function settledWithin(work: Promise<void>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    timer.unref();
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    work.then(done, done);
-  });
 }
