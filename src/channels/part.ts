@@ -44,8 +44,8 @@ export interface ChannelsPartDeps {
   voice?: ChannelVoice | undefined;
   /** Runs a chat command as its sender (a household's person); absent: as is. */
   runAs?: RunAs;
-  /** The parts that failed to start (or keep trying to): a channel among them is not listed as running by `/status`. */
-  failedParts?: () => readonly string[];
+  /** The channels `/status` lists as running; absent: every one on the hub. */
+  runningChannels?: () => string[];
 }
 
 /** The router and the built-in chat commands: what every chat platform (and the console) hands its messages to. */
@@ -85,7 +85,7 @@ export function createChatRouting(deps: ChannelsPartDeps): ChatRouting {
   });
   const builtins = createBuiltinCommands({
     config, usageToday: deps.usageToday, startedAt: deps.startedAt, conversations: deps.conversations, turns: deps.turns,
-    runningChannels: () => hub.names().filter((name) => !(deps.failedParts?.() ?? []).includes(name)), all: () => commands,
+    runningChannels: deps.runningChannels ?? (() => hub.names()), all: () => commands,
   }, router);
   for (const [name, command] of builtins) if (!commands.has(name)) builtinCommands.set(name, command);
   return { router, refreshAccess };

@@ -35,13 +35,15 @@ export interface Running {
 export async function makeRunning(core: Core, made: Made, commands: ChatCommands, lifecycle: Lifecycle, reloadStatus: () => ReloadStatus): Promise<Running> {
   const { config, options, db, hub, turns } = core;
   const { log } = options;
+  // A platform that failed to start, or is still trying to reach its server, is on the hub but not running.
+  const runningChannels = (): string[] => hub.names().filter((name) => !lifecycle.failed.includes(name));
   const channels = await import('../channels/part.js');
   const { router, refreshAccess } = channels.createChatRouting({
     config, db, log, hub, startTurn: turns.start, conversations: core.conversations, commands, approvals: core.approvals, turns,
     startedAt: core.startedAt, usageToday: core.usage.today, workspaces: made.sandbox.sandbox?.workspaces, voice: made.voice.service,
     // In a household a chat command (/tasks, /undo, /memory) acts as its sender, as a turn does.
     runAs: (channel, userId, run) => (core.people.household ? withPerson(core.people.forSender(channel, userId), run) : run()),
-    failedParts: () => lifecycle.failed,
+    runningChannels,
   });
   const platforms = await channels.createPlatformParts({
     config, log, hub, router, approvals: core.approvals, press: pressAnyButton(core, made), isAllowed: (channel, userId) => router.isAllowed(channel, userId),
@@ -53,8 +55,7 @@ export async function makeRunning(core: Core, made: Made, commands: ChatCommands
     failedParts: () => [...lifecycle.failed],
     partNames: () => lifecycle.parts.map((part) => part.name),
     // The channels of `channels:` (what `configured` lists); the console and its push are one of the modules.
-    // A platform that failed to start, or is still trying to reach its server, is registered on the hub but not running.
-    runningChannels: () => hub.names().filter((name) => name !== 'console' && name !== 'push' && !lifecycle.failed.includes(name)),
+    runningChannels: () => runningChannels().filter((name) => name !== 'console' && name !== 'push'),
     configuredChannels: () => platformsToStart(config).map((entry) => entry.name),
     queue: turns,
     usageToday: core.usage.today,
